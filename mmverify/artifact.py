@@ -1,0 +1,217 @@
+"""Strict parsing of untrusted artifact JSON.
+
+An artifact is written by an agent that is optimised against the score, so it
+is treated as hostile input:
+
+* numbers keep their JSON text as :class:`decimal.Decimal` (never a float);
+* ``NaN``, ``Infinity`` and ``-Infinity`` are rejected;
+* duplicate object keys are rejected;
+* ``true``/``false`` stay booleans and are never read as numbers;
+* the file size and the nesting depth are capped before and during parsing.
+
+Every failure is a :class:`ArtifactError` carrying a machine-readable ``code``
+and a human-readable ``message``; nothing here raises anything else for bad
+input, and nothing from the artifact is ever executed or opened as a path.
+"""
+from __future__ import annotations
+
+import decimal
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+DEFAULT_MAX_DEPTH = 64
+# Exponent magnitudes beyond this are rejected: a 10^400 "value" is never a
+# modelling answer, and huge exponents make exact arithmetic arbitrarily slow.
+MAX_DECIMAL_EXPONENT = 300
+MAX_NUMBER_TEXT = 400
+
+_DECIMAL_CONTEXT = decimal.Context(prec=1000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
+class ArtifactError(Exception):
+    """A structured, expected failure to read an artifact."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A parsed artifact: exact data plus where it came from."""
+
+    data: Any
+    source: str
+    sha256: str
+
+
+def _reject_constant(name: str) -> Any:
+    raise ArtifactError("non_finite_number", f"non-finite number {name} is not allowed")
+
+
+def _parse_decimal(text: str) -> Decimal:
+    if len(text) > MAX_NUMBER_TEXT:
+        raise ArtifactError("number_too_long", f"number literal of {len(text)} characters is too long")
+    value = _DECIMAL_CONTEXT.create_decimal(text)
+    if value.is_zero():
+        # "-0" and "-0.0" carry a sign bit; a zero is a zero.
+        value = abs(value)
+    exp = value.adjusted()
+    if not value.is_zero() and abs(exp) > MAX_DECIMAL_EXPONENT:
+        raise ArtifactError(
+            "number_out_of_range",
+            f"number {text[:40]} has decimal exponent {exp}, beyond +/-{MAX_DECIMAL_EXPONENT}",
+        )
+    return value
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ArtifactError("duplicate_key", f"duplicate key {key!r} in one object")
+        out[key] = value
+    return out
+
+
+def _depth(text: str, max_depth: int) -> None:
+    """Reject nesting deeper than ``max_depth`` before handing text to json."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
+        elif ch in "]}":
+            depth -= 1
+
+
+def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT_MAX_BYTES,
+                max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
+    """Parse artifact bytes strictly; raise :class:`ArtifactError` on any defect."""
+    if len(raw) > max_bytes:
+        raise ArtifactError("too_large", f"artifact is {len(raw)} bytes, above the cap of {max_bytes}")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise ArtifactError("byte_order_mark", "artifact starts with a UTF-8 byte-order mark")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArtifactError("invalid_utf8", f"artifact is not valid UTF-8 (byte {exc.start})") from None
+    _depth(text, max_depth)
+    try:
+        data = json.loads(
+            text,
+            parse_float=_parse_decimal,
+            parse_int=_parse_decimal,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_no_duplicates,
+        )
+    except ArtifactError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise ArtifactError("malformed_json", f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ArtifactError("too_deep", "nesting too deep to parse") from None
+    except (ValueError, decimal.InvalidOperation) as exc:
+        raise ArtifactError("malformed_json", f"malformed JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(data)}")
+    return Artifact(data=data, source=source, sha256=hashlib.sha256(raw).hexdigest())
+
+
+def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
+               max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
+    """Read and parse an artifact file; the size cap is checked before reading."""
+    name = os.fspath(path)
+    try:
+        size = os.stat(name).st_size
+    except FileNotFoundError:
+        raise ArtifactError("missing_artifact", f"artifact file not found: {name}") from None
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot stat artifact {name}: {exc.strerror}") from None
+    if size > max_bytes:
+        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
+    try:
+        with open(name, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise ArtifactError("unreadable", f"artifact path is a directory: {name}") from None
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot read artifact {name}: {exc.strerror}") from None
+    return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth)
+
+
+def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
+    """Build an artifact from an in-memory object with the same strictness.
+
+    A float becomes the decimal of its shortest round-trip text (``0.1`` ->
+    ``Decimal('0.1')``), an int its exact decimal; non-finite numbers, non-string
+    keys and non-JSON types are rejected; booleans stay booleans.
+    """
+    converted = _convert(data, 0, max_depth)
+    if not isinstance(converted, dict):
+        raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(converted)}")
+    text = json.dumps(data, default=str, sort_keys=True, ensure_ascii=True)
+    return Artifact(data=converted, source=source, sha256=hashlib.sha256(text.encode()).hexdigest())
+
+
+def _convert(value: Any, depth: int, max_depth: int) -> Any:
+    if depth > max_depth:
+        raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float, Decimal)):
+        if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ArtifactError("non_finite_number", f"non-finite number {value!r} is not allowed")
+            return _parse_decimal(repr(value))
+        if isinstance(value, Decimal) and not value.is_finite():
+            raise ArtifactError("non_finite_number", f"non-finite number {value} is not allowed")
+        return _parse_decimal(str(value))
+    if isinstance(value, (list, tuple)):
+        return [_convert(v, depth + 1, max_depth) for v in value]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ArtifactError("bad_key", f"object key {k!r} is not a string")
+            out[k] = _convert(v, depth + 1, max_depth)
+        return out
+    raise ArtifactError("not_json", f"{type(value).__name__} is not a JSON value")
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a parsed value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, Decimal):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -1,0 +1,151 @@
+"""Dotted field paths: ``experiment_result.q5.max_head_speed_mps``, ``a.b[0].c``,
+``a.items[*].value``.
+
+A path is data written in an anchor (trusted), parsed once into a tuple of
+segments; it is only ever used to walk a parsed artifact, never to open a file.
+At most one ``[*]`` wildcard is allowed; it splits the path into the list
+location and the path of the value inside each item.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Union
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_INDEX = re.compile(r"\[(\d+|\*)\]")
+
+Segment = Union[str, int]  # a key, or a list index; WILDCARD marks ``[*]``
+WILDCARD = -1
+
+
+class PathError(ValueError):
+    """A malformed path in an anchor (a task defect, not an artifact defect)."""
+
+
+@dataclass(frozen=True)
+class Path:
+    text: str
+    segments: tuple[Segment, ...]
+
+    @property
+    def is_list(self) -> bool:
+        return WILDCARD in self.segments
+
+    def split(self) -> tuple["Path", "Path"]:
+        """For a list path: (path of the list, path of the value inside an item)."""
+        i = self.segments.index(WILDCARD)
+        head, tail = self.segments[:i], self.segments[i + 1:]
+        return Path(_render(head), head), Path(_render(tail), tail)
+
+
+def _render(segments: tuple[Segment, ...]) -> str:
+    out = ""
+    for seg in segments:
+        if isinstance(seg, str):
+            out += ("." if out else "") + seg
+        else:
+            out += "[*]" if seg == WILDCARD else f"[{seg}]"
+    return out
+
+
+@lru_cache(maxsize=4096)
+def parse_path(text: str) -> Path:
+    if not isinstance(text, str) or not text:
+        raise PathError(f"empty path {text!r}")
+    segments: list[Segment] = []
+    pos = 0
+    expect_key = True
+    while pos < len(text):
+        if expect_key:
+            m = _KEY.match(text, pos)
+            if not m:
+                raise PathError(f"bad path {text!r}: expected a key at position {pos}")
+            segments.append(m.group(0))
+            pos = m.end()
+            expect_key = False
+            continue
+        m = _INDEX.match(text, pos)
+        if m:
+            segments.append(WILDCARD if m.group(1) == "*" else int(m.group(1)))
+            pos = m.end()
+            continue
+        if text[pos] == ".":
+            pos += 1
+            expect_key = True
+            if pos == len(text):
+                raise PathError(f"bad path {text!r}: trailing dot")
+            continue
+        raise PathError(f"bad path {text!r}: unexpected {text[pos]!r} at position {pos}")
+    if segments.count(WILDCARD) > 1:
+        raise PathError(f"bad path {text!r}: at most one [*] is allowed")
+    return Path(text, tuple(segments))
+
+
+class Missing:
+    """Sentinel for an absent value, with the reason."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Missing({self.reason!r})"
+
+
+def get(data: Any, path: Path | str) -> Any:
+    """The value at a non-wildcard path, or a :class:`Missing` saying where it stopped."""
+    if isinstance(path, str):
+        path = parse_path(path)
+    cur = data
+    walked: list[Segment] = []
+    for seg in path.segments:
+        if seg == WILDCARD:
+            raise PathError(f"get() on list path {path.text!r}; use items()")
+        if isinstance(seg, str):
+            if not isinstance(cur, dict) or seg not in cur:
+                return Missing(f"no field {_render(tuple(walked + [seg]))!r}")
+            cur = cur[seg]
+        else:
+            if not isinstance(cur, list) or seg >= len(cur):
+                return Missing(f"no element {_render(tuple(walked + [seg]))!r}")
+            cur = cur[seg]
+        walked.append(seg)
+    return cur
+
+
+def items(data: Any, path: Path | str) -> list[Any] | Missing:
+    """For a ``[*]`` path: the list of item values (each possibly Missing)."""
+    if isinstance(path, str):
+        path = parse_path(path)
+    head, tail = path.split()
+    container = get(data, head) if head.segments else data
+    if isinstance(container, Missing):
+        return container
+    if not isinstance(container, list):
+        return Missing(f"field {head.text!r} is not a list")
+    if not tail.segments:
+        return list(container)
+    return [get(item, tail) for item in container]
+
+
+def list_items(data: Any, path: Path | str) -> list[Any] | Missing:
+    """The raw item objects of the list a ``[*]`` path points into."""
+    if isinstance(path, str):
+        path = parse_path(path)
+    head, _ = path.split()
+    container = get(data, head) if head.segments else data
+    if isinstance(container, Missing):
+        return container
+    if not isinstance(container, list):
+        return Missing(f"field {head.text!r} is not a list")
+    return container
+
+
+def concrete(path: Path | str, index: int) -> str:
+    """The concrete path of element ``index`` of a ``[*]`` path."""
+    if isinstance(path, str):
+        path = parse_path(path)
+    return _render(tuple(index if s == WILDCARD else s for s in path.segments))

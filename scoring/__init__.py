@@ -1,0 +1,2 @@
+"""Scoring core: metric kernels, named rules, panel averaging (O-EVAL), MULTI-BO."""
+X = 1
