@@ -1,0 +1,3 @@
+from mmverify.cli import main
+
+main()

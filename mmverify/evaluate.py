@@ -1,0 +1,119 @@
+"""The pipeline: parse -> schema -> gates -> scoring -> report.
+
+Each stage is a pure function of its inputs; this module only wires them
+together and turns every expected failure into a report (never a traceback).
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from .artifact import Artifact, ArtifactError, parse_file
+from .report import Report
+from .tasks import TaskSpec, load_index, load_task
+from .validate import validate_artifact
+
+
+def task_info(task: TaskSpec) -> dict[str, Any]:
+    return {"suite": task.suite, "year": task.year, "problem": task.problem, "headline": task.headline,
+            "title": task.title}
+
+
+def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
+                   run_gates: bool = True) -> Report:
+    """Score one artifact (or the error met reading it) against one task."""
+    info = task_info(task)
+    if artifact is None or (isinstance(artifact, ArtifactError) and artifact.code == "missing_artifact"):
+        err = artifact.as_dict() if isinstance(artifact, ArtifactError) else {
+            "code": "missing_artifact", "message": "no artifact was supplied"}
+        return Report(task.id, info, None, None, "missing", _zero(), error=err)
+    if isinstance(artifact, ArtifactError):
+        return Report(task.id, info, None, None, "error", _zero(), error=artifact.as_dict())
+
+    schema_errors = validate_artifact(task.artifact_schema, artifact.data)
+    if schema_errors:
+        first = schema_errors[0]
+        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", _zero(),
+                      error={"code": "schema_violation",
+                             "message": f"{len(schema_errors)} schema violation(s); first: {first.field}: {first.problem}"},
+                      schema_errors=schema_errors)
+
+    from mmverify.scoring.panel import score_panel
+
+    gates = None
+    if run_gates:
+        from mmverify.gates import evaluate_gates
+
+        gates = evaluate_gates(task, artifact.data)
+    panel = score_panel(task, artifact.data)
+    if gates is not None and gates.hard_failures:
+        return Report(task.id, info, artifact.source, artifact.sha256, "infeasible", _zero(),
+                      error={"code": "hard_gate_failed",
+                             "message": "; ".join(i.headline() for i in gates.hard_failures)},
+                      gates=gates, panel=panel)
+    status = "scored" if panel.oeval is not None else "not_scored"
+    return Report(task.id, info, artifact.source, artifact.sha256, status, panel.oeval, gates=gates, panel=panel)
+
+
+def _zero():
+    from fractions import Fraction
+
+    return Fraction(0)
+
+
+_SLUG = re.compile(r"(cumcm|mcm)-\d{4}-[a-z]-[a-z0-9-]+")
+
+
+def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
+    """The task an artifact belongs to: its ``task_id`` field, a task id in its
+    file name (``<task-id>_result.json``), or its ``problem_id`` when exactly one
+    task of the index carries it. None when it cannot be told."""
+    index = load_index(anchors_dir)
+    known = [t["id"] for t in index]
+    if artifact is not None and isinstance(artifact.data.get("task_id"), str) and artifact.data["task_id"] in known:
+        return artifact.data["task_id"]
+    if filename:
+        base = os.path.basename(filename)
+        hits = [tid for tid in known if base.startswith(tid)]
+        if hits:
+            return max(hits, key=len)
+    if artifact is not None and isinstance(artifact.data.get("problem_id"), str):
+        pid = artifact.data["problem_id"].strip()
+        matches = []
+        for tid in known:
+            t = load_task(tid, anchors_dir)
+            if t.problem_id and t.problem_id == pid:
+                matches.append(tid)
+        if len(matches) == 1:
+            return matches[0]
+    return None
+
+
+def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = None,
+               *, run_gates: bool = True, max_bytes: int | None = None) -> Report:
+    """Read, infer the task if needed, and score one artifact file."""
+    kwargs = {"max_bytes": max_bytes} if max_bytes else {}
+    try:
+        artifact: Artifact | ArtifactError = parse_file(path, **kwargs)
+    except ArtifactError as exc:
+        artifact = exc
+    if task_id is None:
+        task_id = infer_task_id(artifact if isinstance(artifact, Artifact) else None, path, anchors_dir)
+        if task_id is None:
+            raise TaskNotInferred(path)
+    task = load_task(task_id, anchors_dir)
+    report = score_artifact(task, artifact, run_gates=run_gates)
+    if isinstance(artifact, ArtifactError):
+        # keep where the bad input came from
+        from dataclasses import replace
+
+        report = replace(report, source=path)
+    return report
+
+
+class TaskNotInferred(ValueError):
+    def __init__(self, path: str):
+        super().__init__(f"cannot tell which task {path} belongs to: pass --task ID "
+                         "(or name the file <task-id>_result.json, or set task_id in the artifact)")
+        self.path = path

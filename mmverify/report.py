@@ -1,0 +1,237 @@
+"""The score report: one frozen value per (task, artifact), rendered as
+deterministic JSON, a plain-text table or Markdown.
+
+Every number traces back to the metric spec (direction, band), the panel value
+(anchor per paper) and the rule that produced it. Exact values are reported as
+``p/q`` text beside their rounded floats. "Not scored" (no paper votes) is kept
+apart from a zero.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .numbers import fraction_text, report_float
+
+SCHEMA_VERSION = "mmverify.report/1"
+
+# status -> (counts as a real zero, forces the MULTI-BO term to -1)
+STATUSES = {
+    "scored": "scored against the panel",
+    "infeasible": "a hard gate failed: O-EVAL 0",
+    "invalid": "the artifact breaks its schema: O-EVAL 0",
+    "error": "the artifact could not be read: O-EVAL 0",
+    "missing": "no artifact: O-EVAL 0",
+    "not_scored": "no panel paper votes on any metric the artifact could be scored on",
+}
+FORCED_FAIL = frozenset({"infeasible", "invalid", "error", "missing"})
+
+
+@dataclass(frozen=True)
+class Report:
+    task_id: str
+    task_info: Mapping[str, Any]
+    source: str | None
+    sha256: str | None
+    status: str
+    oeval: Fraction | None
+    error: Mapping[str, str] | None = None
+    schema_errors: tuple = ()
+    gates: Any = None          # mmverify.gates.GateReport or None
+    panel: Any = None          # mmverify.scoring.panel.PanelScore or None
+
+    @property
+    def closeness(self) -> Fraction | None:
+        """The panel O-EVAL before any gate zeroing (None if not computed)."""
+        return self.panel.oeval if self.panel is not None else None
+
+    @property
+    def forced_fail(self) -> bool:
+        return self.status in FORCED_FAIL
+
+    @property
+    def reward(self) -> float:
+        return float(self.oeval) if self.oeval is not None else 0.0
+
+    # ----------------------------------------------------------------- JSON
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "task": dict(self.task_info, id=self.task_id),
+            "artifact": {"source": self.source, "sha256": self.sha256},
+            "status": self.status,
+            "status_meaning": STATUSES[self.status],
+            "oeval": report_float(self.oeval),
+            "oeval_exact": fraction_text(self.oeval) if self.oeval is not None else None,
+            "error": dict(self.error) if self.error else None,
+            "schema_errors": [e.as_dict() for e in self.schema_errors],
+            "gates": self.gates.as_dict() if self.gates is not None else None,
+        }
+        if self.panel is not None:
+            out["closeness_oeval"] = report_float(self.panel.oeval)
+            out["metrics"] = [_metric_dict(m) for m in self.panel.metrics]
+            out["papers"] = [
+                {"paper": p.paper_id, "award": p.award, "oracle": p.oracle, "reported": list(p.reported),
+                 "votes": p.r is not None, "R": report_float(p.r),
+                 "R_exact": fraction_text(p.r) if p.r is not None else None}
+                for p in self.panel.papers
+            ]
+            out["non_voting_papers"] = [p.paper_id for p in self.panel.papers if p.r is None]
+            out["rules"] = [r.as_dict() for r in self.panel.rules]
+            out["removed_metrics"] = [
+                {"metric": m.metric_id, "rule": m.removed.rule, "detail": m.removed.detail}
+                for m in self.panel.metrics if m.removed is not None
+            ]
+            out["exclusions"] = [
+                {"paper": pm.paper_id, "metric": m.metric_id, "reason": pm.reason}
+                for m in self.panel.metrics for pm in m.per_paper if pm.status == "excluded"
+            ]
+        return out
+
+    def to_json(self) -> str:
+        return dumps(self.as_dict())
+
+
+def dumps(obj: Any) -> str:
+    """Deterministic JSON text: sorted keys, fixed separators, trailing newline."""
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _metric_dict(m) -> dict[str, Any]:
+    return {
+        "id": m.metric_id, "path": m.path, "unit": m.unit, "direction": m.direction,
+        "weight": fraction_text(m.weight), "band": m.band, "value": m.value,
+        "read_status": m.read_status, "read_detail": m.read_detail,
+        "removed": m.removed.as_dict() if m.removed else None,
+        "papers": [
+            {"paper": pm.paper_id, "status": pm.status, "anchor": pm.anchor,
+             "band_width": fraction_text(pm.band_width) if pm.band_width is not None else None,
+             "r": report_float(pm.r), "r_exact": fraction_text(pm.r) if pm.r is not None else None,
+             "reason": pm.reason, "audited": pm.audited,
+             "rules": [r.as_dict() for r in pm.rules],
+             "items": [
+                 {"key": it.key, "value": it.value, "anchor": it.anchor, "status": it.status,
+                  "band_width": fraction_text(it.band_width) if it.band_width is not None else None,
+                  "r": report_float(it.r)}
+                 for it in pm.items
+             ]}
+            for pm in m.per_paper
+        ],
+    }
+
+
+# ----------------------------------------------------------------- text / md
+
+def _fmt(x: Fraction | None, digits: int = 4) -> str:
+    return "-" if x is None else f"{float(x):.{digits}f}"
+
+
+def _short(value: Any, width: int = 14) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, (list, dict)):
+        text = f"[{len(value)} items]"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+_ARROWS = {"higher_is_better": "up", "lower_is_better": "down", "target_value": "target", "exact_value": "exact"}
+
+
+def _rows(report: Report) -> list[list[str]]:
+    rows = []
+    for m in report.panel.metrics:
+        for pm in m.per_paper:
+            if pm.status == "excluded":
+                note = f"excluded: {pm.reason}"
+            elif pm.status == "removed":
+                note = "removed: incomparable_units"
+            elif pm.status != "scored":
+                note = pm.status
+            else:
+                note = ", ".join(sorted({r.rule for r in pm.rules}))
+            if pm.audited:
+                note = (note + "; " if note else "") + "audited anchor"
+            rows.append([m.metric_id, _ARROWS[m.direction], _short(m.value), pm.paper_id, _short(pm.anchor),
+                         _fmt(pm.band_width, 4) if pm.band_width is not None else "-", _fmt(pm.r), note])
+    return rows
+
+
+_HEAD = ["metric", "dir", "value", "paper", "anchor", "w", "r", "note"]
+
+
+def _header_lines(report: Report) -> list[str]:
+    info = report.task_info
+    lines = [f"task     {report.task_id} ({info.get('suite')} {info.get('year')} {info.get('problem')})",
+             f"artifact {report.source or '-'}" + (f"  sha256 {report.sha256[:12]}" if report.sha256 else ""),
+             f"status   {report.status}: {STATUSES[report.status]}",
+             "O-EVAL   " + (f"{float(report.oeval):.4f}  (exact {fraction_text(report.oeval)})"
+                            if report.oeval is not None else "not scored")]
+    if report.status == "infeasible" and report.closeness is not None:
+        lines.append(f"         closeness before the gate zero: {float(report.closeness):.4f}")
+    if report.error:
+        lines.append(f"error    {report.error['code']}: {report.error['message']}")
+    for e in report.schema_errors:
+        lines.append(f"schema   {e.field}: {e.problem}")
+    return lines
+
+
+def _gate_lines(report: Report) -> list[str]:
+    if report.gates is None:
+        return []
+    return report.gates.summary_lines()
+
+
+def render_table(report: Report) -> str:
+    lines = _header_lines(report)
+    if report.panel is not None:
+        rows = _rows(report)
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(_HEAD)]
+        lines.append("")
+        lines.append("  ".join(h.ljust(w) for h, w in zip(_HEAD, widths)).rstrip())
+        lines.append("  ".join("-" * w for w in widths))
+        for r in rows:
+            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("")
+        lines.append("paper      award  oracle  |S_p|  R")
+        for p in report.panel.papers:
+            lines.append(f"{p.paper_id:<10} {p.award:<6} {'yes' if p.oracle else 'no':<7} "
+                         f"{len(p.reported):<6} {_fmt(p.r) if p.r is not None else 'does not vote'}")
+        for r in report.panel.rules:
+            lines.append(f"rule {r.rule} [{r.metric_id}{'/' + r.paper_id if r.paper_id else ''}]: {r.detail}")
+    gl = _gate_lines(report)
+    if gl:
+        lines.append("")
+        lines.extend(gl)
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: Report) -> str:
+    lines = [f"### {report.task_id}", ""]
+    lines += [f"- {line.strip()}" for line in _header_lines(report)]
+    if report.panel is not None:
+        lines += ["", "| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
+        for r in _rows(report):
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        lines += ["", "| paper | award | oracle | \\|S_p\\| | R |", "|---|---|---|---|---|"]
+        for p in report.panel.papers:
+            lines.append(f"| {p.paper_id} | {p.award} | {'yes' if p.oracle else 'no'} | {len(p.reported)} | "
+                         f"{_fmt(p.r) if p.r is not None else 'does not vote'} |")
+        if report.panel.rules:
+            lines.append("")
+            lines += [f"- rule `{r.rule}` ({r.metric_id}): {r.detail}" for r in report.panel.rules]
+    gl = _gate_lines(report)
+    if gl:
+        lines += [""] + [f"- {g.strip()}" for g in gl]
+    return "\n".join(lines) + "\n"
+
+
+def render(report: Report, fmt: str) -> str:
+    if fmt == "json":
+        return report.to_json()
+    if fmt == "md":
+        return render_markdown(report)
+    return render_table(report)

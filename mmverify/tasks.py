@@ -1,0 +1,406 @@
+"""Loading tasks from ``anchors/``: the task as validated, immutable data.
+
+Anchors are trusted data, but they are still checked hard: ``task.json`` must
+validate against the shipped JSON Schema, and a set of semantic checks rejects
+what a schema cannot see (duplicate ids, a metric path the oracle lacks, a zero
+anchor without an absolute band, an exclusion that is not declared, a unit the
+artifact schema does not pin). Every failure names the file, the field and the
+problem.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path as FsPath
+from typing import Any, Mapping
+
+from . import paths as P
+from .artifact import ArtifactError, parse_file
+from .numbers import is_decimal_text, to_fraction
+
+EXCLUSION_REASONS = (
+    "figure_only",
+    "numeric_only_without_method",
+    "figure_prior_only",
+    "no_numeric_estimate",
+    "different_unit_of_analysis",
+)
+DIRECTIONAL = ("higher_is_better", "lower_is_better")
+
+
+class TaskLoadError(ValueError):
+    """A malformed task: names the file, the field and the problem."""
+
+    def __init__(self, file: str, field_: str, problem: str):
+        super().__init__(f"{file}: {field_}: {problem}")
+        self.file = file
+        self.field = field_
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Band:
+    kind: str  # "abs" | "rel" | "endpoint"
+    value: Fraction
+    text: str
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    id: str
+    path: P.Path
+    unit: str
+    direction: str
+    weight: Fraction
+    band: Band | None
+    match_by: str | None = None
+    comparable: bool = True
+    comparable_reason: str | None = None
+    ungated_reason: str | None = None
+    description: str = ""
+
+    @property
+    def is_list(self) -> bool:
+        return self.path.is_list
+
+
+# A panel value: Fraction (number), str (label), tuple (positional list) or a
+# tuple of (key, value) pairs sorted by key (list matched by key).
+PanelValue = Any
+
+
+@dataclass(frozen=True)
+class Paper:
+    paper_id: str
+    title: str
+    award: str
+    oracle: bool
+    provenance: Mapping[str, Any]
+    values: Mapping[str, PanelValue]
+    value_text: Mapping[str, Any]
+    units: Mapping[str, str]
+    excluded: Mapping[str, str]
+    context: Mapping[str, Any]
+    audit: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    id: str
+    suite: str
+    year: int
+    problem: str
+    problem_id: str | None
+    title: str
+    headline: bool
+    headline_reason: str | None
+    literature_split: Mapping[str, Any] | None
+    provenance: Mapping[str, Any]
+    metrics: tuple[MetricSpec, ...]
+    gates: tuple[Mapping[str, Any], ...]
+    panel: tuple[Paper, ...]
+    artifact_schema: Mapping[str, Any]
+    directory: str
+    notes: tuple[str, ...] = field(default=())
+
+    def metric(self, metric_id: str) -> MetricSpec:
+        for m in self.metrics:
+            if m.id == metric_id:
+                return m
+        raise KeyError(metric_id)
+
+    @property
+    def oracle_path(self) -> str:
+        return os.path.join(self.directory, "oracle.json")
+
+    @property
+    def oracle_papers(self) -> tuple[Paper, ...]:
+        return tuple(p for p in self.panel if p.oracle)
+
+
+# --------------------------------------------------------------------------- I/O
+
+def default_anchors_dir() -> str:
+    """``$MMVERIFY_ANCHORS``, else the anchors bundled with the package."""
+    env = os.environ.get("MMVERIFY_ANCHORS")
+    if env:
+        return env
+    bundled = resources.files("mmverify").joinpath("anchors")
+    if bundled.is_dir():
+        return str(bundled)
+    # editable/source checkout: anchors/ sits beside the package folder
+    return str(FsPath(__file__).resolve().parent.parent / "anchors")
+
+
+def read_trusted_json(file: str) -> Any:
+    """Read an anchor JSON file exactly (decimals for non-integers)."""
+    try:
+        with open(file, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise TaskLoadError(file, "(file)", f"cannot read: {exc.strerror}") from None
+
+    def no_dupes(pairs):
+        out = {}
+        for k, v in pairs:
+            if k in out:
+                raise TaskLoadError(file, k, "duplicate key")
+            out[k] = v
+        return out
+
+    def no_constants(name):
+        raise TaskLoadError(file, "(value)", f"non-finite number {name}")
+
+    try:
+        return json.loads(raw.decode("utf-8"), parse_float=Decimal, object_pairs_hook=no_dupes,
+                          parse_constant=no_constants)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TaskLoadError(file, "(file)", f"not valid JSON: {exc}") from None
+
+
+@lru_cache(maxsize=1)
+def task_json_schema() -> dict:
+    text = resources.files("mmverify.schemas").joinpath("task.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def _error_field(error) -> str:
+    return "/".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def load_index(anchors_dir: str | None = None) -> list[dict]:
+    anchors_dir = anchors_dir or default_anchors_dir()
+    file = os.path.join(anchors_dir, "index.json")
+    if not os.path.exists(file):
+        # an anchors folder without an index: every sub-folder with a task.json
+        try:
+            names = sorted(os.listdir(anchors_dir))
+        except OSError as exc:
+            raise TaskLoadError(anchors_dir, "(folder)", f"cannot list anchors: {exc.strerror}") from None
+        return [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
+    data = read_trusted_json(file)
+    if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+        raise TaskLoadError(file, "tasks", "must be a list of task entries")
+    return data["tasks"]
+
+
+def task_ids(anchors_dir: str | None = None) -> list[str]:
+    return [t["id"] for t in load_index(anchors_dir)]
+
+
+def load_all(anchors_dir: str | None = None) -> list[TaskSpec]:
+    anchors_dir = anchors_dir or default_anchors_dir()
+    return [load_task(tid, anchors_dir) for tid in task_ids(anchors_dir)]
+
+
+def load_task(task_id: str, anchors_dir: str | None = None) -> TaskSpec:
+    anchors_dir = anchors_dir or default_anchors_dir()
+    return _load_task_cached(task_id, os.path.abspath(anchors_dir))
+
+
+@lru_cache(maxsize=256)
+def _load_task_cached(task_id: str, anchors_dir: str) -> TaskSpec:
+    if not P._KEY.fullmatch(task_id.replace("-", "_")):
+        raise TaskLoadError(task_id, "id", "not a valid task id")
+    directory = os.path.join(anchors_dir, task_id)
+    file = os.path.join(directory, "task.json")
+    if not os.path.exists(file):
+        raise TaskLoadError(file, "(file)", f"no task {task_id!r} in {anchors_dir}")
+    raw = read_trusted_json(file)
+    return build_task(raw, directory, file)
+
+
+# ----------------------------------------------------------------------- building
+
+def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(task_json_schema())
+    errors = sorted(validator.iter_errors(raw), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        e = errors[0]
+        raise TaskLoadError(file, _error_field(e), e.message)
+    if os.path.basename(os.path.normpath(directory)) != raw["id"]:
+        raise TaskLoadError(file, "id", f"id {raw['id']!r} does not match its folder name")
+
+    metrics = tuple(_metric(m, file, i) for i, m in enumerate(raw["metrics"]))
+    _unique([m.id for m in metrics], file, "metrics", "metric id")
+    _unique([g["id"] for g in raw["gates"]], file, "gates", "gate id")
+    by_id = {m.id: m for m in metrics}
+    panel = tuple(_paper(p, by_id, file, i) for i, p in enumerate(raw["panel"]))
+    _unique([p.paper_id for p in panel], file, "panel", "paper id")
+    if not any(p.oracle for p in panel):
+        raise TaskLoadError(file, "panel", "no paper is marked oracle: true")
+
+    schema_file = os.path.join(directory, "artifact.schema.json")
+    schema = read_trusted_json(schema_file)
+    _check_artifact_schema(schema, schema_file, metrics)
+
+    split = raw.get("literature_split")
+    if split:
+        for mid in split["metrics"]:
+            if mid not in by_id:
+                raise TaskLoadError(file, "literature_split/metrics", f"unknown metric {mid!r}")
+
+    task = TaskSpec(
+        id=raw["id"], suite=raw["suite"], year=int(raw["year"]), problem=raw["problem"],
+        problem_id=raw.get("problem_id"), title=raw["title"], headline=raw["headline"],
+        headline_reason=raw.get("headline_reason"), literature_split=split,
+        provenance=raw["provenance"], metrics=metrics, gates=tuple(raw["gates"]), panel=panel,
+        artifact_schema=schema, directory=directory, notes=tuple(raw.get("notes", ())),
+    )
+    _check_oracle(task, file)
+    return task
+
+
+def _unique(ids: list[str], file: str, field_: str, what: str) -> None:
+    seen = set()
+    for i in ids:
+        if i in seen:
+            raise TaskLoadError(file, field_, f"duplicate {what} {i!r}")
+        seen.add(i)
+
+
+def _metric(m: Mapping[str, Any], file: str, i: int) -> MetricSpec:
+    where = f"metrics/{i} ({m['id']})"
+    try:
+        path = P.parse_path(m["path"])
+    except P.PathError as exc:
+        raise TaskLoadError(file, where + "/path", str(exc)) from None
+    if m.get("match_by") and not path.is_list:
+        raise TaskLoadError(file, where + "/match_by", "match_by needs a [*] path")
+    band = None
+    if "band" in m:
+        ((kind, text),) = m["band"].items()
+        band = Band(kind, to_fraction(text), text)
+        if kind in ("abs", "rel") and band.value == 0:
+            raise TaskLoadError(file, where + "/band", f"{kind} band of 0 scores nothing but exact hits")
+    if m["direction"] == "exact_value" and band is not None:
+        raise TaskLoadError(file, where + "/band", "exact_value metrics take no band")
+    weight = Fraction(Decimal(str(m["weight"])))
+    return MetricSpec(
+        id=m["id"], path=path, unit=m["unit"], direction=m["direction"], weight=weight, band=band,
+        match_by=m.get("match_by"), comparable=m.get("comparable", True),
+        comparable_reason=m.get("comparable_reason"), ungated_reason=m.get("ungated_reason"),
+        description=m.get("description", ""),
+    )
+
+
+def _panel_value(value: Any, metric: MetricSpec, file: str, where: str) -> PanelValue:
+    def scalar(v: Any) -> Any:
+        if metric.direction == "exact_value" and not is_decimal_text(v):
+            return v  # a label
+        f = to_fraction(v)
+        if f is None:
+            raise TaskLoadError(file, where, f"{v!r} is not a decimal string")
+        return f
+
+    if metric.is_list:
+        if metric.match_by:
+            if not isinstance(value, dict):
+                raise TaskLoadError(file, where, f"metric matched by {metric.match_by!r} needs an object of values")
+            return tuple(sorted((k, scalar(v)) for k, v in value.items()))
+        if not isinstance(value, list):
+            raise TaskLoadError(file, where, "list-valued metric needs an array of values")
+        return tuple(scalar(v) for v in value)
+    if isinstance(value, (list, dict)):
+        raise TaskLoadError(file, where, "scalar metric needs a single value")
+    return scalar(value)
+
+
+def _paper(p: Mapping[str, Any], metrics: Mapping[str, MetricSpec], file: str, i: int) -> Paper:
+    where = f"panel/{i} ({p['paper_id']})"
+    values, excluded = p["values"], p.get("excluded", {})
+    for mid in list(values) + list(excluded) + list(p.get("units", {})) + list(p.get("audit", {})):
+        if mid not in metrics:
+            raise TaskLoadError(file, f"{where}", f"unknown metric id {mid!r}")
+    parsed = {}
+    for mid, v in values.items():
+        if mid in excluded:
+            raise TaskLoadError(file, f"{where}/values/{mid}", "metric is both reported and excluded")
+        metric = metrics[mid]
+        pv = _panel_value(v, metric, file, f"{where}/values/{mid}")
+        parsed[mid] = pv
+        if metric.direction != "exact_value" and metric.band is not None and metric.band.kind != "abs":
+            anchors = [x for _, x in pv] if metric.match_by else (pv if metric.is_list else [pv])
+            if any(a == 0 for a in anchors):
+                raise TaskLoadError(file, f"{where}/values/{mid}",
+                                    "anchor value 0 needs an absolute band ({\"abs\": ...})")
+    for mid in metrics:
+        if mid not in values and mid not in excluded:
+            raise TaskLoadError(file, f"{where}/excluded",
+                                f"metric {mid!r} is neither reported nor excluded with a reason")
+    for key in p.get("context", {}):
+        try:
+            P.parse_path(key)
+        except P.PathError as exc:
+            raise TaskLoadError(file, f"{where}/context", str(exc)) from None
+    return Paper(
+        paper_id=p["paper_id"], title=p.get("title", ""), award=p["award"], oracle=p.get("oracle", False),
+        provenance=p["provenance"], values=parsed, value_text=dict(values), units=p.get("units", {}),
+        excluded=dict(excluded), context=p.get("context", {}), audit=p.get("audit", {}),
+    )
+
+
+# ------------------------------------------------------------- artifact schema
+
+def schema_at(schema: Mapping[str, Any], path: P.Path) -> Mapping[str, Any] | None:
+    """The sub-schema describing the field at ``path`` (None if not described)."""
+    node: Any = schema
+    for seg in path.segments:
+        if not isinstance(node, dict):
+            return None
+        if isinstance(seg, str):
+            node = node.get("properties", {}).get(seg)
+        else:
+            prefix = node.get("prefixItems")
+            if seg != P.WILDCARD and prefix and seg < len(prefix):
+                node = prefix[seg]
+            else:
+                node = node.get("items")
+        if node is None:
+            return None
+    return node
+
+
+def _check_artifact_schema(schema: Any, file: str, metrics: tuple[MetricSpec, ...]) -> None:
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise TaskLoadError(file, _error_field(exc), f"not a valid JSON Schema: {exc.message}") from None
+    if schema.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+        raise TaskLoadError(file, "$schema", "must declare JSON Schema 2020-12")
+    for m in metrics:
+        sub = schema_at(schema, m.path)
+        if sub is None:
+            raise TaskLoadError(file, m.path.text, f"metric {m.id!r} reads a field the schema does not describe")
+        if m.direction == "exact_value" and _is_label_schema(sub):
+            continue
+        if "x-unit" not in sub:
+            raise TaskLoadError(file, m.path.text, f"field read by metric {m.id!r} has no x-unit")
+        if sub["x-unit"] != m.unit:
+            raise TaskLoadError(file, m.path.text,
+                                f"x-unit {sub['x-unit']!r} differs from metric {m.id!r} unit {m.unit!r}")
+
+
+def _is_label_schema(sub: Mapping[str, Any]) -> bool:
+    t = sub.get("type")
+    return t == "string" or t == "boolean" or "enum" in sub
+
+
+def _check_oracle(task: TaskSpec, file: str) -> None:
+    try:
+        oracle = parse_file(task.oracle_path)
+    except ArtifactError as exc:
+        raise TaskLoadError(task.oracle_path, "(file)", f"oracle artifact unreadable: {exc.message}") from None
+    for m in task.metrics:
+        found = P.items(oracle.data, m.path) if m.is_list else P.get(oracle.data, m.path)
+        if isinstance(found, P.Missing):
+            raise TaskLoadError(file, f"metrics/{m.id}/path", f"the oracle artifact lacks it ({found.reason})")

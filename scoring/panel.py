@@ -1,0 +1,291 @@
+"""Panel scoring: per metric, per paper, per item; R(m, S_p); O-EVAL.
+
+``score_panel`` is a pure function of a task and parsed artifact data. It never
+raises on artifact content: an absent value is ``missing``, a value of the wrong
+type is ``not_a_number`` (or ``not_a_label``), and both score 0. A metric removed
+by ``incomparable_units`` is kept apart from a zero: it is ``removed`` and takes
+no part in any paper's R.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from mmverify import paths as P
+from mmverify.numbers import decimal_text, fraction_text, to_fraction
+
+from .kernels import DIRECTIONS, ONE, ZERO, kernel_score, normalise_label
+from .rules import RuleApplication, band_width, incomparable
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    key: str            # position ("0", "1", ...) or match_by key
+    value: str | None   # the artifact's value as text, None when absent
+    anchor: str
+    band_width: Fraction | None
+    r: Fraction
+    status: str         # scored | missing | not_a_number | not_a_label | short
+
+
+@dataclass(frozen=True)
+class PaperMetricScore:
+    paper_id: str
+    status: str                 # scored | missing | not_a_number | not_a_label | excluded | removed
+    anchor: Any                 # decimal/label text, list or mapping of texts (None when excluded)
+    band_width: Fraction | None
+    r: Fraction | None          # None when the paper does not vote on the metric
+    reason: str | None = None   # exclusion reason, or what was missing
+    items: tuple[ItemScore, ...] = ()
+    audited: bool = False
+    rules: tuple[RuleApplication, ...] = ()
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    metric_id: str
+    path: str
+    unit: str
+    direction: str
+    weight: Fraction
+    band: str | None
+    value: Any                  # what the artifact holds, as text (list/mapping for list metrics)
+    read_status: str            # ok | missing | not_a_number | not_a_label
+    read_detail: str | None
+    removed: RuleApplication | None
+    per_paper: tuple[PaperMetricScore, ...]
+
+
+@dataclass(frozen=True)
+class PaperResult:
+    paper_id: str
+    award: str
+    oracle: bool
+    reported: tuple[str, ...]       # S_p after removals
+    r: Fraction | None              # R(m, S_p); None when S_p is empty (does not vote)
+
+
+@dataclass(frozen=True)
+class PanelScore:
+    metrics: tuple[MetricResult, ...]
+    papers: tuple[PaperResult, ...]
+    oeval: Fraction | None          # None when no paper votes
+    rules: tuple[RuleApplication, ...]
+
+    @property
+    def voting(self) -> tuple[PaperResult, ...]:
+        return tuple(p for p in self.papers if p.r is not None)
+
+
+# ---------------------------------------------------------------- reading values
+
+_LABEL = "label"
+_NUMBER = "number"
+
+
+def _read_scalar(raw: Any, want: str) -> tuple[Any, str, str | None]:
+    """(value, status, text) for one artifact value; value is Fraction or str."""
+    if isinstance(raw, P.Missing):
+        return None, "missing", None
+    if want == _LABEL and isinstance(raw, str):
+        return raw, "ok", raw
+    num = to_fraction(raw) if not isinstance(raw, str) else None
+    if num is not None:
+        return num, "ok", decimal_text(raw)
+    if want == _LABEL:
+        return None, "not_a_label", _type_text(raw)
+    return None, "not_a_number", _type_text(raw)
+
+
+def _type_text(raw: Any) -> str:
+    from mmverify.artifact import json_type
+
+    if isinstance(raw, str):
+        return f"string of {len(raw)} characters"
+    return json_type(raw)
+
+
+def _want(anchor_sample: Any) -> str:
+    return _LABEL if isinstance(anchor_sample, str) else _NUMBER
+
+
+def _anchor_text(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return fraction_text(value) if value.denominator != 1 else str(value.numerator)
+    return value
+
+
+def _item_key(raw: Any) -> str | None:
+    if isinstance(raw, str):
+        return normalise_label(raw)
+    text = decimal_text(raw)
+    return text
+
+
+# ---------------------------------------------------------------- scoring
+
+def score_panel(task, data: Any) -> PanelScore:
+    """Score artifact data against every paper of ``task``'s panel."""
+    results: list[MetricResult] = []
+    rules: list[RuleApplication] = []
+    for metric in task.metrics:
+        removed = incomparable(task, metric)
+        if removed is not None:
+            rules.append(removed)
+        result = _score_metric(task, metric, data, removed)
+        results.append(result)
+        for pm in result.per_paper:
+            rules.extend(pm.rules)
+    papers = []
+    for i, paper in enumerate(task.panel):
+        num = den = ZERO
+        reported = []
+        for metric, res in zip(task.metrics, results):
+            pm = res.per_paper[i]
+            if pm.r is None:
+                continue
+            reported.append(metric.id)
+            num += metric.weight * pm.r
+            den += metric.weight
+        papers.append(PaperResult(paper.paper_id, paper.award, paper.oracle, tuple(reported),
+                                  num / den if den > 0 else None))
+    voting = [p.r for p in papers if p.r is not None]
+    oeval = sum(voting, ZERO) / len(voting) if voting else None
+    return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules))
+
+
+def _score_metric(task, metric, data: Any, removed: RuleApplication | None) -> MetricResult:
+    band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
+    sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
+    if metric.is_list and sample:
+        sample = sample[0][1] if metric.match_by else sample[0]
+    want = _want(sample) if metric.direction == "exact_value" else _NUMBER
+
+    if metric.is_list:
+        read = _read_list(metric, data, want)
+        value, read_status, detail = read.text, read.status, read.detail
+    else:
+        x, read_status, value = _read_scalar(P.get(data, metric.path), want)
+        detail = None
+        if read_status == "missing":
+            detail = P.get(data, metric.path).reason
+    per_paper = []
+    for paper in task.panel:
+        if metric.id not in paper.values:
+            per_paper.append(PaperMetricScore(paper.paper_id, "excluded", None, None, None,
+                                              reason=paper.excluded.get(metric.id)))
+            continue
+        anchor = paper.values[metric.id]
+        audited = metric.id in paper.audit
+        if removed is not None:
+            per_paper.append(PaperMetricScore(paper.paper_id, "removed", _anchor_text_any(anchor), None,
+                                              None, reason="incomparable_units", audited=audited))
+            continue
+        if metric.is_list:
+            per_paper.append(_score_list(metric, paper.paper_id, anchor, read, audited))
+        elif read_status != "ok":
+            per_paper.append(PaperMetricScore(paper.paper_id, read_status, _anchor_text(anchor), None, ZERO,
+                                              reason=detail, audited=audited))
+        else:
+            w, rule = _width(metric, anchor, paper.paper_id)
+            r = kernel_score(metric.direction, x, anchor, w)
+            per_paper.append(PaperMetricScore(paper.paper_id, "scored", _anchor_text(anchor), w, r,
+                                              audited=audited, rules=(rule,) if rule else ()))
+    return MetricResult(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, band,
+                        value, read_status, detail, removed, tuple(per_paper))
+
+
+def _width(metric, anchor: Any, paper_id: str) -> tuple[Fraction | None, RuleApplication | None]:
+    if not DIRECTIONS[metric.direction].needs_band:
+        return None, None
+    eb = band_width(metric, anchor, paper_id)
+    return eb.width, eb.rule
+
+
+def _anchor_text_any(anchor: Any) -> Any:
+    if isinstance(anchor, tuple):
+        if anchor and isinstance(anchor[0], tuple):
+            return {k: _anchor_text(v) for k, v in anchor}
+        return [_anchor_text(v) for v in anchor]
+    return _anchor_text(anchor)
+
+
+@dataclass(frozen=True)
+class _ListRead:
+    status: str                      # ok | missing
+    detail: str | None
+    text: Any                        # list of texts, or mapping key -> text
+    values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
+
+
+def _read_list(metric, data: Any, want: str) -> _ListRead:
+    raw_items = P.list_items(data, metric.path)
+    if isinstance(raw_items, P.Missing):
+        return _ListRead("missing", raw_items.reason, None, ())
+    _, inner = metric.path.split()
+    out: list[tuple[str, Any, str]] = []
+    seen: set[str] = set()
+    dupes = 0
+    for i, item in enumerate(raw_items):
+        raw = P.get(item, inner) if inner.segments else item
+        value, status, _ = _read_scalar(raw, want)
+        if metric.match_by:
+            key = _item_key(item.get(metric.match_by)) if isinstance(item, dict) else None
+            if key is None:
+                out.append((f"#{i}", value, "no_key"))
+                continue
+            if key in seen:
+                dupes += 1
+                continue
+            seen.add(key)
+        else:
+            key = str(i)
+        out.append((key, value, status))
+    detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
+    if metric.match_by:
+        text = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
+    else:
+        text = [_anchor_text(v) if v is not None else None for _, v, _ in out]
+    return _ListRead("ok", detail, text, tuple(out))
+
+
+def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: bool) -> PaperMetricScore:
+    if metric.match_by:
+        pairs = [(normalise_label(k), a) for k, a in anchor]
+        anchor_text = {k: _anchor_text(a) for k, a in anchor}
+    else:
+        pairs = [(str(i), a) for i, a in enumerate(anchor)]
+        anchor_text = [_anchor_text(a) for a in anchor]
+    if read.status != "ok":
+        return PaperMetricScore(paper_id, read.status, anchor_text, None, ZERO, reason=read.detail,
+                                audited=audited)
+    got = {k: (v, s) for k, v, s in read.values if s != "no_key"}
+    items = []
+    rules = []
+    for key, a in pairs:
+        w, rule = _width(metric, a, paper_id)
+        if rule:
+            rules.append(RuleApplication(rule.rule, metric.id, paper_id, f"item {key}: {rule.detail}"))
+        if key not in got:
+            items.append(ItemScore(key, None, _anchor_text(a), w, ZERO, "short"))
+            continue
+        v, status = got[key]
+        if status != "ok":
+            items.append(ItemScore(key, None, _anchor_text(a), w, ZERO, status))
+            continue
+        items.append(ItemScore(key, _anchor_text(v), _anchor_text(a), w,
+                               kernel_score(metric.direction, v, a, w), "scored"))
+    anchor_keys = {k for k, _ in pairs}
+    extra = [k for k, _, s in read.values if k not in anchor_keys]
+    short = [it.key for it in items if it.status == "short"]
+    if extra or short:
+        parts = []
+        if extra:
+            parts.append(f"{len(extra)} item(s) beyond the anchor's {len(pairs)} dropped")
+        if short:
+            parts.append(f"{len(short)} anchor item(s) not supplied score 0")
+        rules.append(RuleApplication("cardinality_mismatch", metric.id, paper_id, "; ".join(parts)))
+    r = sum((it.r for it in items), ZERO) / len(items) if items else ZERO
+    return PaperMetricScore(paper_id, "scored", anchor_text, None, r, items=tuple(items), audited=audited,
+                            rules=tuple(rules))
