@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
-DEFAULT_MAX_DEPTH = 64
+DEFAULT_MAX_DEPTH = 32
 # Exponent magnitudes beyond this are rejected: a 10^400 "value" is never a
 # modelling answer, and huge exponents make exact arithmetic arbitrarily slow.
 MAX_DECIMAL_EXPONENT = 300

@@ -21,6 +21,8 @@ def to_fraction(value: Any) -> Fraction | None:
     """
     if isinstance(value, bool):
         return None
+    if isinstance(value, Fraction):
+        return value
     if isinstance(value, Decimal):
         return Fraction(value) if value.is_finite() else None
     if isinstance(value, int):
@@ -31,8 +33,24 @@ def to_fraction(value: Any) -> Fraction | None:
 
 
 def fraction_text(value: Fraction) -> str:
-    """Exact text of a Fraction: an integer, ``p/q``."""
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    """Exact text of a Fraction: an integer, a terminating decimal, else ``p/q``."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    d = value.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    if d == 1 and max(twos, fives) <= 60:
+        places = max(twos, fives)
+        scaled = value.numerator * 10**places // value.denominator
+        sign = "-" if scaled < 0 else ""
+        digits = str(abs(scaled)).rjust(places + 1, "0")
+        return f"{sign}{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")
+    return f"{value.numerator}/{value.denominator}"
 
 
 def report_float(value: Fraction | None, digits: int = 6) -> float | None:

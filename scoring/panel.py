@@ -15,7 +15,7 @@ from typing import Any
 from mmverify import paths as P
 from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
-from .kernels import DIRECTIONS, ONE, ZERO, kernel_score, normalise_label
+from .kernels import DIRECTIONS, ZERO, kernel_score, normalise_label
 from .rules import RuleApplication, band_width, incomparable
 
 
@@ -111,9 +111,7 @@ def _want(anchor_sample: Any) -> str:
 
 
 def _anchor_text(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        return fraction_text(value) if value.denominator != 1 else str(value.numerator)
-    return value
+    return fraction_text(value) if isinstance(value, Fraction) else value
 
 
 def _item_key(raw: Any) -> str | None:

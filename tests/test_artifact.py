@@ -1,0 +1,82 @@
+"""Strict artifact parsing: exact decimals and hostile input as structured errors."""
+import json
+from decimal import Decimal
+
+import pytest
+
+from mmverify.artifact import ArtifactError, from_python, parse_bytes, parse_file
+
+
+def err(raw: bytes) -> str:
+    with pytest.raises(ArtifactError) as exc:
+        parse_bytes(raw)
+    assert exc.value.message
+    return exc.value.code
+
+
+def test_numbers_keep_their_decimal_text():
+    a = parse_bytes(b'{"x": 0.1, "y": 1.246266, "z": 224, "w": 1e-3}')
+    assert a.data == {"x": Decimal("0.1"), "y": Decimal("1.246266"), "z": Decimal(224), "w": Decimal("0.001")}
+    assert str(a.data["y"]) == "1.246266"
+
+
+@pytest.mark.parametrize("raw,code", [
+    (b'{"x": 1', "malformed_json"),
+    (b'{"x": NaN}', "non_finite_number"),
+    (b'{"x": Infinity}', "non_finite_number"),
+    (b'{"x": -Infinity}', "non_finite_number"),
+    (b'{"x": 1, "x": 2}', "duplicate_key"),
+    (b'{"x": 1e400}', "number_out_of_range"),
+    (b'{"x": 1e-400}', "number_out_of_range"),
+    (b'[1, 2]', "not_an_object"),
+    (b'\xef\xbb\xbf{"x": 1}', "byte_order_mark"),
+    (b'{"x": "\xff"}', "invalid_utf8"),
+    (b'', "malformed_json"),
+])
+def test_hostile_bytes_give_specific_errors(raw, code):
+    assert err(raw) == code
+
+
+def test_deep_nesting_is_rejected_before_parsing():
+    raw = ('{"a":' * 50 + "1" + "}" * 50).encode()
+    assert err(raw) == "too_deep"
+    ok = ('{"a":' * 10 + "1" + "}" * 10).encode()
+    parse_bytes(ok)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    parse_bytes(json.dumps({"s": "[" * 500}).encode())
+
+
+def test_booleans_stay_booleans():
+    assert parse_bytes(b'{"x": true}').data["x"] is True
+
+
+def test_negative_zero_is_zero():
+    assert parse_bytes(b'{"x": -0}').data["x"] == 0
+    assert not parse_bytes(b'{"x": -0.0}').data["x"].is_signed()
+
+
+def test_size_cap(tmp_path):
+    f = tmp_path / "big.json"
+    f.write_bytes(b'{"x": "' + b"a" * 2000 + b'"}')
+    with pytest.raises(ArtifactError) as exc:
+        parse_file(f, max_bytes=1000)
+    assert exc.value.code == "too_large"
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(ArtifactError) as exc:
+        parse_file(tmp_path / "nope.json")
+    assert exc.value.code == "missing_artifact"
+    with pytest.raises(ArtifactError) as exc:
+        parse_file(tmp_path)
+    assert exc.value.code == "unreadable"
+
+
+def test_from_python_is_exact_and_strict():
+    a = from_python({"x": 0.1, "n": 3, "b": False, "l": [1.5]})
+    assert a.data == {"x": Decimal("0.1"), "n": Decimal(3), "b": False, "l": [Decimal("1.5")]}
+    for bad in ({"x": float("nan")}, {"x": float("inf")}, {1: 2}, {"x": object()}, [1]):
+        with pytest.raises(ArtifactError):
+            from_python(bad)

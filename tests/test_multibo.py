@@ -1,0 +1,45 @@
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, strategies as st
+
+from mmverify.scoring.multibo import bo_term, multi_bo
+
+unit = st.fractions(min_value=0, max_value=1, max_denominator=1000)
+
+
+@given(o=unit, f=unit)
+def test_bo_term_bounds(o, f):
+    b = bo_term("t", o, f).b
+    assert -1 <= b <= 1
+
+
+@given(f=unit)
+def test_baseline_against_itself_scores_one(f):
+    assert multi_bo([bo_term("t", f, f), bo_term("u", f, f)]) == 1
+
+
+def test_gap_closed_and_clip():
+    assert bo_term("t", F(1, 2), F(0)).b == F(1, 2)
+    assert bo_term("t", F(3, 4), F(1, 2)).b == F(1, 2)
+    assert bo_term("t", F(0), F(3, 4)).b == -1          # clipped at -1
+    assert bo_term("t", F(1, 4), F(1, 2)).b == F(-1, 2)
+
+
+def test_baseline_perfect():
+    assert bo_term("t", F(1), F(1)).b == 0
+    assert bo_term("t", F(99, 100), F(1)).b == -1
+    assert bo_term("t", F(99, 100), F(1)).rule == "baseline_perfect"
+
+
+def test_forced_fail_and_mean():
+    terms = [bo_term("a", F(1), F(1, 2)), bo_term("b", F(1), F(1, 2), forced_fail=True)]
+    assert terms[1].b == -1
+    assert multi_bo(terms) == 1 + (1 + -1) / F(2)
+
+
+def test_rejects_out_of_range_and_empty():
+    with pytest.raises(ValueError):
+        bo_term("t", F(2), F(0))
+    with pytest.raises(ValueError):
+        multi_bo([])
