@@ -6,7 +6,6 @@ together and turns every expected failure into a report (never a traceback).
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from .artifact import Artifact, ArtifactError, parse_file
@@ -62,15 +61,13 @@ def _zero():
     return Fraction(0)
 
 
-_SLUG = re.compile(r"(cumcm|mcm)-\d{4}-[a-z]-[a-z0-9-]+")
-
-
 def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
-    """The task an artifact belongs to: its ``task_id`` field, a task id in its
-    file name (``<task-id>_result.json``), or its ``problem_id`` when exactly one
-    task of the index carries it. None when it cannot be told."""
-    index = load_index(anchors_dir)
-    known = [t["id"] for t in index]
+    """The task an artifact belongs to: its ``task_id`` field, else a task id that
+    starts its file name (``<task-id>_result.json``), else the name of the folder
+    holding it (``anchors/<task-id>/oracle.json``). None when it cannot be told:
+    a contest ``problem_id`` such as ``2024-A`` names a CUMCM and an MCM problem
+    alike, so it is not used."""
+    known = [t["id"] for t in load_index(anchors_dir)]
     if artifact is not None and isinstance(artifact.data.get("task_id"), str) and artifact.data["task_id"] in known:
         return artifact.data["task_id"]
     if filename:
@@ -78,15 +75,9 @@ def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: 
         hits = [tid for tid in known if base.startswith(tid)]
         if hits:
             return max(hits, key=len)
-    if artifact is not None and isinstance(artifact.data.get("problem_id"), str):
-        pid = artifact.data["problem_id"].strip()
-        matches = []
-        for tid in known:
-            t = load_task(tid, anchors_dir)
-            if t.problem_id and t.problem_id == pid:
-                matches.append(tid)
-        if len(matches) == 1:
-            return matches[0]
+        parent = os.path.basename(os.path.dirname(os.path.abspath(filename)))
+        if parent in known:
+            return parent
     return None
 
 

@@ -99,6 +99,11 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def dumps_line(obj: Any) -> str:
+    """Deterministic one-line JSON (for JSON Lines), without the newline."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def _metric_dict(m) -> dict[str, Any]:
     return {
         "id": m.metric_id, "path": m.path, "unit": m.unit, "direction": m.direction,
