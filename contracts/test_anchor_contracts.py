@@ -1,0 +1,111 @@
+"""Contracts over the bundled anchors: every oracle scores exactly 1.0 against
+its own oracle paper, validates against its schema, and broken copies of it
+are rejected naming the field."""
+import copy
+import json
+import os
+from decimal import Decimal
+
+import pytest
+
+from mmverify import paths as P
+from mmverify.artifact import from_python, parse_file
+from mmverify.evaluate import score_artifact
+from mmverify.tasks import default_anchors_dir, load_index, load_task, schema_at
+from mmverify.validate import validate_artifact
+
+ANCHORS = default_anchors_dir()
+INDEX = load_index(ANCHORS)
+IDS = [t["id"] for t in INDEX]
+
+
+def present(tid):
+    if not os.path.exists(os.path.join(ANCHORS, tid, "task.json")):
+        pytest.skip(f"anchors/{tid} not written yet")
+    return load_task(tid, ANCHORS)
+
+
+def test_index_lists_the_eighteen_contest_tasks():
+    assert len(IDS) == 18 and len(set(IDS)) == 18
+    assert {t["suite"] for t in INDEX} == {"CUMCM", "MCM"}
+    assert {t["year"] for t in INDEX} == {2023, 2024, 2025}
+
+
+def test_every_indexed_task_is_present():
+    missing = [t for t in IDS if not os.path.exists(os.path.join(ANCHORS, t, "task.json"))]
+    assert not missing, f"tasks in index.json without a folder: {missing}"
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_index_agrees_with_task(tid):
+    task = present(tid)
+    entry = next(t for t in INDEX if t["id"] == tid)
+    assert (entry["suite"], entry["year"], entry["problem"], entry["headline"]) == \
+        (task.suite, task.year, task.problem, task.headline)
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_oracle_scores_exactly_one_against_its_oracle_paper(tid):
+    task = present(tid)
+    oracle = parse_file(task.oracle_path)
+    report = score_artifact(task, oracle)
+    assert report.status == "scored", report.error
+    oracle_ids = {p.paper_id for p in task.oracle_papers}
+    for paper in report.panel.papers:
+        if paper.paper_id in oracle_ids:
+            assert paper.r == 1, f"{tid}: oracle paper {paper.paper_id} R = {paper.r}"
+    if all(p.oracle for p in task.panel):
+        assert report.oeval == 1
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_oracle_validates_against_its_schema(tid):
+    task = present(tid)
+    assert validate_artifact(task.artifact_schema, parse_file(task.oracle_path).data) == ()
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_every_metric_field_has_a_unit(tid):
+    task = present(tid)
+    for m in task.metrics:
+        sub = schema_at(task.artifact_schema, m.path)
+        assert sub is not None, m.id
+        if m.direction != "exact_value" or sub.get("type") in ("number", "integer"):
+            assert "x-unit" in sub, f"{tid}: {m.id} reads {m.path.text} without x-unit"
+
+
+def _bounded_numeric_field(task):
+    """A (path, sub-schema) pair of a scalar metric field with a schema bound."""
+    for m in task.metrics:
+        if m.is_list:
+            continue
+        sub = schema_at(task.artifact_schema, m.path)
+        for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+            if sub and key in sub:
+                return m.path, key, Decimal(str(sub[key]))
+    return None
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_broken_copies_of_the_oracle_are_rejected_naming_the_field(tid):
+    task = present(tid)
+    data = parse_file(task.oracle_path).data
+    required = task.artifact_schema.get("required", [])
+    assert required, f"{tid}: the artifact schema requires nothing"
+    broken = copy.deepcopy(data)
+    broken.pop(required[0])
+    errors = validate_artifact(task.artifact_schema, broken)
+    assert any(required[0] in e.problem for e in errors)
+
+    found = _bounded_numeric_field(task)
+    if found is None:
+        pytest.skip(f"{tid}: no metric field with a schema range")
+    path, key, bound = found
+    bad = bound - 1 if "inimum" in key else bound + 1
+    broken = copy.deepcopy(data)
+    parent = P.get(broken, P.Path("", path.segments[:-1])) if len(path.segments) > 1 else broken
+    parent[path.segments[-1]] = bad
+    errors = validate_artifact(task.artifact_schema, broken)
+    assert any(e.field == path.text for e in errors), errors
+    report = score_artifact(task, from_python(broken))
+    assert report.status == "invalid" and report.oeval == 0
