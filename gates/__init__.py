@@ -1,0 +1,31 @@
+"""Gates: six decidable invariant forms, checked in exact arithmetic.
+
+Public API
+----------
+``compile_gates(task) -> tuple[Gate, ...]``
+    validate every gate spec of a task (TaskLoadError on a defect); cached.
+``evaluate_gates(task, data) -> GateReport``
+    every gate instance of parsed artifact ``data``; pure and exact.
+``audit_anchors(anchors_dir) -> AuditReport``
+    the self-audit of the references (``mmverify audit``).
+
+Forms: ``range``, ``integer`` (``binary``), ``order``, ``identity``,
+``finite_domain``, ``partition_sum``. See :mod:`mmverify.gates.model` for the
+dataclasses (the Lean emitter reads them) and :mod:`mmverify.gates.forms` for
+the verdict rules (wrong type -> fail, absent -> gap, else exact predicate).
+"""
+from .compile import compile_gates
+from .forms import evaluate_gate, evaluate_gates
+from .model import FORMS, LEVELS, RELATIONS, VERDICTS, Bound, Gate, GateInstance, GateReport, Identity
+
+__all__ = [
+    "FORMS", "LEVELS", "RELATIONS", "VERDICTS", "Bound", "Gate", "GateInstance", "GateReport", "Identity",
+    "compile_gates", "evaluate_gate", "evaluate_gates", "audit_anchors",
+]
+
+
+def audit_anchors(*args, **kwargs):
+    """See :func:`mmverify.gates.audit.audit_anchors` (imported lazily)."""
+    from .audit import audit_anchors as run
+
+    return run(*args, **kwargs)

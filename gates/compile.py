@@ -1,0 +1,242 @@
+"""Compiling the gate specs of a task: every defect is a TaskLoadError naming
+``task.json``, the gate and the field.
+
+Checks, beyond what the shipped ``task.schema.json`` already enforces:
+
+* only the keys of the gate's form (plus the common ones and ``$comment``);
+  a misspelt ``min_strict`` or a ``max`` on an integer gate is an error;
+* every path parses and is described by the task's artifact schema;
+* ``[*]`` paths read together (an order chain, identity vars, a per-element
+  partition) walk the same list, so elements pair by index;
+* range: min <= max, and a non-empty interval;
+* order: a single ``path`` must hold ``[*]``;
+* identity: the restricted parse of :mod:`mmverify.gates.identity`;
+* finite_domain: members distinct after trim + case-fold;
+* partition_sum: a ``[*]`` total needs its ``[*]`` parts on the same list.
+
+Compiled gates are cached per (task id, task directory) and recompiled when
+the task object's gate list changes.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from fractions import Fraction
+from typing import Any, Mapping
+
+from mmverify import paths as P
+from mmverify.numbers import is_decimal_text, to_fraction
+from mmverify.tasks import TaskLoadError, TaskSpec
+
+from .identity import IdentityError, parse_identity
+from .model import Bound, Gate, Identity
+
+COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "$comment"}
+FORM_KEYS = {
+    "range": {"path", "min", "max", "min_strict", "max_strict"},
+    "integer": {"path", "binary"},
+    "order": {"paths", "path", "strict"},
+    "identity": {"expr", "vars"},
+    "finite_domain": {"path", "values"},
+    "partition_sum": {"parts", "total", "total_value"},
+}
+_RESERVED_VARS = {"Rational"}
+
+_cache: dict[tuple[str, str], tuple[Any, tuple[Gate, ...]]] = {}
+_lock = threading.Lock()
+
+
+def compile_gates(task: TaskSpec) -> tuple[Gate, ...]:
+    """Validate and compile every gate of ``task`` (cached)."""
+    key = (task.id, os.path.abspath(task.directory))
+    with _lock:
+        hit = _cache.get(key)
+    if hit is not None and hit[0] is task.gates:
+        return hit[1]
+    file = os.path.join(task.directory, "task.json")
+    compiled = tuple(_compile(spec, i, task, file) for i, spec in enumerate(task.gates))
+    ids = [g.id for g in compiled]
+    for gid in ids:
+        if ids.count(gid) > 1:
+            raise TaskLoadError(file, "gates", f"duplicate gate id {gid!r}")
+    with _lock:
+        _cache[key] = (task.gates, compiled)
+    return compiled
+
+
+class _Ctx:
+    def __init__(self, spec: Mapping[str, Any], position: int, task: TaskSpec, file: str):
+        self.spec, self.task, self.file = spec, task, file
+        self.where = f"gates/{position} ({spec.get('id', '?')})"
+
+    def fail(self, field_: str, problem: str) -> TaskLoadError:
+        return TaskLoadError(self.file, f"{self.where}/{field_}" if field_ else self.where, problem)
+
+    def path(self, text: Any, field_: str) -> P.Path:
+        if not isinstance(text, str):
+            raise self.fail(field_, "a path must be a string")
+        try:
+            path = P.parse_path(text)
+        except P.PathError as exc:
+            raise self.fail(field_, str(exc)) from None
+        if not sub_schemas(self.task.artifact_schema, path):
+            raise self.fail(field_, f"reads {text!r}, a field the artifact schema does not describe")
+        return path
+
+    def number(self, text: Any, field_: str) -> Fraction:
+        if not is_decimal_text(text):
+            raise self.fail(field_, f"{text!r} is not a decimal string")
+        value = to_fraction(text)
+        assert value is not None
+        return value
+
+
+def sub_schemas(schema: Mapping[str, Any], path: P.Path) -> list[Mapping[str, Any]]:
+    """Every sub-schema describing the field at ``path``: one, or for a ``[*]``
+    over a tuple-typed array (``prefixItems``), the one of each position that
+    describes it (plus ``items`` when it is a schema). Empty when undescribed."""
+    nodes: list[Any] = [schema]
+    for seg in path.segments:
+        nxt: list[Any] = []
+        for node in nodes:
+            if not isinstance(node, dict):
+                continue
+            if isinstance(seg, str):
+                nxt.append(node.get("properties", {}).get(seg))
+            elif seg == P.WILDCARD:
+                nxt.extend(node.get("prefixItems") or [])
+                nxt.append(node.get("items"))
+            else:
+                prefix = node.get("prefixItems")
+                nxt.append(prefix[seg] if prefix and seg < len(prefix) else node.get("items"))
+        nodes = [n for n in nxt if isinstance(n, dict)]
+    return nodes
+
+
+def _same_list(paths: list[P.Path], ctx: _Ctx, field_: str) -> None:
+    heads = {p.split()[0].segments for p in paths if p.is_list}
+    if len(heads) > 1:
+        raise ctx.fail(field_, "[*] paths read together must walk the same list (elements pair by index)")
+
+
+def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) -> Gate:
+    ctx = _Ctx(spec, position, task, file)
+    form = spec.get("form")
+    if form not in FORM_KEYS:
+        raise ctx.fail("form", f"unknown form {form!r}")
+    unknown = set(spec) - COMMON_KEYS - FORM_KEYS[form]
+    if unknown:
+        raise ctx.fail(sorted(unknown)[0], f"key(s) {sorted(unknown)} are not part of a {form} gate")
+    tol = tol_text = None
+    if "tolerance" in spec:
+        tol_text = spec["tolerance"]
+        tol = ctx.number(tol_text, "tolerance")
+        if tol < 0:
+            raise ctx.fail("tolerance", "a tolerance is non-negative")
+        if not spec.get("tolerance_reason"):
+            raise ctx.fail("tolerance_reason", "a tolerance needs its written reason")
+    common: dict[str, Any] = dict(
+        id=spec["id"], form=form, level=spec["level"], severity=spec["severity"],
+        description=spec.get("description", ""), position=position,
+        tolerance=tol, tolerance_text=tol_text, tolerance_reason=spec.get("tolerance_reason"))
+
+    if form == "range":
+        path = ctx.path(spec.get("path"), "path")
+        lower = upper = None
+        if "min" in spec:
+            lower = Bound(ctx.number(spec["min"], "min"), spec["min"], bool(spec.get("min_strict", False)))
+        elif "min_strict" in spec:
+            raise ctx.fail("min_strict", "min_strict without min")
+        if "max" in spec:
+            upper = Bound(ctx.number(spec["max"], "max"), spec["max"], bool(spec.get("max_strict", False)))
+        elif "max_strict" in spec:
+            raise ctx.fail("max_strict", "max_strict without max")
+        if lower is None and upper is None:
+            raise ctx.fail("", "a range needs min or max")
+        if lower and upper and (lower.value > upper.value or
+                                (lower.value == upper.value and (lower.strict or upper.strict))):
+            raise ctx.fail("max", f"empty range: min {lower.text} / max {upper.text}")
+        return Gate(inputs=(path,), lower=lower, upper=upper, **common)
+
+    if form == "integer":
+        path = ctx.path(spec.get("path"), "path")
+        return Gate(inputs=(path,), binary=bool(spec.get("binary", False)), **common)
+
+    if form == "order":
+        strict = bool(spec.get("strict", False))
+        if ("path" in spec) == ("paths" in spec):
+            raise ctx.fail("paths", "an order gate takes either paths (a chain) or path (one [*] list)")
+        if "path" in spec:
+            path = ctx.path(spec["path"], "path")
+            if not path.is_list:
+                raise ctx.fail("path", "a single order path must be a [*] list")
+            return Gate(inputs=(path,), chain_list=path, strict=strict, **common)
+        raw = spec["paths"]
+        if not isinstance(raw, list) or len(raw) < 2:
+            raise ctx.fail("paths", "an order chain needs at least two paths")
+        chain = tuple(ctx.path(p, f"paths/{k}") for k, p in enumerate(raw))
+        _same_list(list(chain), ctx, "paths")
+        return Gate(inputs=chain, chain=chain, strict=strict, **common)
+
+    if form == "identity":
+        raw_vars = spec.get("vars")
+        if not isinstance(raw_vars, dict) or not raw_vars:
+            raise ctx.fail("vars", "an identity needs vars {name: path}")
+        names = tuple(raw_vars)
+        for n in names:
+            if n in _RESERVED_VARS or n.startswith("_"):
+                raise ctx.fail(f"vars/{n}", f"variable name {n!r} is reserved")
+        var_paths = tuple(ctx.path(raw_vars[n], f"vars/{n}") for n in names)
+        _same_list(list(var_paths), ctx, "vars")
+        try:
+            relation, lhs, rhs = parse_identity(spec.get("expr", ""), names)
+        except IdentityError as exc:
+            raise ctx.fail("expr", str(exc)) from None
+        ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, lhs=lhs, rhs=rhs,
+                         var_names=names, var_paths=var_paths)
+        return Gate(inputs=var_paths, identity=ident, **common)
+
+    if form == "finite_domain":
+        path = ctx.path(spec.get("path"), "path")
+        values = spec.get("values")
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+            raise ctx.fail("values", "a finite domain needs a non-empty list of strings")
+        seen: dict[str, str] = {}
+        for v in values:
+            key = _norm(v)
+            if key in seen:
+                raise ctx.fail("values", f"members {seen[key]!r} and {v!r} are the same after trim + case-fold")
+            seen[key] = v
+        numbers = tuple(to_fraction(v) if is_decimal_text(v) else None for v in values)
+        nums = [n for n in numbers if n is not None]
+        if len(set(nums)) != len(nums):
+            raise ctx.fail("values", "two numeric members are equal")
+        return Gate(inputs=(path,), domain=tuple(values), domain_numbers=numbers, **common)
+
+    # partition_sum
+    raw_parts = spec.get("parts")
+    if isinstance(raw_parts, str):
+        parts = (ctx.path(raw_parts, "parts"),)
+        if not parts[0].is_list:
+            raise ctx.fail("parts", "a single parts path must be a [*] list (or give a list of paths)")
+    elif isinstance(raw_parts, list) and raw_parts:
+        parts = tuple(ctx.path(p, f"parts/{k}") for k, p in enumerate(raw_parts))
+    else:
+        raise ctx.fail("parts", "parts is a [*] path or a non-empty list of paths")
+    if ("total" in spec) == ("total_value" in spec):
+        raise ctx.fail("total", "give exactly one of total (a path) and total_value (a number)")
+    total = total_value = total_text = None
+    if "total" in spec:
+        total = ctx.path(spec["total"], "total")
+        if total.is_list:
+            _same_list([total, *parts], ctx, "parts")
+    else:
+        total_text = spec["total_value"]
+        total_value = ctx.number(total_text, "total_value")
+    inputs = parts + ((total,) if total is not None else ())
+    return Gate(inputs=inputs, parts=parts, total=total, total_value=total_value, total_text=total_text,
+                **common)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()

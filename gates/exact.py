@@ -1,0 +1,113 @@
+"""Reading artifact values for gates, and rendering exact numbers for humans.
+
+A gated value is read without interpreting any string: a JSON number (parsed
+as ``Decimal`` by the strict artifact parser) becomes an exact ``Fraction``;
+``true``/``false``, strings, arrays and objects are never numbers. A JSON
+``null`` reads as absent (a schema that allows ``null`` says "may be left
+unreported"), so it gives a gap, like a missing field.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from mmverify import paths as P
+from mmverify.numbers import decimal_text, to_fraction
+
+ABSENT, NUMBER, LABEL, WRONG = "absent", "number", "label", "wrong"
+LABEL_SHOW = 60
+
+
+@dataclass(frozen=True)
+class Read:
+    """One artifact value read at a concrete path."""
+
+    path: str
+    kind: str                    # absent | number | label | wrong
+    number: Fraction | None      # kind == number
+    label: str | None            # kind == label: the raw string
+    text: str | None             # what reports show (None when absent)
+    why: str | None = None       # for absent: where the walk stopped
+
+
+def read(path: str, raw: Any) -> Read:
+    if isinstance(raw, P.Missing):
+        return Read(path, ABSENT, None, None, None, raw.reason)
+    if raw is None:  # JSON null: "no value here", treated like an absent field
+        return Read(path, ABSENT, None, None, None, f"{path!r} is null")
+    if isinstance(raw, str):
+        return Read(path, LABEL, None, raw, show_label(raw))
+    num = to_fraction(raw) if isinstance(raw, (Decimal, int)) and not isinstance(raw, bool) else None
+    if num is not None:
+        return Read(path, NUMBER, num, None, decimal_text(raw))
+    return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
+
+
+def type_name(raw: Any) -> str:
+    if raw is None:
+        return "null"
+    if isinstance(raw, bool):
+        return "boolean " + ("true" if raw else "false")
+    if isinstance(raw, list):
+        return f"array of {len(raw)}"
+    if isinstance(raw, dict):
+        return "object"
+    if isinstance(raw, str):
+        return f"string of {len(raw)} characters"
+    if isinstance(raw, Decimal):
+        return "non-finite number"
+    return type(raw).__name__
+
+
+def show_label(text: str) -> str:
+    """A safe, bounded rendering of an artifact string (JSON-escaped, truncated)."""
+    body = text if len(text) <= LABEL_SHOW else text[:LABEL_SHOW] + "..."
+    return json.dumps(body, ensure_ascii=True)
+
+
+def normalise(text: str) -> str:
+    """Labels compare after trimming, collapsing inner whitespace and case-folding."""
+    return " ".join(text.split()).casefold()
+
+
+def show(value: Fraction, digits: int = 12) -> str:
+    """Exact decimal text when the value terminates within ``digits`` fractional
+    digits; otherwise ``digits`` significant digits truncated toward zero and
+    marked with ``...`` (the exact value is in the report's ``exact`` block)."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    d = value.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    places = max(twos, fives)
+    if d == 1 and places <= digits:
+        scaled = abs(value) * 10 ** places
+        text = _point(int(scaled), places)
+        return ("-" if value < 0 else "") + text
+    # truncated: `digits` significant digits
+    a = abs(value)
+    mag = len(str(int(a))) if a >= 1 else 0
+    if a < 1:
+        probe = a
+        while probe < Fraction(1, 10):
+            probe *= 10
+            mag -= 1
+    places = max(digits - mag, 0)
+    scaled = int(a * 10 ** places)
+    return ("-" if value < 0 else "") + _point(scaled, places) + "..."
+
+
+def _point(n: int, places: int) -> str:
+    if places == 0:
+        return str(n)
+    s = str(n).rjust(places + 1, "0")
+    head, tail = s[:-places], s[-places:].rstrip("0")
+    return head + ("." + tail if tail else "")

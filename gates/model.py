@@ -1,0 +1,315 @@
+"""The data of the gate layer: compiled gate specs, gate instances (one verdict
+each) and the gate report of one artifact.
+
+Everything here is frozen and exact. Numbers are :class:`fractions.Fraction`
+built from the decimal text of the artifact or of the anchor; no float ever
+takes part in a verdict. The Lean emitter (``mmverify.lean_gen``) reads these
+dataclasses: every field it needs to state an obligation is documented below.
+
+Vocabulary
+----------
+gate
+    one entry of ``task.json``'s ``gates`` list, compiled into :class:`Gate`.
+gate instance
+    one closed obligation: the gate applied to concrete values. A gate over a
+    scalar path gives one instance; a ``[*]`` path gives one instance per list
+    element (``index`` = element index); an ``order`` gate over one ``[*]`` list
+    gives one instance per adjacent pair (``index`` = i for the pair i, i+1).
+verdict
+    ``pass`` / ``fail`` / ``gap``. A *gap* is a witnessed absence: an input of
+    the gate is not in the artifact or is ``null`` (or a ``[*]`` list is
+    absent or empty). It is reported,
+    never counted as a pass; it does not zero the task.
+reason
+    machine-readable why: ``None`` for a pass; for a fail ``violated`` (the
+    relation is false), ``not_a_number`` / ``not_a_label`` (a gated field holds a
+    value of the wrong JSON type: the artifact is malformed where it is checked),
+    ``not_a_list`` (a ``[*]`` path meets a non-list), ``undefined`` (an
+    identity divides by zero at the artifact's values); for a gap ``missing``
+    or ``empty_list``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from mmverify import paths as P
+from mmverify.numbers import fraction_text
+
+FORMS = ("range", "integer", "order", "identity", "finite_domain", "partition_sum")
+VERDICTS = ("pass", "fail", "gap")
+LEVELS = {"A": "units/ranges", "B": "internal consistency", "C": "external physical truth"}
+RELATIONS = ("==", "<=", ">=", "<", ">")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One side of a range: ``value`` (exact), its anchor ``text``, and whether it is strict."""
+
+    value: Fraction
+    text: str
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A compiled identity relation ``lhs <relation> rhs``.
+
+    ``lhs``/``rhs`` are sympy expressions over the Symbols named in ``var_names``
+    (exact Rational constants only; +, -, *, / and integer powers). ``var_paths``
+    is aligned with ``var_names`` (declaration order of ``vars``).
+    """
+
+    expr: str
+    relation: str                       # one of RELATIONS
+    lhs: Any                            # sympy.Expr
+    rhs: Any                            # sympy.Expr
+    var_names: tuple[str, ...]
+    var_paths: tuple[P.Path, ...]
+
+    @property
+    def symbols(self) -> tuple[Any, ...]:
+        import sympy
+
+        return tuple(sympy.Symbol(n) for n in self.var_names)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A validated gate spec (see :func:`mmverify.gates.compile_gates`).
+
+    Common: ``id``, ``form`` (one of FORMS), ``level`` (A/B/C), ``severity``
+    (hard/soft), ``description`` (the statement quote; never printed by
+    ``mmverify gate``), ``tolerance`` (exact, or None) with its anchor text and
+    written reason, ``position`` (index in ``task.json``'s gates list) and
+    ``inputs`` (every path the gate reads, in declaration order).
+
+    Form-specific (unused fields keep their defaults):
+
+    * range: ``lower`` / ``upper`` (:class:`Bound` or None);
+    * integer: ``binary`` (x in {0, 1} instead of x in Z);
+    * order: ``chain`` (the paths, in order) or ``chain_list`` (one ``[*]``
+      path whose elements must be ordered); ``strict``;
+    * identity: ``identity`` (:class:`Identity`);
+    * finite_domain: ``domain`` (member texts as written) and
+      ``domain_numbers`` (Fraction for members that are decimal texts, else None);
+    * partition_sum: ``parts`` (paths; a ``[*]`` part contributes every element,
+      or, when ``total`` is itself a ``[*]`` path over the same list, the
+      element of the same index), ``total`` (a path) or ``total_value`` (exact,
+      with ``total_text``).
+    """
+
+    id: str
+    form: str
+    level: str
+    severity: str
+    description: str
+    position: int
+    inputs: tuple[P.Path, ...]
+    tolerance: Fraction | None = None
+    tolerance_text: str | None = None
+    tolerance_reason: str | None = None
+    lower: Bound | None = None
+    upper: Bound | None = None
+    binary: bool = False
+    chain: tuple[P.Path, ...] = ()
+    chain_list: P.Path | None = None
+    strict: bool = False
+    identity: Identity | None = None
+    domain: tuple[str, ...] = ()
+    domain_numbers: tuple[Fraction | None, ...] = ()
+    parts: tuple[P.Path, ...] = ()
+    total: P.Path | None = None
+    total_value: Fraction | None = None
+    total_text: str | None = None
+
+    @property
+    def hard(self) -> bool:
+        return self.severity == "hard"
+
+
+@dataclass(frozen=True)
+class GateInstance:
+    """One closed obligation of a gate on one artifact, with its exact verdict.
+
+    Identification and verdict
+        ``gate_id``, ``form``, ``level``, ``severity``; ``index`` (element index
+        for a ``[*]`` expansion, pair index for an ordered list, else None);
+        ``paths`` (concrete paths read, in operand order); ``values`` (what the
+        artifact holds there, as text: exact decimal text for numbers, the label
+        for finite-domain strings, ``<type ...>`` for a wrong type, None when
+        absent); ``verdict``; ``reason`` (see module doc); ``detail`` (human text
+        naming values and bound); ``tolerance`` (decimal text of the declared
+        tolerance, or None — an audited assumption of the predicate).
+
+    Exact data for the Lean layer (set only when every input is usable, i.e.
+    for ``pass`` and ``violated`` verdicts; otherwise empty/None):
+
+    * ``operands``: the numeric values read, aligned with ``paths``
+      (range/integer/finite_domain: 1; order: the chain; identity: one per
+      variable in ``vars`` order; partition_sum: every part then, if read from a
+      path, the total);
+    * range: ``lower``/``lower_strict``, ``upper``/``upper_strict``;
+      predicate ``lower - tol <(=) x <(=) upper + tol``;
+    * integer: ``binary``; predicate ``min_k |x - k| <= tol`` over k in Z (or
+      k in {0, 1});
+    * order: ``strict``; predicate ``x_i <(=) x_{i+1} + tol`` for consecutive
+      operands;
+    * identity: ``relation``, ``lhs``/``rhs`` (sympy), ``bindings`` ((name,
+      Fraction) pairs in ``vars`` order), ``lhs_value``/``rhs_value`` (exact);
+      predicate: ``==`` is ``|l - r| <= tol``, ``<=``/``<`` are ``l <(=) r + tol``,
+      ``>=``/``>`` are ``l >(=) r - tol``;
+    * finite_domain: ``domain`` (member texts), ``domain_numbers``, ``label``
+      (the normalised artifact label when it is a string), ``member`` (index of
+      the matching member or None); a number matches a numeric member within
+      tol, a label matches a member after trim + case-fold;
+    * partition_sum: ``parts`` (the exact part values), ``total`` (read or
+      declared), ``parts_sum``; predicate ``|sum - total| <= tol``.
+    ``tolerance_value`` is the exact tolerance (0 when none is declared).
+    """
+
+    gate_id: str
+    form: str
+    level: str
+    severity: str
+    index: int | None
+    paths: tuple[str, ...]
+    values: tuple[str | None, ...]
+    verdict: str
+    reason: str | None
+    detail: str
+    tolerance: str | None = None
+    tolerance_value: Fraction = Fraction(0)
+    operands: tuple[Fraction, ...] = ()
+    lower: Fraction | None = None
+    lower_strict: bool = False
+    upper: Fraction | None = None
+    upper_strict: bool = False
+    binary: bool = False
+    strict: bool = False
+    relation: str | None = None
+    lhs: Any = None
+    rhs: Any = None
+    bindings: tuple[tuple[str, Fraction], ...] = ()
+    lhs_value: Fraction | None = None
+    rhs_value: Fraction | None = None
+    domain: tuple[str, ...] = ()
+    domain_numbers: tuple[Fraction | None, ...] = ()
+    label: str | None = None
+    member: int | None = None
+    parts: tuple[Fraction, ...] = ()
+    total: Fraction | None = None
+    parts_sum: Fraction | None = None
+
+    @property
+    def hard(self) -> bool:
+        return self.severity == "hard"
+
+    @property
+    def name(self) -> str:
+        """``gate_id`` or ``gate_id[i]`` for an element instance."""
+        return self.gate_id if self.index is None else f"{self.gate_id}[{self.index}]"
+
+    @property
+    def binding_map(self) -> dict[str, Fraction]:
+        return dict(self.bindings)
+
+    @property
+    def decided(self) -> bool:
+        """True when the exact predicate was evaluated (pass, or fail by violation)."""
+        return self.verdict == "pass" or self.reason == "violated"
+
+    def headline(self) -> str:
+        """One line: gate, verdict, values and bound."""
+        return f"{self.name} ({self.severity} {self.form}) {self.verdict.upper()}: {self.detail}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able and deterministic: artifact values and statement bounds only."""
+        out: dict[str, Any] = {
+            "gate": self.gate_id, "form": self.form, "level": self.level, "severity": self.severity,
+            "index": self.index, "paths": list(self.paths), "values": list(self.values),
+            "verdict": self.verdict, "reason": self.reason, "detail": self.detail,
+            "tolerance": self.tolerance,
+        }
+        bounds: dict[str, Any] = {}
+        if self.form == "range":
+            bounds = {"min": _ft(self.lower), "min_strict": self.lower_strict,
+                      "max": _ft(self.upper), "max_strict": self.upper_strict}
+        elif self.form == "integer":
+            bounds = {"binary": self.binary}
+        elif self.form == "order":
+            bounds = {"strict": self.strict}
+        elif self.form == "identity":
+            bounds = {"relation": self.relation, "lhs": str(self.lhs) if self.lhs is not None else None,
+                      "rhs": str(self.rhs) if self.rhs is not None else None,
+                      "lhs_value": _ft(self.lhs_value), "rhs_value": _ft(self.rhs_value)}
+        elif self.form == "finite_domain":
+            bounds = {"domain": list(self.domain), "member": self.member}
+        elif self.form == "partition_sum":
+            bounds = {"parts_sum": _ft(self.parts_sum), "total": _ft(self.total)}
+        out["exact"] = bounds
+        return out
+
+
+def _ft(x: Fraction | None) -> str | None:
+    return fraction_text(x) if x is not None else None
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """Every gate instance of one artifact against one task, in gate order then index."""
+
+    task_id: str
+    instances: tuple[GateInstance, ...]
+    gates: tuple[Gate, ...] = field(default=(), repr=False)
+
+    @property
+    def hard_failures(self) -> tuple[GateInstance, ...]:
+        return tuple(i for i in self.instances if i.verdict == "fail" and i.hard)
+
+    @property
+    def soft_failures(self) -> tuple[GateInstance, ...]:
+        return tuple(i for i in self.instances if i.verdict == "fail" and not i.hard)
+
+    @property
+    def gaps(self) -> tuple[GateInstance, ...]:
+        return tuple(i for i in self.instances if i.verdict == "gap")
+
+    @property
+    def passes(self) -> tuple[GateInstance, ...]:
+        return tuple(i for i in self.instances if i.verdict == "pass")
+
+    @property
+    def counts(self) -> dict[str, Any]:
+        """``{"total", "pass", "fail", "gap", "hard_failures", "soft_failures",
+        "by_form": {form: {"pass", "fail", "gap"}}}`` (every form listed)."""
+        by_form = {f: {v: 0 for v in VERDICTS} for f in FORMS}
+        for i in self.instances:
+            by_form[i.form][i.verdict] += 1
+        out: dict[str, Any] = {"total": len(self.instances)}
+        for v in VERDICTS:
+            out[v] = sum(1 for i in self.instances if i.verdict == v)
+        out["hard_failures"] = len(self.hard_failures)
+        out["soft_failures"] = len(self.soft_failures)
+        out["by_form"] = by_form
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"task": self.task_id, "counts": self.counts,
+                "instances": [i.as_dict() for i in self.instances]}
+
+    def count_line(self) -> str:
+        c = self.counts
+        return (f"gates    {c['total']} instance(s): {c['pass']} pass, {c['fail']} fail "
+                f"({c['hard_failures']} hard), {c['gap']} gap")
+
+    def summary_lines(self) -> list[str]:
+        """Plain-text lines for the score table: the count line, then one line per
+        failing or gap instance."""
+        lines = [self.count_line()]
+        for i in self.instances:
+            if i.verdict != "pass":
+                lines.append(f"  {i.verdict.upper():<4} {i.severity:<4} {i.name}: {i.detail}")
+        return lines
+
