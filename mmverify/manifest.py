@@ -1,0 +1,549 @@
+"""Run manifests: many artifacts (entries x tasks x seeds) read, scored and
+recorded row by row.
+
+A manifest is JSON Lines, one object per (entry, task, seed)::
+
+    {"entry": "gpt-x+tb", "task": "cumcm-2024-a-dragon-dance", "seed": 0,
+     "artifact": "runs/gpt-x/s0/cumcm-2024-a-dragon-dance_result.json",
+     "cost_usd": 0.42, "wall_s": 812, "harness": "terminal-bench", "model": "gpt-x"}
+
+``artifact`` is a path relative to the manifest's folder (an absolute path is
+used as it is) or ``null`` when the run produced nothing. Blank lines are
+skipped; every other line is a row, and every row yields exactly one result
+row: a malformed line is an error row carrying its line number, never dropped.
+The full format is documented in ``docs/board.md``.
+
+Scoring (:func:`score_rows`) loads each task once, reads every artifact under an
+optional time cap, and can append each result to a JSON Lines file as soon as
+it is known, so that an interrupted batch resumes where it stopped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
+from .numbers import fraction_text
+
+ROW_SCHEMA = "mmverify.board-row/1"
+FIELDS = ("entry", "task", "seed", "artifact", "cost_usd", "wall_s", "harness", "model")
+REQUIRED = ("entry", "task", "seed", "artifact")
+# statuses of a result row that force the cell's MULTI-BO term to -1
+FORCED_STATUSES = frozenset({"infeasible", "invalid", "error", "missing"})
+
+
+class ManifestError(ValueError):
+    """The manifest as a whole cannot be read (not one bad row: those are rows)."""
+
+
+@dataclass(frozen=True)
+class ManifestRow:
+    line: int
+    text_sha256: str                 # sha256 of the line's text, for error-row identity
+    entry: str | None = None
+    task: str | None = None
+    seed: int | str | None = None
+    artifact: str | None = None      # as written in the manifest
+    artifact_path: str | None = None  # resolved against the manifest's folder
+    cost_usd: Fraction | None = None
+    wall_s: Fraction | None = None
+    harness: str | None = None
+    model: str | None = None
+    problems: tuple[str, ...] = ()   # why the row is malformed (empty when it is fine)
+    duplicate_of: int | None = None  # line of the earlier row for the same cell
+
+    @property
+    def cell(self) -> tuple[str, str, int | str] | None:
+        """(entry, task, seed) when the row can be attributed to a board cell."""
+        if self.entry is None or self.task is None or self.seed is None or self.duplicate_of is not None:
+            return None
+        return (self.entry, self.task, self.seed)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.duplicate_of is None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: str
+    name: str
+    sha256: str
+    rows: tuple[ManifestRow, ...]
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path))
+
+
+def seed_sort_key(seed: int | str) -> tuple[int, Any]:
+    """Integers first, in numeric order, then strings."""
+    return (0, seed) if isinstance(seed, int) else (1, seed)
+
+
+# ------------------------------------------------------------------- reading
+
+def _no_dupes(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _no_constant(name):
+    raise ValueError(f"non-finite number {name}")
+
+
+def _number(value: Any, name: str, problems: list[str]) -> Fraction | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        problems.append(f"{name} must be a number or null, got {_type(value)}")
+        return None
+    f = Fraction(value)
+    if f < 0:
+        problems.append(f"{name} must not be negative")
+        return None
+    return f
+
+
+def _type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, Decimal)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+def parse_row(text: str, line: int, folder: str, known_tasks: Iterable[str] | None = None) -> ManifestRow:
+    """One manifest line as a row; problems are collected, never raised."""
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        obj = json.loads(text, parse_float=Decimal, object_pairs_hook=_no_dupes, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return ManifestRow(line, sha, problems=(f"not valid JSON: {msg}",))
+    if not isinstance(obj, dict):
+        return ManifestRow(line, sha, problems=(f"a row must be a JSON object, got {_type(obj)}",))
+    problems: list[str] = []
+    for key in sorted(obj):
+        if key not in FIELDS and not key.startswith(("x-", "x_")):
+            problems.append(f"unknown field {key!r} (extra fields must start with 'x-' or 'x_')")
+    for key in REQUIRED:
+        if key not in obj:
+            problems.append(f"missing field {key!r}")
+
+    def text_field(name: str, required: bool) -> str | None:
+        v = obj.get(name)
+        if v is None:
+            if required and name in obj:
+                problems.append(f"{name} must be a non-empty string, got null")
+            return None
+        if not isinstance(v, str) or not v.strip():
+            problems.append(f"{name} must be a non-empty string, got {_type(v) if not isinstance(v, str) else 'an empty string'}")
+            return None
+        return v
+
+    entry = text_field("entry", True)
+    task = text_field("task", True)
+    if task is not None and known_tasks is not None and task not in known_tasks:
+        problems.append(f"unknown task {task!r} (not in the anchors index)")
+        task = None
+    seed = obj.get("seed")
+    if "seed" in obj:
+        if isinstance(seed, bool) or not (isinstance(seed, int) or (isinstance(seed, str) and seed.strip())):
+            problems.append(f"seed must be an integer or a non-empty string, got {_type(seed)}"
+                            + (f" {seed}" if isinstance(seed, Decimal) else ""))
+            seed = None
+    artifact = obj.get("artifact")
+    artifact_path = None
+    if artifact is not None:
+        if not isinstance(artifact, str) or not artifact:
+            problems.append(f"artifact must be a path string or null, got {_type(artifact)}")
+            artifact = None
+        elif "\x00" in artifact:
+            problems.append("artifact path contains a NUL character")
+            artifact = None
+        else:
+            artifact_path = os.path.normpath(os.path.join(folder, artifact))
+    cost = _number(obj.get("cost_usd"), "cost_usd", problems)
+    wall = _number(obj.get("wall_s"), "wall_s", problems)
+    harness = text_field("harness", False)
+    model = text_field("model", False)
+    return ManifestRow(line, sha, entry, task, seed, artifact, artifact_path, cost, wall, harness, model,
+                       tuple(problems))
+
+
+def read_manifest(path: str, known_tasks: Iterable[str] | None = None) -> Manifest:
+    """Read a manifest file. Raises :class:`ManifestError` only when the file
+    itself cannot be read; bad lines become rows with ``problems``. A second
+    row for an (entry, task, seed) already seen is marked ``duplicate_of``."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {path}: {exc.strerror or exc}") from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"manifest {path} is not valid UTF-8 (byte {exc.start})") from None
+    known = frozenset(known_tasks) if known_tasks is not None else None
+    folder = os.path.dirname(os.path.abspath(path))
+    rows: list[ManifestRow] = []
+    seen: dict[tuple, int] = {}
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = parse_row(line, i, folder, known)
+        cell = row.cell
+        if cell is not None:
+            if cell in seen:
+                row = _replace(row, duplicate_of=seen[cell])
+            else:
+                seen[cell] = i
+        rows.append(row)
+    return Manifest(path, os.path.basename(path), hashlib.sha256(raw).hexdigest(), tuple(rows))
+
+
+def _replace(row: ManifestRow, **changes: Any) -> ManifestRow:
+    from dataclasses import replace
+
+    return replace(row, **changes)
+
+
+# ------------------------------------------------------------------- scoring
+
+class ArtifactTimeout(BaseException):
+    """Raised by the time cap. A BaseException so that no ``except Exception``
+    inside the scoring code can swallow it."""
+
+
+def time_cap_available() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def time_cap(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` of wall time (POSIX, main thread;
+    a no-op elsewhere or when ``seconds`` is None)."""
+    if not seconds or not time_cap_available():
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise ArtifactTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def read_artifact_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The artifact's bytes, with the same error codes as ``artifact.parse_file``."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {exc.strerror}") from None
+    if size > max_bytes:
+        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
+
+
+def task_fingerprint(task) -> str:
+    """sha256 over the files that define a task, so that a resumed batch never
+    reuses a result scored against different anchors."""
+    h = hashlib.sha256()
+    for name in ("task.json", "artifact.schema.json"):
+        h.update(name.encode())
+        try:
+            with open(os.path.join(task.directory, name), "rb") as fh:
+                h.update(fh.read())
+        except OSError:
+            h.update(b"(absent)")
+    return h.hexdigest()
+
+
+def _meta(row: ManifestRow) -> dict[str, Any]:
+    return {
+        "schema_version": ROW_SCHEMA,
+        "line": row.line,
+        "entry": row.entry,
+        "task": row.task,
+        "seed": row.seed,
+        "artifact": row.artifact,
+        "cost_usd": fraction_text(row.cost_usd) if row.cost_usd is not None else None,
+        "wall_s": fraction_text(row.wall_s) if row.wall_s is not None else None,
+        "harness": row.harness,
+        "model": row.model,
+        "attributed": row.cell is not None,
+    }
+
+
+# the scoring part of a result row: reused as is when a batch resumes
+SCORED_FIELDS = ("key", "sha256", "task_fingerprint", "gates_run", "status", "oeval", "oeval_exact",
+                 "closeness_exact", "error", "hard_gates_failed", "suite", "headline")
+
+
+def _key(*parts: Any) -> str:
+    return json.dumps(list(parts), separators=(",", ":"), ensure_ascii=True)
+
+
+def row_key(row: ManifestRow, sha256: str | None, fingerprint: str | None, run_gates: bool) -> str:
+    """Identity of a result: (entry, task, seed, artifact sha256) plus the task's
+    fingerprint and whether gates ran; error rows are keyed by line and text."""
+    if row.duplicate_of is not None:
+        return _key("duplicate", row.line, row.text_sha256)
+    if row.problems:
+        return _key("malformed", row.line, row.text_sha256)
+    return _key("cell", row.entry, row.task, row.seed, sha256, fingerprint, run_gates)
+
+
+def _error_result(row: ManifestRow, code: str, message: str, *, sha256=None, fingerprint=None,
+                  run_gates=True, task=None) -> dict[str, Any]:
+    out = _meta(row)
+    out.update({
+        "key": row_key(row, sha256, fingerprint, run_gates), "sha256": sha256, "task_fingerprint": fingerprint,
+        "gates_run": run_gates, "status": "error", "oeval": 0.0, "oeval_exact": "0", "closeness_exact": None,
+        "error": {"code": code, "message": message}, "hard_gates_failed": [],
+        "suite": task.suite if task is not None else None,
+        "headline": task.headline if task is not None else None,
+    })
+    return out
+
+
+def result_from_report(row: ManifestRow, report, fingerprint: str, run_gates: bool,
+                       sha256: str | None) -> dict[str, Any]:
+    from .numbers import report_float
+
+    out = _meta(row)
+    failed = []
+    if report.gates is not None:
+        failed = sorted({getattr(i, "name", None) or str(i) for i in report.gates.hard_failures})
+    out.update({
+        "key": row_key(row, sha256, fingerprint, run_gates),
+        "sha256": sha256,
+        "task_fingerprint": fingerprint,
+        "gates_run": run_gates,
+        "status": report.status,
+        "oeval": report_float(report.oeval),
+        "oeval_exact": fraction_text(report.oeval) if report.oeval is not None else None,
+        "closeness_exact": fraction_text(report.closeness) if report.closeness is not None else None,
+        "error": dict(report.error) if report.error else None,
+        "hard_gates_failed": failed,
+        "suite": report.task_info.get("suite"),
+        "headline": report.task_info.get("headline"),
+    })
+    return out
+
+
+def _problem_message(row: ManifestRow) -> tuple[str, str]:
+    if row.duplicate_of is not None:
+        return "duplicate_row", (f"a second row for entry {row.entry!r}, task {row.task!r}, "
+                                 f"seed {row.seed!r} (first on line {row.duplicate_of}); not counted")
+    return "manifest_row_invalid", "; ".join(row.problems)
+
+
+def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[str, str], *,
+              run_gates: bool = True, timeout_s: float | None = None,
+              done: Mapping[str, Mapping[str, Any]] | None = None,
+              max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], bool]:
+    """Score one manifest row. Returns (result row, reused) where ``reused`` says
+    the scoring part was taken from ``done`` (a previous run) instead of computed."""
+    from .evaluate import score_artifact
+
+    done = done or {}
+    task = tasks.get(row.task) if row.task is not None else None
+    fingerprint = fingerprints.get(row.task) if row.task is not None else None
+    if not row.ok:
+        code, message = _problem_message(row)
+        return _error_result(row, code, message, fingerprint=fingerprint, run_gates=run_gates, task=task), False
+    assert task is not None
+    sha256 = None
+    try:
+        with time_cap(timeout_s):
+            artifact: Artifact | ArtifactError | None
+            if row.artifact_path is None:
+                artifact = ArtifactError("missing_artifact", "the manifest row names no artifact (null)")
+            else:
+                try:
+                    raw = read_artifact_bytes(row.artifact_path, max_bytes)
+                except ArtifactError as exc:
+                    artifact = exc
+                else:
+                    sha256 = hashlib.sha256(raw).hexdigest()
+                    key = row_key(row, sha256, fingerprint, run_gates)
+                    if key in done:
+                        return _reuse(row, done[key]), True
+                    try:
+                        artifact = parse_bytes(raw, source=row.artifact_path, max_bytes=max_bytes)
+                    except ArtifactError as exc:
+                        artifact = exc
+            if isinstance(artifact, ArtifactError):
+                key = row_key(row, sha256, fingerprint, run_gates)
+                if key in done:
+                    return _reuse(row, done[key]), True
+            report = score_artifact(task, artifact, run_gates=run_gates)
+            return result_from_report(row, report, fingerprint, run_gates, sha256), False
+    except ArtifactTimeout:
+        return _error_result(row, "timeout", f"scoring took longer than the cap of {timeout_s:g} s",
+                             sha256=sha256, fingerprint=fingerprint, run_gates=run_gates, task=task), False
+    except RecursionError:
+        return _error_result(row, "internal_error", "recursion limit reached while scoring",
+                             sha256=sha256, fingerprint=fingerprint, run_gates=run_gates, task=task), False
+    except Exception as exc:  # a bug in the engine: one bad row must not sink a batch
+        return _error_result(row, "internal_error", f"{type(exc).__name__}: {exc}",
+                             sha256=sha256, fingerprint=fingerprint, run_gates=run_gates, task=task), False
+
+
+def _reuse(row: ManifestRow, stored: Mapping[str, Any]) -> dict[str, Any]:
+    out = _meta(row)
+    out.update({k: stored.get(k) for k in SCORED_FIELDS})
+    return out
+
+
+# ---------------------------------------------------------- batch output file
+
+def result_line(result: Mapping[str, Any]) -> str:
+    return json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def load_done(path: str) -> tuple[dict[str, dict[str, Any]], int]:
+    """Results already in an output file, by key. A torn last line (a batch
+    killed mid-write) or any unreadable line is ignored; returns (done, ignored)."""
+    done: dict[str, dict[str, Any]] = {}
+    ignored = 0
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        return done, 0
+    except OSError as exc:
+        raise ManifestError(f"cannot read output file {path}: {exc.strerror or exc}") from None
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        lines.pop()   # no trailing newline: the last line was torn
+        ignored += 1
+    for line in lines:
+        try:
+            obj = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            ignored += 1
+            continue
+        if isinstance(obj, dict) and obj.get("schema_version") == ROW_SCHEMA and isinstance(obj.get("key"), str):
+            done[obj["key"]] = obj
+        else:
+            ignored += 1
+    return done, ignored
+
+
+def atomic_write_lines(path: str, lines: Sequence[str]) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".board-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            for line in lines:
+                fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@dataclass
+class BatchStats:
+    rows: int = 0
+    scored: int = 0            # computed in this run
+    reused: int = 0            # taken from the output file of an earlier run
+    ignored_lines: int = 0     # torn or unreadable lines dropped from the output file
+    seconds: float = 0.0
+    per_row_s: list[float] = field(default_factory=list)
+
+
+def score_manifest(manifest: Manifest, tasks: Mapping[str, Any], *, run_gates: bool = True,
+                   timeout_s: float | None = None, output: str | None = None,
+                   progress: Callable[[Iterable[ManifestRow]], Iterable[ManifestRow]] | None = None,
+                   max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[dict[str, Any]], BatchStats]:
+    """Score every row of a manifest (one result per row, in manifest order).
+
+    With ``output``, results already present there (same key) are reused, each
+    new result is appended and flushed to disk as soon as it is known, and the
+    file is finally rewritten atomically with exactly one line per manifest row
+    in manifest order."""
+    stats = BatchStats(rows=len(manifest.rows))
+    fingerprints = {tid: task_fingerprint(t) for tid, t in tasks.items()}
+    done: dict[str, dict[str, Any]] = {}
+    fh = None
+    start = time.perf_counter()
+    if output is not None:
+        done, stats.ignored_lines = load_done(output)
+        # drop torn lines now, so that appending cannot glue onto one
+        atomic_write_lines(output, [result_line(r) for r in done.values()])
+        fh = open(output, "a", encoding="utf-8", newline="\n")
+    results: list[dict[str, Any]] = []
+    try:
+        rows: Iterable[ManifestRow] = manifest.rows if progress is None else progress(manifest.rows)
+        for row in rows:
+            t0 = time.perf_counter()
+            result, reused = score_row(row, tasks, fingerprints, run_gates=run_gates, timeout_s=timeout_s,
+                                       done=done, max_bytes=max_bytes)
+            stats.per_row_s.append(time.perf_counter() - t0)
+            results.append(result)
+            if reused:
+                stats.reused += 1
+            else:
+                stats.scored += 1
+                if fh is not None and result["key"] not in done:
+                    fh.write(result_line(result) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                    done[result["key"]] = result
+    finally:
+        if fh is not None:
+            fh.close()
+    if output is not None:
+        atomic_write_lines(output, [result_line(r) for r in results])
+    stats.seconds = time.perf_counter() - start
+    return results, stats
+
+
+def load_tasks_for(manifest: Manifest, anchors_dir: str | None) -> dict[str, Any]:
+    """Load (once) every task a manifest names. A task that fails to load is
+    an anchor defect: :class:`mmverify.tasks.TaskLoadError` propagates."""
+    from .tasks import load_task
+
+    return {tid: load_task(tid, anchors_dir) for tid in sorted({r.task for r in manifest.rows if r.task})}
