@@ -30,22 +30,26 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
     if isinstance(artifact, ArtifactError):
         return Report(task.id, info, None, None, "error", _zero(), error=artifact.as_dict())
 
-    schema_errors = validate_artifact(task.artifact_schema, artifact.data)
-    if schema_errors:
-        first = schema_errors[0]
-        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", _zero(),
-                      error={"code": "schema_violation",
-                             "message": f"{len(schema_errors)} schema violation(s); first: {first.field}: {first.problem}"},
-                      schema_errors=schema_errors)
-
-    from mmverify.scoring.panel import score_panel
-
     gates = None
     if run_gates:
+        # gates are pure and robust to malformed data, so they run before the
+        # schema verdict: an invalid artifact's report still names the gate
         from mmverify.gates import evaluate_gates
 
         gates = evaluate_gates(task, artifact.data)
-    panel = score_panel(task, artifact.data)
+    schema_errors = validate_artifact(task.artifact_schema, artifact.data)
+    if schema_errors:
+        first = schema_errors[0]
+        message = f"{len(schema_errors)} schema violation(s); first: {first.field}: {first.problem}"
+        if gates is not None and gates.hard_failures:
+            message += "; hard gate(s) failed: " + "; ".join(i.headline() for i in gates.hard_failures)
+        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", _zero(),
+                      error={"code": "schema_violation", "message": message},
+                      schema_errors=schema_errors, gates=gates)
+
+    from mmverify.scoring.panel import score_panel
+
+    panel = score_panel(task, artifact.data, gates)
     if gates is not None and gates.hard_failures:
         return Report(task.id, info, artifact.source, artifact.sha256, "infeasible", _zero(),
                       error={"code": "hard_gate_failed",

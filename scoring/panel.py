@@ -16,7 +16,7 @@ from mmverify import paths as P
 from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
 from .kernels import DIRECTIONS, ZERO, kernel_score, normalise_label
-from .rules import RuleApplication, band_width, incomparable
+from .rules import RuleApplication, band_width, incomparable, unwitnessed
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class ItemScore:
 @dataclass(frozen=True)
 class PaperMetricScore:
     paper_id: str
-    status: str                 # scored | missing | not_a_number | not_a_label | excluded | removed
+    status: str                 # scored | missing | not_a_number | not_a_label | unwitnessed | excluded | removed
     anchor: Any                 # decimal/label text, list or mapping of texts (None when excluded)
     band_width: Fraction | None
     r: Fraction | None          # None when the paper does not vote on the metric
@@ -123,15 +123,22 @@ def _item_key(raw: Any) -> str | None:
 
 # ---------------------------------------------------------------- scoring
 
-def score_panel(task, data: Any) -> PanelScore:
-    """Score artifact data against every paper of ``task``'s panel."""
+def score_panel(task, data: Any, gates=None) -> PanelScore:
+    """Score artifact data against every paper of ``task``'s panel.
+
+    ``gates`` (a :class:`mmverify.gates.GateReport` of the same artifact) lets the
+    ``unwitnessed_claim`` rule see hard gates that could not be checked.
+    """
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
     for metric in task.metrics:
         removed = incomparable(task, metric)
         if removed is not None:
             rules.append(removed)
-        result = _score_metric(task, metric, data, removed)
+        claim = unwitnessed(metric, gates) if removed is None else None
+        if claim is not None:
+            rules.append(claim)
+        result = _score_metric(task, metric, data, removed, claim)
         results.append(result)
         for pm in result.per_paper:
             rules.extend(pm.rules)
@@ -153,7 +160,8 @@ def score_panel(task, data: Any) -> PanelScore:
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules))
 
 
-def _score_metric(task, metric, data: Any, removed: RuleApplication | None) -> MetricResult:
+def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
+                  claim: RuleApplication | None = None) -> MetricResult:
     band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
     sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
     if metric.is_list and sample:
@@ -180,7 +188,10 @@ def _score_metric(task, metric, data: Any, removed: RuleApplication | None) -> M
             per_paper.append(PaperMetricScore(paper.paper_id, "removed", _anchor_text_any(anchor), None,
                                               None, reason="incomparable_units", audited=audited))
             continue
-        if metric.is_list:
+        if claim is not None:
+            per_paper.append(PaperMetricScore(paper.paper_id, "unwitnessed", _anchor_text_any(anchor), None,
+                                              ZERO, reason=claim.detail, audited=audited))
+        elif metric.is_list:
             per_paper.append(_score_list(metric, paper.paper_id, anchor, read, audited))
         elif read_status != "ok":
             per_paper.append(PaperMetricScore(paper.paper_id, read_status, _anchor_text(anchor), None, ZERO,

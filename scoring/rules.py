@@ -6,6 +6,10 @@ that made it fire, so a report can be traced back to the rule.
   scales, or that is declared ``comparable: false``, is removed for everyone.
 * ``cardinality_mismatch``: list items beyond the anchor's count are dropped;
   items short of it score 0.
+* ``unwitnessed_claim``: a one-sided metric whose value is present while a hard
+  gate reading that value cannot be checked (another of the gate's inputs is
+  absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
+  the claim must not be sidestepped by leaving its other inputs out.
 """
 from __future__ import annotations
 
@@ -76,4 +80,25 @@ def incomparable(task: "TaskSpec", metric: "MetricSpec") -> RuleApplication | No
         listing = "; ".join(f"{unit!r}: {', '.join(ids)}" for unit, ids in sorted(scales.items()))
         return RuleApplication("incomparable_units", metric.id, None,
                                f"panel values on different unit scales ({listing}); removed for everyone")
+    return None
+
+
+ONE_SIDED = ("higher_is_better", "lower_is_better")
+
+
+def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
+    """The unwitnessed_claim rule for one scalar one-sided metric, or None."""
+    if gates is None or metric.direction not in ONE_SIDED or metric.is_list:
+        return None
+    target = metric.path.text
+    for inst in gates.instances:
+        if not inst.hard or inst.verdict != "gap" or target not in inst.paths:
+            continue
+        if inst.values[inst.paths.index(target)] is None:
+            continue  # the claim itself is absent: the metric scores 0 as missing anyway
+        absent = [p for p, v in zip(inst.paths, inst.values) if v is None]
+        return RuleApplication(
+            "unwitnessed_claim", metric.id, None,
+            f"hard gate {inst.name} reads this value but cannot be checked: "
+            f"{', '.join(absent) or 'an input'} absent; the one-sided claim scores 0")
     return None
