@@ -115,10 +115,16 @@ def _anchor_text(value: Any) -> Any:
 
 
 def _item_key(raw: Any) -> str | None:
+    """Canonical match_by key: numbers (or decimal text) by exact value, so that
+    ``0.90``, ``0.9`` and ``"0.9"`` pair; other text trimmed and case-folded."""
+    if isinstance(raw, bool) or raw is None:
+        return None
+    num = to_fraction(raw)
+    if num is not None:
+        return fraction_text(num)
     if isinstance(raw, str):
         return normalise_label(raw)
-    text = decimal_text(raw)
-    return text
+    return None
 
 
 # ---------------------------------------------------------------- scoring
@@ -261,7 +267,7 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
 
 def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: bool) -> PaperMetricScore:
     if metric.match_by:
-        pairs = [(normalise_label(k), a) for k, a in anchor]
+        pairs = [(_item_key(k), a) for k, a in anchor]
         anchor_text = {k: _anchor_text(a) for k, a in anchor}
     else:
         pairs = [(str(i), a) for i, a in enumerate(anchor)]

@@ -159,3 +159,10 @@ def test_match_by_pairs_items_by_key_not_position():
     s = score_panel(t, d)
     assert s.oeval == 1
     assert [r.rule for r in s.rules] == ["cardinality_mismatch"]
+
+
+def test_match_by_numeric_keys_pair_by_value():
+    t = task([list_metric("level")], [paper("P", {"items": {"0.9": "10", "1.5": "20"}})])
+    d = {"r": {"items": [{"level": F(9, 10), "value": 10}, {"level": "1.50", "value": 20}]}}
+    s = score_panel(t, d)
+    assert s.oeval == 1 and not s.rules
