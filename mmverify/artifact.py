@@ -7,7 +7,9 @@ is treated as hostile input:
 * ``NaN``, ``Infinity`` and ``-Infinity`` are rejected;
 * duplicate object keys are rejected;
 * ``true``/``false`` stay booleans and are never read as numbers;
-* the file size and the nesting depth are capped before and during parsing.
+* the file size is capped before reading; the nesting depth and the number
+  of JSON values are capped by a linear scan before ``json`` builds anything;
+* strings holding a lone UTF-16 surrogate (``"\\ud800"``) are rejected.
 
 Every failure is a :class:`ArtifactError` carrying a machine-readable ``code``
 and a human-readable ``message``; nothing here raises anything else for bad
@@ -19,12 +21,18 @@ import decimal
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 32
+# Upper bound on the JSON values one artifact may hold. The largest oracle has
+# about 1,300; at 250,000 a gate-heavy task still scores in seconds and a few
+# hundred MB, where a 32 MiB file of ``0,`` would otherwise become 16 million
+# Decimals (about 2 GB and 40 s of parsing).
+DEFAULT_MAX_VALUES = 250_000
 # Exponent magnitudes beyond this are rejected: a 10^400 "value" is never a
 # modelling answer, and huge exponents make exact arithmetic arbitrarily slow.
 MAX_DECIMAL_EXPONENT = 300
@@ -63,8 +71,9 @@ def _parse_decimal(text: str) -> Decimal:
         raise ArtifactError("number_too_long", f"number literal of {len(text)} characters is too long")
     value = _DECIMAL_CONTEXT.create_decimal(text)
     if value.is_zero():
-        # "-0" and "-0.0" carry a sign bit; a zero is a zero.
-        value = abs(value)
+        # "-0" and "-0.0" carry a sign bit; a zero is a zero. "0e-999999" is
+        # the plain zero too (its exponent would otherwise reach the reports).
+        value = abs(value) if abs(value.as_tuple().exponent) <= MAX_DECIMAL_EXPONENT else Decimal(0)
     exp = value.adjusted()
     if not value.is_zero() and abs(exp) > MAX_DECIMAL_EXPONENT:
         raise ArtifactError(
@@ -83,31 +92,59 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _depth(text: str, max_depth: int) -> None:
-    """Reject nesting deeper than ``max_depth`` before handing text to json."""
+# A complete JSON string literal (the unrolled form is linear, without backtracking).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# a \uD800-\uDFFF escape: the decoded text may hold a lone surrogate
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _scan(text: str, max_depth: int, max_values: int) -> None:
+    """Reject, before ``json`` builds anything, text with more than ``max_values``
+    values or nesting deeper than ``max_depth``.
+
+    Work and memory are linear in the text and done in C (regular expressions,
+    ``str.count``): string literals are blanked out first, so brackets and
+    commas inside strings do not count. The value count is an upper bound
+    (commas plus opened containers plus one), which is what bounds the memory
+    ``json`` would need for millions of tiny values (``[0,0,0,...]``)."""
+    bare = _STRING.sub("", text)
+    values = bare.count(",") + bare.count("[") + bare.count("{") + 1
+    if values > max_values:
+        raise ArtifactError("too_many_values",
+                            f"artifact holds about {values} JSON values, above the cap of {max_values}")
     depth = 0
-    in_string = False
-    escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for ch in _NOT_BRACKET.sub("", bare):   # at most max_values brackets
+        if ch in "[{":
             depth += 1
             if depth > max_depth:
                 raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
-        elif ch in "]}":
+        else:
             depth -= 1
 
 
+def _check_surrogates(value: Any) -> None:
+    """Reject lone UTF-16 surrogates (``"\\ud800"``): JSON escapes allow them, but
+    they are not text, cannot be written as UTF-8 and would break every report
+    that quotes the value (RFC 7493, I-JSON)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ArtifactError("invalid_unicode",
+                                    "artifact holds a lone UTF-16 surrogate escape (not a character)") from None
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
 def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT_MAX_BYTES,
-                max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
+                max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
     """Parse artifact bytes strictly; raise :class:`ArtifactError` on any defect."""
     if len(raw) > max_bytes:
         raise ArtifactError("too_large", f"artifact is {len(raw)} bytes, above the cap of {max_bytes}")
@@ -117,7 +154,7 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArtifactError("invalid_utf8", f"artifact is not valid UTF-8 (byte {exc.start})") from None
-    _depth(text, max_depth)
+    _scan(text, max_depth, max_values)
     try:
         data = json.loads(
             text,
@@ -136,11 +173,13 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
         raise ArtifactError("malformed_json", f"malformed JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(data)}")
+    if _SURROGATE_ESCAPE.search(text):
+        _check_surrogates(data)
     return Artifact(data=data, source=source, sha256=hashlib.sha256(raw).hexdigest())
 
 
 def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
-               max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
+               max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
     """Read and parse an artifact file; the size cap is checked before reading."""
     name = os.fspath(path)
     try:
@@ -158,7 +197,7 @@ def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYT
         raise ArtifactError("unreadable", f"artifact path is a directory: {name}") from None
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot read artifact {name}: {exc.strerror}") from None
-    return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth)
+    return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth, max_values=max_values)
 
 
 def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
@@ -178,7 +217,10 @@ def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT
 def _convert(value: Any, depth: int, max_depth: int) -> Any:
     if depth > max_depth:
         raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
-    if value is None or isinstance(value, (bool, str)):
+    if isinstance(value, str):
+        _check_surrogates(value)
+        return value
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, (int, float, Decimal)):
         if isinstance(value, float):
@@ -195,6 +237,7 @@ def _convert(value: Any, depth: int, max_depth: int) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise ArtifactError("bad_key", f"object key {k!r} is not a string")
+            _check_surrogates(k)
             out[k] = _convert(v, depth + 1, max_depth)
         return out
     raise ArtifactError("not_json", f"{type(value).__name__} is not a JSON value")
