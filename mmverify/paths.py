@@ -116,21 +116,6 @@ def get(data: Any, path: Path | str) -> Any:
     return cur
 
 
-def items(data: Any, path: Path | str) -> list[Any] | Missing:
-    """For a ``[*]`` path: the list of item values (each possibly Missing)."""
-    if isinstance(path, str):
-        path = parse_path(path)
-    head, tail = path.split()
-    container = get(data, head) if head.segments else data
-    if isinstance(container, Missing):
-        return container
-    if not isinstance(container, list):
-        return Missing(f"field {head.text!r} is not a list")
-    if not tail.segments:
-        return list(container)
-    return [get(item, tail) for item in container]
-
-
 def list_items(data: Any, path: Path | str) -> list[Any] | Missing:
     """The raw item objects of the list a ``[*]`` path points into."""
     if isinstance(path, str):
@@ -142,6 +127,17 @@ def list_items(data: Any, path: Path | str) -> list[Any] | Missing:
     if not isinstance(container, list):
         return Missing(f"field {head.text!r} is not a list")
     return container
+
+
+def items(data: Any, path: Path | str) -> list[Any] | Missing:
+    """For a ``[*]`` path: the list of item values (each possibly Missing)."""
+    if isinstance(path, str):
+        path = parse_path(path)
+    container = list_items(data, path)
+    if isinstance(container, Missing):
+        return container
+    _, tail = path.split()
+    return [get(item, tail) for item in container] if tail.segments else list(container)
 
 
 def concrete(path: Path | str, index: int) -> str:
