@@ -1,0 +1,469 @@
+"""The mutation suite: proof that the checking pipeline cannot be fooled.
+
+Each operator changes ONE theorem of a generated obligation file, in a way a
+broken generator or a hostile hand could: a false statement (the kernel must
+reject it) or a true statement with a cheating proof (the axiom audit must
+reject it). A mutant counts as
+
+* **killed** — it parses and elaborates as far as the statement goes, and then
+  the kernel rejects the proof or the audit rejects its axioms;
+* **stillborn** — it does not parse, or its statement does not elaborate
+  (a junk mutant proves nothing about the checker and is NOT counted killed);
+* **survived** — Lean accepts it with a clean audit (a hole in the pipeline).
+
+Stillbirth is detected with a probe: the mutated statement is stated again in
+a separate namespace with the proof ``sorry``; if that probe does not
+elaborate, or the mutant's own error is a parse error, the mutant is stillborn.
+
+Operators are found by name in :data:`OPERATORS`; each carries a worked
+example (its statement before and after), and the test suite pins its
+behaviour on a generated file as golden text. Site selection is
+deterministic: the first theorem (file order) and the first site (statement
+order) where the operator applies and — for statement mutants — where the
+mutated statement is false by exact evaluation in Python.
+
+The ``native_decide`` operator is spelled for the target Lean: ``native_decide``
+in current Lean 4, ``nativeDecide`` in 2021-era pre-releases; the suite probes
+which spelling the toolchain parses before it builds that mutant.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
+
+from . import syntax as S
+from .syntax import Lit, Prop, Rel
+
+MUTANT_AXIOM = "mm_mutant_axiom"
+KERNEL, AUDIT = "kernel", "audit"
+KILLED, STILLBORN, SURVIVED = "killed", "stillborn", "survived"
+
+_THEOREM = re.compile(r"^theorem ([A-Za-z_][A-Za-z0-9_]*) : (.+) := by decide$")
+_FORM = re.compile(r"^/-- gate \S+ \((\w+), level")
+
+
+@dataclass(frozen=True)
+class Site:
+    """One theorem of a file: where it is, its statement and the gate form."""
+
+    line_no: int          # 0-based index of the theorem line
+    name: str
+    statement: Prop
+    form: str | None
+
+
+def theorems(text: str) -> list[Site]:
+    lines = text.split("\n")
+    out = []
+    form = None
+    for i, line in enumerate(lines):
+        fm = _FORM.match(line)
+        if fm:
+            form = fm.group(1)
+        m = _THEOREM.match(line)
+        if m:
+            try:
+                stmt = S.parse_prop(m.group(2))
+            except S.ParseError:
+                form = None
+                continue
+            out.append(Site(i, m.group(1), stmt, form))
+            form = None
+    return out
+
+
+@dataclass(frozen=True)
+class Mutant:
+    operator: str
+    target: str           # short theorem name
+    text: str             # the whole mutated file
+    before: str           # the original theorem line
+    after: str            # the mutated line(s)
+    expect: str           # KERNEL or AUDIT: which layer must reject it
+    label: str = ""       # which file
+
+
+def _replace_line(text: str, line_no: int, new_lines: Sequence[str]) -> str:
+    lines = text.split("\n")
+    return "\n".join(lines[:line_no] + list(new_lines) + lines[line_no + 1:])
+
+
+# ------------------------------------------------------------- AST rewriting
+
+Path = tuple  # a path of child indices into a Prop/Term tree
+
+
+def _children(node) -> list:
+    if isinstance(node, Rel):
+        return [node.left, node.right]
+    if isinstance(node, S.Not):
+        return [node.body]
+    if isinstance(node, (S.And, S.Or)):
+        return list(node.parts)
+    if isinstance(node, S.Add):
+        return list(node.terms)
+    if isinstance(node, S.Mul):
+        return list(node.factors)
+    if isinstance(node, S.Sub):
+        return [node.left, node.right]
+    return []
+
+
+def _rebuild(node, kids: list):
+    if isinstance(node, Rel):
+        return Rel(node.op, kids[0], kids[1])
+    if isinstance(node, S.Not):
+        return S.Not(kids[0])
+    if isinstance(node, S.And):
+        return S.And(tuple(kids))
+    if isinstance(node, S.Or):
+        return S.Or(tuple(kids))
+    if isinstance(node, S.Add):
+        return S.Add(tuple(kids))
+    if isinstance(node, S.Mul):
+        return S.Mul(tuple(kids))
+    if isinstance(node, S.Sub):
+        return S.Sub(kids[0], kids[1])
+    return node
+
+
+def walk(node, path: Path = ()) -> Iterator[tuple[Path, object]]:
+    yield path, node
+    for i, k in enumerate(_children(node)):
+        yield from walk(k, path + (i,))
+
+
+def replace_at(node, path: Path, new):
+    if not path:
+        return new
+    kids = _children(node)
+    kids[path[0]] = replace_at(kids[path[0]], path[1:], new)
+    return _rebuild(node, kids)
+
+
+def get_at(node, path: Path):
+    for i in path:
+        node = _children(node)[i]
+    return node
+
+
+# ------------------------------------------------------------------ operators
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    summary: str
+    expect: str
+    example: tuple[str, str]     # (statement before, statement after)
+    mutate: Callable[[Site], list[Prop]] | None = None   # statement mutants, in site order
+    proof: Callable[[Site, str], list[str]] | None = None  # replacement lines (proof mutants)
+
+    def candidates(self, site: Site) -> list[Prop]:
+        return self.mutate(site) if self.mutate else []
+
+
+def _flip(site: Site) -> list[Prop]:
+    out = []
+    for path, node in walk(site.statement):
+        if isinstance(node, Rel):
+            new = {"≤": Rel("<", node.right, node.left), "<": Rel("≤", node.right, node.left),
+                   "=": Rel("<", node.left, node.right)}[node.op]
+            out.append(replace_at(site.statement, path, new))
+    return out
+
+
+def _swap(site: Site) -> list[Prop]:
+    return [replace_at(site.statement, path, Rel(node.op, node.right, node.left))
+            for path, node in walk(site.statement) if isinstance(node, Rel)]
+
+
+def _shift(site: Site) -> list[Prop]:
+    out = []
+    for path, node in walk(site.statement):
+        if not isinstance(node, Rel):
+            continue
+        l, r = node.left, node.right
+        # the literal on the larger side moves down across the bound, then the other way
+        if isinstance(r, Lit):
+            v = S.eval_term(l) - (1 if node.op == "≤" else 0) if node.op != "=" else S.eval_term(l) + 1
+            if r.ty == S.INT or v >= 0:
+                out.append(replace_at(site.statement, path + (1,), Lit(v, r.ty)))
+        if isinstance(l, Lit):
+            v = S.eval_term(r) + (1 if node.op in ("≤", "=") else 0)
+            out.append(replace_at(site.statement, path + (0,), Lit(v, l.ty)))
+    return out
+
+
+def _drop_scale(site: Site) -> list[Prop]:
+    out = []
+    for path, node in walk(site.statement):
+        if isinstance(node, S.Mul):
+            for i, f in enumerate(node.factors):
+                if isinstance(f, Lit) and f.value >= 10 and _power_of_ten(f.value):
+                    rest = node.factors[:i] + node.factors[i + 1:]
+                    out.append(replace_at(site.statement, path, S.product(list(rest))))
+    return out
+
+
+def _power_of_ten(v: int) -> bool:
+    while v % 10 == 0 and v > 1:
+        v //= 10
+    return v == 1
+
+
+def _partition_total(site: Site) -> list[Prop]:
+    if site.form != "partition_sum":
+        return []
+    out = []
+    rels = [(p, n) for p, n in walk(site.statement) if isinstance(n, Rel)]
+    totals = []
+    for _, n in rels:
+        for side, other in ((n.right, n.left), (n.left, n.right)):
+            if isinstance(side, Lit) and side.value not in [t for t, _ in totals]:
+                totals.append((side.value, S.eval_term(other)))
+    for t, other_value in totals:
+        for new in (t + 1, t - 1, other_value, other_value + 1):
+            if new == t or new < 0:
+                continue
+            stmt = site.statement
+            for path, node in list(walk(stmt)):
+                if isinstance(node, Lit) and node.value == t and _is_total_position(stmt, path):
+                    stmt = replace_at(stmt, path, Lit(new, node.ty))
+            out.append(stmt)
+    return out
+
+
+def _is_total_position(stmt: Prop, path: Path) -> bool:
+    """A literal that is a whole relation side, or the first summand of a 2-term side."""
+    parent = get_at(stmt, path[:-1]) if path else None
+    if isinstance(parent, Rel):
+        return True
+    if isinstance(parent, S.Add) and path[-1] == 0 and len(parent.terms) == 2:
+        grand = get_at(stmt, path[:-2])
+        return isinstance(grand, Rel)
+    return False
+
+
+def _remove_member(site: Site) -> list[Prop]:
+    if site.form != "finite_domain" or not isinstance(site.statement, S.Or):
+        return []
+    out = []
+    parts = site.statement.parts
+    for i, p in enumerate(parts):
+        if S.eval_prop(p):
+            rest = parts[:i] + parts[i + 1:]
+            if rest:
+                out.append(S.disj(list(rest)))
+    return out
+
+
+def _negate(site: Site) -> list[Prop]:
+    return [] if isinstance(site.statement, S.Not) else [S.Not(site.statement)]
+
+
+def _unnegate(site: Site) -> list[Prop]:
+    return [site.statement.body] if isinstance(site.statement, S.Not) else []
+
+
+def _sorry(site: Site, spelling: str) -> list[str]:
+    return [f"theorem {site.name} : {S.print_prop(site.statement)} := sorry"]
+
+
+def _native(site: Site, spelling: str) -> list[str]:
+    return [f"theorem {site.name} : {S.print_prop(site.statement)} := by {spelling}"]
+
+
+def _axiom(site: Site, spelling: str) -> list[str]:
+    false_stmt = S.Not(site.statement)
+    return [f"axiom {MUTANT_AXIOM} : False",
+            f"theorem {site.name} : {S.print_prop(false_stmt)} := False.elim {MUTANT_AXIOM}"]
+
+
+OPERATORS: tuple[Operator, ...] = (
+    Operator("flip_relation", "reverse a relation: a ≤ b becomes b < a (a < b: b ≤ a; a = b: a < b)", KERNEL,
+             ("1246266 * 1604793 ≤ 2 * 1000000 * 1000000", "2 * 1000000 * 1000000 < 1246266 * 1604793"),
+             mutate=_flip),
+    Operator("shift_literal", "move a scaled literal one unit across the bound", KERNEL,
+             ("30 ≤ 40", "30 ≤ 29"), mutate=_shift),
+    Operator("drop_scale_factor", "drop one 10^d scale factor from a product", KERNEL,
+             ("1246266 * 1604793 ≤ 2 * 1000000 * 1000000", "1246266 * 1604793 ≤ 2 * 1000000"),
+             mutate=_drop_scale),
+    Operator("swap_operands", "swap the two sides of a relation", KERNEL,
+             ("30 ≤ 40", "40 ≤ 30"), mutate=_swap),
+    Operator("change_partition_total", "change the total of a partition sum", KERNEL,
+             ("25 + 75 = 100", "25 + 75 = 101"), mutate=_partition_total),
+    Operator("remove_domain_member", "remove the matching member from a finite domain", KERNEL,
+             ("2 = 1 ∨ 2 = 2 ∨ 2 = 3", "2 = 1 ∨ 2 = 3"), mutate=_remove_member),
+    Operator("negate_true_statement", "state the negation of a true claim", KERNEL,
+             ("30 ≤ 40", "¬ (30 ≤ 40)"), mutate=_negate),
+    Operator("unnegate_violation", "drop the ¬ of a confirmed violation (the infeasible value 'passes')", KERNEL,
+             ("¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000)", "1406276 * 1604793 ≤ 2 * 1000000 * 1000000"),
+             mutate=_unnegate),
+    Operator("proof_sorry", "replace the proof by sorry", AUDIT,
+             (":= by decide", ":= sorry"), proof=_sorry),
+    Operator("proof_native_decide", "replace the proof by native_decide (nativeDecide before 2022)", AUDIT,
+             (":= by decide", ":= by native_decide"), proof=_native),
+    Operator("axiom_proof", "add `axiom … : False` and prove the (false) negation with it", AUDIT,
+             (":= by decide", f"axiom {MUTANT_AXIOM} : False … := False.elim {MUTANT_AXIOM}"), proof=_axiom),
+)
+
+
+def operator(name: str) -> Operator:
+    for op in OPERATORS:
+        if op.name == name:
+            return op
+    raise KeyError(name)
+
+
+def apply(op: Operator, text: str, label: str = "", spelling: str = "native_decide") -> Mutant | None:
+    """The first mutant of ``op`` on ``text`` (None when the operator does not apply)."""
+    lines = text.split("\n")
+    for site in theorems(text):
+        before = lines[site.line_no]
+        if op.proof is not None:
+            new_lines = op.proof(site, spelling)
+        else:
+            new_lines = None
+            for cand in op.candidates(site):
+                if cand == site.statement:
+                    continue
+                if not S.eval_prop(cand):
+                    new_lines = [f"theorem {site.name} : {S.print_prop(cand)} := by decide"]
+                    break
+            if new_lines is None:
+                continue
+        return Mutant(op.name, site.name, _replace_line(text, site.line_no, new_lines), before,
+                      "\n".join(new_lines), op.expect, label)
+    return None
+
+
+def mutants(texts: Sequence[tuple[str, str]], spelling: str = "native_decide",
+            operators: Sequence[Operator] = OPERATORS) -> list[Mutant | tuple[str, None]]:
+    """For each operator, its first mutant over the files (label, text) in order."""
+    out: list = []
+    for op in operators:
+        found = None
+        for label, text in texts:
+            found = apply(op, text, label, spelling)
+            if found:
+                break
+        out.append(found if found else (op.name, None))
+    return out
+
+
+# -------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class MutantOutcome:
+    mutant: Mutant
+    outcome: str                    # KILLED / STILLBORN / SURVIVED
+    rejected_by: str | None         # kernel / audit when killed
+    detail: str = ""
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        m = self.mutant
+        return {"operator": m.operator, "file": m.label, "theorem": m.target, "before": m.before,
+                "after": m.after, "expected_rejection": m.expect, "outcome": self.outcome,
+                "rejected_by": self.rejected_by, "detail": self.detail, "seconds": round(self.seconds, 3)}
+
+
+PROBE_NS = "MMVerifyMutantProbe"
+
+
+def probe_text(m: Mutant) -> str:
+    """The mutated statement again, proved by ``sorry``, in its own namespace."""
+    stmt = re.match(r"^theorem \S+ : (.+) := ", m.after.split("\n")[-1])
+    body = stmt.group(1) if stmt else "True"
+    return f"\nnamespace {PROBE_NS}\ntheorem probe : {body} := sorry\nend {PROBE_NS}\n"
+
+
+def native_spelling(toolchain=None) -> str:
+    """``native_decide`` or ``nativeDecide``: whichever the toolchain parses."""
+    from . import runner
+
+    text = ("theorem mm_spelling_a : 1 = 1 := by native_decide\n"
+            "theorem mm_spelling_b : 1 = 1 := by nativeDecide\n")
+    res = runner.check_text(text, toolchain)
+    a, b = res.results.get("mm_spelling_a"), res.results.get("mm_spelling_b")
+    if a is not None and not a.errors:
+        return "native_decide"
+    if b is not None and not b.errors:
+        return "nativeDecide"
+    return "native_decide"
+
+
+def judge(m: Mutant, toolchain=None, version: str | None = None) -> MutantOutcome:
+    """Run one mutant (plus its stillbirth probe) through Lean and classify it."""
+    from . import runner
+
+    text = m.text if m.text.endswith("\n") else m.text + "\n"
+    res = runner.check_text(text + probe_text(m), toolchain, version=version)
+    target = next((r for n, r in res.results.items() if n.split(".")[-1] == m.target
+                   and not n.startswith(PROBE_NS)), None)
+    probe = res.results.get(f"{PROBE_NS}.probe")
+    if target is None:
+        return MutantOutcome(m, STILLBORN, None, "the mutated theorem was not found in Lean's output", res.seconds)
+    if res.stray_errors or probe is None or probe.errors or target.parse_error:
+        why = (list(res.stray_errors) + list(probe.errors if probe else ["probe missing"])
+               + (list(target.errors) if target.parse_error else []))
+        return MutantOutcome(m, STILLBORN, None, "; ".join(why)[:500], res.seconds)
+    if target.status == runner.FAILED:
+        return MutantOutcome(m, KILLED, KERNEL, "; ".join(target.errors)[:500], res.seconds)
+    if target.status == runner.AUDIT_FAILED:
+        ax = ", ".join(target.axioms) if target.axioms is not None else "no audit line"
+        return MutantOutcome(m, KILLED, AUDIT, f"axioms: {ax}", res.seconds)
+    return MutantOutcome(m, SURVIVED, None, f"accepted; axioms: {', '.join(target.axioms or ())}", res.seconds)
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    outcomes: tuple[MutantOutcome, ...]
+    not_applicable: tuple[str, ...]
+    version: str
+    spelling: str
+    seconds: float
+
+    @property
+    def killed(self) -> int:
+        return sum(1 for o in self.outcomes if o.outcome == KILLED)
+
+    @property
+    def stillborn(self) -> int:
+        return sum(1 for o in self.outcomes if o.outcome == STILLBORN)
+
+    @property
+    def survived(self) -> int:
+        return sum(1 for o in self.outcomes if o.outcome == SURVIVED)
+
+    @property
+    def total(self) -> int:
+        return len(self.outcomes)
+
+    def as_dict(self) -> dict:
+        return {"lean_version": self.version, "native_decide_spelling": self.spelling,
+                "killed": self.killed, "stillborn": self.stillborn, "survived": self.survived,
+                "total": self.total, "not_applicable": list(self.not_applicable),
+                "seconds": round(self.seconds, 3), "mutants": [o.as_dict() for o in self.outcomes]}
+
+
+def run_suite(texts: Sequence[tuple[str, str]], toolchain=None,
+              operators: Sequence[Operator] = OPERATORS) -> SuiteResult:
+    import time
+
+    from . import runner
+
+    toolchain = toolchain or runner.find_lean()
+    version = toolchain.version()
+    t0 = time.perf_counter()
+    spelling = native_spelling(toolchain)
+    outcomes, missing = [], []
+    for item in mutants(texts, spelling, operators):
+        if isinstance(item, tuple):
+            missing.append(item[0])
+            continue
+        outcomes.append(judge(item, toolchain, version))
+    return SuiteResult(tuple(outcomes), tuple(missing), version, spelling, time.perf_counter() - t0)

@@ -1,0 +1,103 @@
+"""The emitted Lean subset: printer and parser agree, evaluation is exact, typing rules hold."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mmverify.lean_gen import syntax as S
+from mmverify.lean_gen.syntax import INT, NAT, Lit, Rel
+
+
+def terms(ty: str):
+    lit = (st.integers(0, 10**12) if ty == NAT else st.integers(-10**12, 10**12)).map(lambda v: Lit(v, ty))
+
+    def extend(children):
+        add = st.lists(children, min_size=2, max_size=4).map(S.total)
+        mul = st.lists(children, min_size=2, max_size=4).map(S.product)
+        out = add | mul
+        if ty == INT:
+            out = out | st.tuples(children, children).map(lambda p: S.Sub(*p))
+        return out
+
+    return st.recursive(lit, extend, max_leaves=8)
+
+
+def rels(ty: str):
+    return st.tuples(st.sampled_from(S.REL_OPS), terms(ty), terms(ty)).map(lambda t: Rel(*t))
+
+
+def props():
+    base = st.sampled_from([NAT, INT]).flatmap(rels)
+    return st.recursive(base, lambda ch: (
+        st.lists(ch, min_size=2, max_size=3).map(S.conj)
+        | st.lists(ch, min_size=2, max_size=3).map(S.disj)
+        | ch.map(S.Not)), max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(props())
+def test_print_parse_round_trip(p):
+    text = S.print_prop(p)
+    back = S.parse_prop(text)
+    assert S.print_prop(back) == text
+    assert back == p
+    assert S.eval_prop(back) == S.eval_prop(p)
+
+
+@settings(max_examples=100, deadline=None)
+@given(terms(INT))
+def test_eval_matches_python_arithmetic(t):
+    # an independent evaluation through Python's own parser of the printed text
+    text = S.print_term(t).replace(" : Int)", ")")
+    assert eval(text, {"__builtins__": {}}) == S.eval_term(t)  # noqa: S307 - digits and + - * ( ) only
+
+
+def test_examples():
+    p = S.parse_prop("1246266 * 1604793 ≤ 2 * 1000000 * 1000000")
+    assert S.eval_prop(p) is True
+    q = S.parse_prop("¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000)")
+    assert S.eval_prop(q) is True
+    assert isinstance(q, S.Not)
+
+
+def test_negative_literals_are_ascribed_int():
+    assert S.print_term(Lit(-3, INT)) == "(-3 : Int)"
+    assert S.print_term(Lit(3, INT)) == "(3 : Int)"
+    with pytest.raises(ValueError):
+        Lit(-1, NAT)
+    with pytest.raises(TypeError):
+        Lit(True)  # a boolean is not a literal
+
+
+@pytest.mark.parametrize("text", [
+    "1 ≤ 2 ∧",                       # dangling connective
+    "1 ≥ 2",                         # ≥ is outside the subset
+    "¬ 1 ≤ 2",                       # negation always takes parentheses
+    "(1 ≤ 2)",                       # a parenthesised single relation is never emitted
+    "(1 : Nat) ≤ 2",                 # only Int ascriptions
+    "(-0 : Int) ≤ (1 : Int)",        # no negative zero
+    "01 ≤ 2",                        # leading zero
+    "x ≤ 2",                         # identifiers are not terms
+    "1 ≤ 2 := by decide",
+    "1 - 2 + 3 = 2",                 # ambiguous without parentheses
+    "1 / 2 = 0",
+    "2 ^ 3 = 8",
+])
+def test_parser_rejects_outside_subset(text):
+    with pytest.raises(S.ParseError):
+        S.parse_prop(text)
+
+
+def test_type_rules():
+    assert S.check_types(S.parse_prop("(1 : Int) ≤ 2")) != []          # mixed
+    assert S.check_types(S.parse_prop("3 - 2 ≤ 5")) != []              # Nat subtraction truncates
+    assert S.check_types(S.parse_prop("(3 : Int) - (2 : Int) ≤ (5 : Int)")) == []
+    assert S.check_types(S.parse_prop("3 * 2 ≤ 5 + 1 ∧ (1 : Int) < (2 : Int)")) == []
+
+
+def test_flattening_constructors():
+    a, b, c = Lit(1), Lit(2), Lit(3)
+    assert S.product([S.product([a, b]), c]) == S.Mul((a, b, c))
+    assert S.total([a, S.total([b, c])]) == S.Add((a, b, c))
+    assert S.product([a]) == a and S.total([a]) == a and S.conj([Rel("=", a, a)]) == Rel("=", a, a)
