@@ -25,22 +25,50 @@ from .common import anchors_option, format_option, task_errors
 @click.option("--fail-under", type=click.FloatRange(0, 1), default=None,
               help="exit 1 when an O-EVAL is below this value")
 @click.option("--no-gates", is_flag=True, help="closeness only: skip the feasibility gates (diagnostic)")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="write one JSON line per artifact to this file, fsynced per line; an existing file "
+                   "is resumed (artifacts already scored, same path and bytes, are skipped)")
+@click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
 @task_errors
-def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates):
+def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
-    line (JSON Lines), in the order given.
+    line (JSON Lines), in the order given. With --output FILE.jsonl the reports
+    go to FILE (one line per artifact, resumable; see mmverify.batch) and a
+    summary to stderr.
     """
-    from mmverify.evaluate import TaskNotInferred, score_path
+    from mmverify.batch import score_one
+    from mmverify.evaluate import TaskNotInferred
     from mmverify.report import dumps_line, render
 
+    if timeout_s is not None:
+        from mmverify.batch import time_cap_available
+
+        if not time_cap_available():  # pragma: no cover - POSIX main thread in practice
+            click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
+                       err=True)
+    if output is not None:
+        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under))
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
     for path in artifacts:
         try:
-            report = score_path(path, task_id, anchors_dir, run_gates=not no_gates)
+            # score_one never raises for what the artifact holds: an engine
+            # error or the time cap becomes an error row for this artifact
+            outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
+                                timeout_s=timeout_s, fingerprint="")
+            if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
+                raise TaskNotInferred(path)
+            if outcome.report is None:
+                row = {k: v for k, v in outcome.row.items() if k != "batch"}
+                click.echo(dumps_line(row) if fmt == "json" else
+                           f"{path}: error: {row['error']['code']}: {row['error']['message']}\n")
+                worst = max(worst, EXIT_VERDICT)
+                continue
+            report = outcome.report
         except TaskNotInferred as exc:
             if not many:
                 raise
@@ -61,3 +89,36 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates):
             click.echo(f"{path}: O-EVAL below --fail-under {fail_under}", err=True)
             worst = max(worst, EXIT_VERDICT)
     sys.exit(worst)
+
+
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under) -> int:
+    """``--output``: every artifact into one JSON Lines file; returns the exit code."""
+    from mmverify.batch import run_batch
+
+    worst = EXIT_OK
+    below = 0
+    outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
+                                timeout_s=timeout_s)
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        status = o.row.get("status")
+        code = (o.row.get("error") or {}).get("code")
+        counts[status] = counts.get(status, 0) + 1
+        if code == "task_not_inferred":
+            worst = max(worst, EXIT_NO_TASK)
+        elif status not in ("scored", "not_scored"):
+            worst = max(worst, EXIT_VERDICT)
+        elif fail_under is not None and (o.row.get("oeval") is None or o.row["oeval"] < fail_under):
+            below += 1
+            worst = max(worst, EXIT_VERDICT)
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    click.echo(f"{len(outcomes)} row(s) in {output} ({stats.scored} scored now, {stats.reused} reused"
+               + (f", {stats.dropped_lines} torn/unreadable line(s) dropped and redone" if stats.dropped_lines else "")
+               + (f", {stats.stale_rows} row(s) of other inputs not kept" if stats.stale_rows else "")
+               + f"): {summary or 'nothing'}", err=True)
+    if stats.duplicates:
+        click.echo(f"note: {len(stats.duplicates)} artifact(s) given more than once, scored once: "
+                   + ", ".join(stats.duplicates[:5]), err=True)
+    if below:
+        click.echo(f"{below} artifact(s) with O-EVAL below --fail-under {fail_under}", err=True)
+    return worst

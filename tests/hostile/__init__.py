@@ -384,3 +384,43 @@ def leaf_documents(task, full: bool = False, budget: int = 120
             body = template.replace(_HOLE, PAYLOADS[pname]).encode("utf-8")
             docs.append((name, body, PARSER_CODES.get(pname), segs, pname))
     return docs
+
+
+# ---------------------------------------------------------------- batch inputs
+
+def perturbed(data: Any, i: int) -> Any:
+    """A deterministic variant ``i`` of parsed data: numbers scaled, or one
+    leaf made hostile, or left as it is."""
+    kind = i % 5
+    if kind == 0:
+        return data
+    if kind in (1, 2):
+        factor = Decimal(1) + Decimal((i % 11) - 5) / Decimal(20)
+        return map_leaves(data, _number_leaf(lambda v: Raw(str(v * factor))))
+    if kind == 3:
+        spots = [p for p, v in leaves(data) if isinstance(v, Decimal)]
+        if spots:
+            set_at(data, spots[i % len(spots)], Raw(list(PAYLOADS.values())[i % len(PAYLOADS)]))
+        return data
+    return map_containers(data, lambda c: c[:1] if isinstance(c, list) else c)
+
+
+def write_batch_inputs(folder: str, n: int, tasks) -> list[str]:
+    """``n`` artifact files named ``<task-id>_run<i>.json`` (the task is
+    inferred from the name), cycling through ``tasks``, each a perturbed oracle;
+    every 23rd is a file whose task cannot be told, every 29th is not JSON."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for i in range(n):
+        task = tasks[i % len(tasks)]
+        if i % 23 == 22:
+            name, body = f"anonymous_{i}.json", b"{}"
+        elif i % 29 == 28:
+            name, body = f"{task.id}_run{i}.json", oracle_bytes(task.directory)[: 50 + i]
+        else:
+            name, body = f"{task.id}_run{i}.json", dump(perturbed(oracle_data(task.directory), i)).encode("utf-8")
+        path = os.path.join(folder, name)
+        with open(path, "wb") as fh:
+            fh.write(body)
+        paths.append(path)
+    return paths
