@@ -316,14 +316,27 @@ def _key(*parts: Any) -> str:
     return json.dumps(list(parts), separators=(",", ":"), ensure_ascii=True)
 
 
+def engine_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("mmverify")
+    except Exception:  # not installed (source tree on sys.path)
+        return "unknown"
+
+
+_ENGINE = engine_version()
+
+
 def row_key(row: ManifestRow, sha256: str | None, fingerprint: str | None, run_gates: bool) -> str:
     """Identity of a result: (entry, task, seed, artifact sha256) plus the task's
-    fingerprint and whether gates ran; error rows are keyed by line and text."""
+    fingerprint, whether gates ran and the mmverify version; error rows are keyed
+    by line and text."""
     if row.duplicate_of is not None:
         return _key("duplicate", row.line, row.text_sha256)
     if row.problems:
         return _key("malformed", row.line, row.text_sha256)
-    return _key("cell", row.entry, row.task, row.seed, sha256, fingerprint, run_gates)
+    return _key("cell", row.entry, row.task, row.seed, sha256, fingerprint, run_gates, _ENGINE)
 
 
 def _error_result(row: ManifestRow, code: str, message: str, *, sha256=None, fingerprint=None,
@@ -435,9 +448,15 @@ def result_line(result: Mapping[str, Any]) -> str:
     return json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+# error codes that say nothing about the artifact itself: retried on resume
+RETRIED = frozenset({"timeout", "internal_error"})
+
+
 def load_done(path: str) -> tuple[dict[str, dict[str, Any]], int]:
     """Results already in an output file, by key. A torn last line (a batch
-    killed mid-write) or any unreadable line is ignored; returns (done, ignored)."""
+    killed mid-write) or any unreadable line is ignored, and rows that timed
+    out or hit an internal error are left out so that they are tried again;
+    returns (done, ignored lines)."""
     done: dict[str, dict[str, Any]] = {}
     ignored = 0
     try:
@@ -460,6 +479,8 @@ def load_done(path: str) -> tuple[dict[str, dict[str, Any]], int]:
             ignored += 1
             continue
         if isinstance(obj, dict) and obj.get("schema_version") == ROW_SCHEMA and isinstance(obj.get("key"), str):
+            if (obj.get("error") or {}).get("code") in RETRIED:
+                continue      # transient: scored again on resume
             done[obj["key"]] = obj
         else:
             ignored += 1

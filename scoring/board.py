@@ -311,6 +311,8 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
 
 def significance_statement(board: Board) -> str:
     """A plain sentence on which adjacent rank differences are not significant."""
+    if not board.headline_tasks:
+        return "No scorable headline task: nothing to rank."
     if not board.differences:
         return "Only one entry: no rank differences to test."
     if any(d.ci is None for d in board.differences):
