@@ -92,8 +92,14 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-# A complete JSON string literal (the unrolled form is linear, without backtracking).
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# String literals are blanked in two linear passes: escape pairs first (a
+# backslash only occurs inside strings in valid JSON), then quote-to-quote
+# runs, an unterminated one running to the end of the text. Every match
+# succeeds where it starts, so no position is scanned twice (a single pattern
+# for escaped strings fails and restarts at every escaped quote of an
+# unterminated '"\\"\\"\\"...': quadratic).
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*(?:"|\Z)')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 # a \uD800-\uDFFF escape: the decoded text may hold a lone surrogate
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -108,13 +114,16 @@ def _scan(text: str, max_depth: int, max_values: int) -> None:
     commas inside strings do not count. The value count is an upper bound
     (commas plus opened containers plus one), which is what bounds the memory
     ``json`` would need for millions of tiny values (``[0,0,0,...]``)."""
-    bare = _STRING.sub("", text)
-    values = bare.count(",") + bare.count("[") + bare.count("{") + 1
+    bare = _STRING.sub("", _ESCAPE.sub("", text) if "\\" in text else text)
+    openers = bare.count("[") + bare.count("{")
+    values = bare.count(",") + openers + 1
     if values > max_values:
         raise ArtifactError("too_many_values",
                             f"artifact holds about {values} JSON values, above the cap of {max_values}")
+    if bare.count("]") + bare.count("}") > openers:
+        return   # more closers than openers: malformed, and json says where
     depth = 0
-    for ch in _NOT_BRACKET.sub("", bare):   # at most max_values brackets
+    for ch in _NOT_BRACKET.sub("", bare):   # at most 2 * max_values brackets
         if ch in "[{":
             depth += 1
             if depth > max_depth:
