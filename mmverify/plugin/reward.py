@@ -1,0 +1,139 @@
+"""The score as a reward: ``mmverify.reward(task_id, artifact)`` and a batch form.
+
+A reward is the task's O-EVAL as a float in [0, 1], after the schema check and
+the hard gates (an invalid, infeasible, unreadable or missing artifact gets
+0.0, as does one no panel paper can vote on). These functions are thin: they
+coerce the artifact, load the task and call :func:`mmverify.evaluate.score_artifact`,
+the same pipeline ``mmverify score`` runs, so a reward always equals the
+``oeval`` of the full report.
+
+Errors in the *artifact* are verdicts (reward 0.0). Errors in the *call* are
+raised: an unknown task id or a broken anchors folder raises
+:class:`mmverify.tasks.TaskLoadError`, an artifact of an unsupported Python type
+raises :class:`TypeError`.
+
+Process safety: nothing here keeps mutable module state of its own. The only
+caches are the per-process ``lru_cache`` of loaded tasks and the validator and
+compiled-gate caches of the core, which hold immutable values. ``reward_batch``
+with ``processes=N`` starts its own worker pool; each worker loads each task it
+is sent once.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Sequence
+
+from mmverify.artifact import Artifact, ArtifactError, from_python, parse_bytes, parse_file
+
+ArtifactLike = Any  # str | os.PathLike | bytes | bytearray | dict | Artifact | ArtifactError | None
+
+
+def coerce_artifact(artifact: ArtifactLike, *, source: str | None = None) -> Artifact | ArtifactError | None:
+    """Turn a path, bytes, a parsed-JSON dict or an :class:`Artifact` into what
+    the pipeline takes, without raising on bad *content*.
+
+    * ``str`` / ``os.PathLike``: a file path (read with the strict parser; a
+      missing file is ``missing_artifact``). A ``str`` is never JSON text: pass
+      ``text.encode()`` for that.
+    * ``bytes`` / ``bytearray``: JSON text, parsed strictly.
+    * ``dict``: a Python object, converted by :func:`mmverify.artifact.from_python`
+      (floats become the decimal of their shortest repr, NaN is rejected).
+    * ``None``: no artifact (``missing``).
+    """
+    try:
+        if artifact is None or isinstance(artifact, (Artifact, ArtifactError)):
+            return artifact
+        if isinstance(artifact, (bytes, bytearray, memoryview)):
+            return parse_bytes(bytes(artifact), source=source or "<bytes>")
+        if isinstance(artifact, (str, os.PathLike)):
+            return parse_file(artifact)
+        if isinstance(artifact, dict):
+            return from_python(artifact, source=source or "<object>")
+    except ArtifactError as exc:
+        return exc
+    raise TypeError(f"an artifact is a path, bytes or a dict, not {type(artifact).__name__}")
+
+
+def score(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None):
+    """The full :class:`mmverify.report.Report` of one artifact (``task_id`` may
+    also be a loaded :class:`mmverify.tasks.TaskSpec`)."""
+    from mmverify.evaluate import score_artifact
+    from mmverify.tasks import TaskSpec, load_task
+
+    task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
+    return score_artifact(task, coerce_artifact(artifact))
+
+
+def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None) -> float:
+    """O-EVAL of ``artifact`` on ``task_id`` as a float in [0, 1] (gate-zeroed).
+
+    ``artifact`` is a path, bytes, or a Python dict (see :func:`coerce_artifact`).
+    """
+    return score(task_id, artifact, anchors_dir).reward
+
+
+# --------------------------------------------------------------------- batch
+
+def _score_group(job: tuple[str, str | None, list[tuple[int, ArtifactLike]]]) -> list[tuple[int, float]]:
+    """Worker: one task, many artifacts. The task is loaded once for the group."""
+    from mmverify.evaluate import score_artifact
+    from mmverify.tasks import load_task
+
+    task_id, anchors_dir, items = job
+    task = load_task(task_id, anchors_dir)
+    return [(i, score_artifact(task, coerce_artifact(a)).reward) for i, a in items]
+
+
+def _groups(pairs: Sequence[tuple[str, ArtifactLike]], anchors_dir: str | None,
+            pieces: int) -> list[tuple[str, str | None, list[tuple[int, ArtifactLike]]]]:
+    by_task: dict[str, list[tuple[int, ArtifactLike]]] = {}
+    for i, pair in enumerate(pairs):
+        try:
+            task_id, artifact = pair
+        except (TypeError, ValueError):
+            raise TypeError(f"pair {i} is not a (task_id, artifact) pair") from None
+        if not isinstance(task_id, str):
+            raise TypeError(f"pair {i}: task id must be a string, not {type(task_id).__name__}")
+        by_task.setdefault(task_id, []).append((i, artifact))
+    jobs = []
+    for task_id in sorted(by_task):
+        items = by_task[task_id]
+        size = max(1, -(-len(items) // max(1, pieces)))
+        for k in range(0, len(items), size):
+            jobs.append((task_id, anchors_dir, items[k:k + size]))
+    return jobs
+
+
+def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | None = None,
+                 processes: int | None = None) -> list[float]:
+    """Rewards of many ``(task_id, artifact)`` pairs, in input order.
+
+    Each distinct task is loaded once (and its schema validator and gates
+    compiled once) and every artifact of that task is scored against it. The
+    gate multiplier is the pipeline's: an artifact failing a hard gate gets 0.0.
+
+    ``processes``: ``None``, 0 or 1 scores in this process; ``N > 1`` uses a
+    fresh pool of ``N`` worker processes (``spawn`` start method, so it is safe
+    to call from threads and from programs that hold locks), splitting each
+    task's artifacts into at most ``N`` groups. Artifacts sent to workers must
+    be picklable (paths, bytes and dicts are). A task error (unknown id, broken
+    anchors) is raised, naming the task.
+    """
+    pairs = list(pairs)
+    if anchors_dir is not None:
+        anchors_dir = os.path.abspath(anchors_dir)
+    out: list[float | None] = [None] * len(pairs)
+    if not processes or processes <= 1 or len(pairs) <= 1:
+        for job in _groups(pairs, anchors_dir, 1):
+            for i, r in _score_group(job):
+                out[i] = r
+    else:
+        import multiprocessing
+
+        jobs = _groups(pairs, anchors_dir, processes)
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(processes=min(processes, len(jobs))) as pool:
+            for chunk in pool.imap_unordered(_score_group, jobs):
+                for i, r in chunk:
+                    out[i] = r
+    return [float(r) for r in out]  # every slot is filled: each index is in exactly one job

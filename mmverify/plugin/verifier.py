@@ -1,0 +1,168 @@
+"""Harness verifier: score one artifact and write the reward files.
+
+For terminal-agent harnesses (Terminal-Bench, Harbor) whose ``tests/test.sh``
+must leave a reward behind. :func:`run_verifier` writes, into ``reward_dir``:
+
+``reward.json``
+    exactly ``{"reward": <O-EVAL as float>}`` (a harness may read every key of
+    this file as a reward, so nothing else goes in it);
+``reward-details.json``
+    the full report (:meth:`mmverify.report.Report.as_dict`): status, error,
+    schema errors, gate verdicts, per-metric and per-paper scores.
+
+Both files are written atomically (a temporary file in the same folder, then
+``os.replace``), details first, so a reader that sees ``reward.json`` also sees
+the details of the same run.
+
+It never raises for a bad artifact or a bad task: a missing or malformed
+artifact, an unknown task, a broken anchors folder, even an internal error,
+each give reward 0.0 with the reason in the details, and an exit code:
+
+== =====================================================================
+0  the artifact was scored (``scored`` or ``not_scored``)
+1  reward 0 because the artifact failed: ``missing``, ``error``
+   (unreadable), ``invalid`` (schema), ``infeasible`` (hard gate); also an
+   internal error of the engine (details ``error.code == "internal_error"``)
+2  the reward files could not be written (reward folder not creatable)
+3  unknown task, or the task's anchors are broken
+== =====================================================================
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from mmverify.report import SCHEMA_VERSION, STATUSES, dumps
+
+REWARD_FILE = "reward.json"
+DETAILS_FILE = "reward-details.json"
+
+EXIT_SCORED = 0
+EXIT_FAILED = 1
+EXIT_CANNOT_WRITE = 2
+EXIT_TASK = 3
+
+_TASK_MEANING = "the task is unknown or its anchors are broken: reward 0"
+_INTERNAL_MEANING = "the engine failed on this input (a bug, not a verdict): reward 0"
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    reward: float
+    details: dict
+    exit_code: int
+    reward_path: str | None
+    details_path: str | None
+
+
+def default_artifact_name(task_id: str) -> str:
+    """The artifact file a harness task asks the agent for: ``<task-id>_result.json``."""
+    return f"{task_id}_result.json"
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file in the same folder + rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _error_details(task_id: str, artifact_path: str | None, code: str, message: str,
+                   meaning: str | None = None) -> dict[str, Any]:
+    """A details document for a run that produced no Report (same top-level keys)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "task": {"id": task_id},
+        "artifact": {"source": artifact_path, "sha256": None},
+        "status": "error",
+        "status_meaning": meaning or STATUSES["error"],
+        "oeval": 0.0,
+        "oeval_exact": "0",
+        "error": {"code": code, "message": message},
+        "schema_errors": [],
+        "gates": None,
+    }
+
+
+def evaluate(task_id: str, artifact_path: str, anchors_dir: str | None = None) -> tuple[float, dict, int]:
+    """Score ``artifact_path`` on ``task_id``: (reward, details, exit code). Never raises."""
+    try:
+        from mmverify.evaluate import score_artifact
+        from mmverify.tasks import TaskLoadError, load_task, task_ids
+
+        try:
+            task = load_task(task_id, anchors_dir)
+        except TaskLoadError as exc:
+            try:
+                known = task_ids(anchors_dir)
+            except TaskLoadError:
+                known = None
+            if known is not None and task_id not in known and not _has_folder(task_id, anchors_dir):
+                return 0.0, _error_details(task_id, artifact_path, "unknown_task",
+                                           f"unknown task {task_id!r}: not in the anchors folder "
+                                           f"(known: {', '.join(known) or 'none'})", _TASK_MEANING), EXIT_TASK
+            return 0.0, _error_details(task_id, artifact_path, "task_error", str(exc), _TASK_MEANING), EXIT_TASK
+
+        from mmverify.artifact import ArtifactError, parse_file
+
+        try:
+            artifact = parse_file(artifact_path)
+        except ArtifactError as exc:
+            artifact = exc
+        report = score_artifact(task, artifact)
+        details = report.as_dict()
+        if isinstance(artifact, ArtifactError):
+            details["artifact"]["source"] = artifact_path
+        code = EXIT_SCORED if report.status in ("scored", "not_scored") else EXIT_FAILED
+        return report.reward, details, code
+    except Exception as exc:  # never crash the harness: an engine bug is reward 0 with its trace
+        details = _error_details(task_id, artifact_path, "internal_error",
+                                 f"{type(exc).__name__}: {exc}", _INTERNAL_MEANING)
+        details["traceback"] = traceback.format_exc(limit=20)
+        return 0.0, details, EXIT_FAILED
+
+
+def _has_folder(task_id: str, anchors_dir: str | None) -> bool:
+    from mmverify.tasks import default_anchors_dir
+
+    base = anchors_dir or default_anchors_dir()
+    return os.path.isfile(os.path.join(base, task_id, "task.json"))
+
+
+def run_verifier(task_id: str, artifact_path: str | None, reward_dir: str,
+                 anchors_dir: str | None = None) -> VerifyResult:
+    """Score and write ``reward.json`` and ``reward-details.json`` into ``reward_dir``.
+
+    ``artifact_path`` defaults to ``<task-id>_result.json`` in the current folder.
+    """
+    artifact_path = artifact_path or default_artifact_name(task_id)
+    reward, details, code = evaluate(task_id, artifact_path, anchors_dir)
+    reward = float(reward)
+    if not (0.0 <= reward <= 1.0):  # the pipeline guarantees it; a reward file must too
+        details = dict(details, reward_out_of_range=reward)
+        reward, code = 0.0, EXIT_FAILED
+    try:
+        os.makedirs(reward_dir, exist_ok=True)
+        details_path = os.path.join(reward_dir, DETAILS_FILE)
+        reward_path = os.path.join(reward_dir, REWARD_FILE)
+        write_atomic(details_path, dumps(details))
+        write_atomic(reward_path, json.dumps({"reward": reward}) + "\n")
+    except OSError as exc:
+        details = dict(details, write_error=f"cannot write into {reward_dir}: {exc.strerror or exc}")
+        return VerifyResult(reward, details, EXIT_CANNOT_WRITE, None, None)
+    return VerifyResult(reward, details, code, reward_path, details_path)
