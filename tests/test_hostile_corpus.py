@@ -174,3 +174,20 @@ def test_every_task_reads_some_paths():
     for task in load_all():
         assert target_paths(task), task.id
         assert isinstance(Raw("1").text, str)
+
+
+def test_the_guard_catches_execution_and_file_access(tmp_path):
+    """The guard itself: each forbidden act is caught, even when the code under
+    test swallows the exception."""
+    import sympy
+
+    acts = [lambda: eval("1"), lambda: exec("x = 1"), lambda: open(tmp_path / "f", "w"),
+            lambda: sympy.sympify("x + 1"), lambda: os.open(str(tmp_path / "g"), os.O_CREAT | os.O_WRONLY)]
+    for act in acts:
+        with pytest.raises(AssertionError):
+            with guard():
+                try:
+                    act()
+                except Exception:
+                    pass          # swallowed: the guard still reports it
+    assert not (tmp_path / "f").exists() and not (tmp_path / "g").exists()
