@@ -80,3 +80,29 @@ def test_oracle_data_helper_is_a_fresh_copy():
     a = oracle_data(load_task(SIC).directory)
     a["x"] = 1
     assert "x" not in oracle_data(load_task(SIC).directory)
+
+
+MULTIPLE_OF_XFAIL = pytest.mark.xfail(strict=True, reason=(
+    "mmverify/validate.py: jsonschema's multipleOf computes Decimal % Decimal in the default 28-digit "
+    "context (DivisionImpossible for 1e299 % 0.01) and Decimal / float for a float multipleOf (TypeError): "
+    "the exception escapes score_artifact. No bundled anchor uses multipleOf yet; needs an exact "
+    "Fraction-based multipleOf keyword in ExactValidator."))
+
+
+@pytest.mark.parametrize("value", [pytest.param("1e299", marks=MULTIPLE_OF_XFAIL),
+                                   pytest.param("5e40", marks=MULTIPLE_OF_XFAIL), "123.456", "-7e-250"])
+def test_multiple_of_on_hostile_magnitudes_is_a_report(tmp_path, value):
+    from taskfactory import speed_task
+
+    from mmverify.evaluate import score_artifact
+    from mmverify.tasks import load_task as load
+
+    anchors = speed_task(str(tmp_path / "anchors"))
+    schema_file = tmp_path / "anchors" / "t-speed" / "artifact.schema.json"
+    schema = json.loads(schema_file.read_text())
+    schema["properties"]["result"]["properties"]["pitch"]["multipleOf"] = 0.01
+    schema_file.write_text(json.dumps(schema))
+    task = load("t-speed", anchors)
+    raw = ('{"result": {"speed": 1.2, "pitch": %s, "handles": 224}}' % value).encode()
+    report = score_artifact(task, parse_bytes(raw))
+    assert report.status == "invalid" and report.schema_errors[0].keyword == "multipleOf"
