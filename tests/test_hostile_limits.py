@@ -105,4 +105,4 @@ def test_multiple_of_on_hostile_magnitudes_is_a_report(tmp_path, value):
     task = load("t-speed", anchors)
     raw = ('{"result": {"speed": 1.2, "pitch": %s, "handles": 224}}' % value).encode()
     report = score_artifact(task, parse_bytes(raw))
-    assert report.status == "invalid" and report.schema_errors[0].keyword == "multipleOf"
+    assert report.status == "invalid" and "multipleOf" in {e.keyword for e in report.schema_errors}
