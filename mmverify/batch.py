@@ -226,12 +226,13 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
             compile_gates(task)
         from mmverify.scoring import panel as _panel  # noqa: F401  (import cost outside the cap)
 
-        # phase 2, capped: schema, gates, scoring
+        # phase 2, capped: schema, gates, scoring and the report's JSON form
+        # (tens of thousands of gate instances take seconds to render too)
         with time_cap(remaining()):
             report = score_artifact(task, artifact, run_gates=run_gates)
-        if isinstance(artifact, ArtifactError):
-            report = replace(report, source=path)
-        row = report.as_dict()
+            if isinstance(artifact, ArtifactError):
+                report = replace(report, source=path)
+            row = report.as_dict()
         row["batch"] = _batch_block(path, sha256, key)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
