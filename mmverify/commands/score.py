@@ -41,7 +41,7 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     """
     from mmverify.batch import score_one
     from mmverify.evaluate import TaskNotInferred
-    from mmverify.report import dumps_line, render
+    from mmverify.report import dumps, dumps_line, render
 
     if timeout_s is not None:
         from mmverify.batch import time_cap_available
@@ -77,8 +77,10 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             click.echo(dumps_line(row) if fmt == "json" else f"{path}: error: {exc}\n")
             worst = max(worst, EXIT_NO_TASK)
             continue
-        if fmt == "json" and many:
-            click.echo(dumps_line(report.as_dict()))
+        if fmt == "json":
+            # the row is the report's JSON form, already built (under the time cap)
+            row = {k: v for k, v in outcome.row.items() if k != "batch"}
+            click.echo(dumps_line(row) if many else dumps(row), nl=many)
         else:
             click.echo(render(report, fmt), nl=False)
             if many and fmt != "json":
