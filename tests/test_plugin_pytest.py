@@ -76,6 +76,16 @@ def test_a_broken_anchors_folder_fails_the_right_contracts(pytester):
     assert outcomes["failed"] == 3 and result.ret == 1
 
 
+def test_a_metric_removed_for_everyone_is_skipped_at_the_task(pytester):
+    anchors = str(pytester.path / "anchors")
+    speed_task(anchors, TID)
+    edit(anchors, TID, "task.json", lambda d: d["metrics"][0].update(comparable=False,
+                                                                        comparable_reason="scales differ"))
+    result = pytester.runpytest("--mmverify-anchors", anchors, "-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=len(PER_TASK) - 1, skipped=1)
+    result.stdout.fnmatch_lines([f"SKIPPED*{TID}*task.json*speed: no paper votes on it*scales differ*"])
+
+
 def test_missing_anchors_folder_is_a_usage_error(pytester):
     result = pytester.runpytest("--mmverify-anchors", "nowhere", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -116,7 +116,9 @@ def test_batch_rejects_malformed_pairs(anchors):
 
 def test_batch_with_two_processes_equals_serial(anchors):
     pairs = _pairs(anchors)
-    assert reward_batch(pairs, anchors, processes=2) == reward_batch(pairs, anchors)
+    serial = reward_batch(pairs, anchors)
+    assert reward_batch(pairs, anchors, processes=2) == serial
+    assert reward_batch(pairs, anchors, processes=2, start_method="spawn") == serial
 
 
 def _reward_job(args):

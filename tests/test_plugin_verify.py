@@ -151,3 +151,12 @@ def test_example_test_sh_is_shipped_and_uses_the_verifier():
     assert text.startswith("#!") and "mmverify verify" in text and "/logs/verifier" in text
     proc = subprocess.run(["bash", "-n", script], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_plugin_docs_cover_every_entry_point():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = open(os.path.join(here, "docs", "plugin.md"), encoding="utf-8").read()
+    for needle in ("mmverify verify", "reward-details.json", "self_check", "mmverify gate",
+                   "mmverify adapt mm-agent", ".results.json", "_provenance", "--mmverify-anchors",
+                   "mmverify_anchors", "mmverify.reward", "reward_batch", "examples/test.sh"):
+        assert needle in text, needle

@@ -25,7 +25,8 @@ Contracts per task:
     before the schema and gates, which may rightly zero an absurd value).
 ``selfcheck_no_leak``
     the self-check of an artifact whose every number differs from the
-    oracle's shows no anchor value (:func:`mmverify.plugin.selfcheck.find_leaks`).
+    oracle's shows no anchor value (:func:`mmverify.plugin.selfcheck.find_leaks`),
+    nor does ``mmverify gate`` where that command is installed.
 """
 from __future__ import annotations
 
@@ -226,14 +227,37 @@ def check_one_sided(task, metric) -> str:
 # ------------------------------------------------------------------ no leak
 
 def check_selfcheck_no_leak(task) -> str:
+    """Scan :func:`~mmverify.plugin.selfcheck.self_check` and, where the command is
+    installed, ``mmverify gate`` (its JSON result and its table and Markdown
+    renderings) on an artifact whose every number differs from the oracle's."""
+    import importlib.util
+    import os
+    import tempfile
+
     from mmverify.artifact import from_python
+    from mmverify.plugin.exactjson import dumps_exact
     from mmverify.plugin.selfcheck import anchor_values, distinct_artifact, find_leaks, self_check
 
     data = distinct_artifact(_oracle(task).data, task)
     out = self_check(task, from_python(data, source="distinct-from-oracle"))
-    leaks = find_leaks(out, task, data)
+    leaks = [f"self_check: {leak}" for leak in find_leaks(out, task, data)]
+    scanned = "self_check"
+    if importlib.util.find_spec("mmverify.commands.gate") is not None:
+        from mmverify.commands.gate import gate_result, render_gate
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, f"{task.id}_result.json")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(dumps_exact(data))
+            result = gate_result(path, task.id, os.path.dirname(task.directory))
+            counts = (result.get("gates") or {}).get("counts", {})
+            public = [v for v in counts.values() if isinstance(v, int)] + [path]
+            leaks += [f"mmverify gate (json): {leak}" for leak in find_leaks(result, task, data, [path])]
+            for fmt in ("table", "md"):
+                leaks += [f"mmverify gate ({fmt}): {leak}"
+                          for leak in find_leaks(render_gate(result, fmt), task, data, public)]
+        scanned += " and mmverify gate"
     if leaks:
-        raise ContractFailure(f"{task.id}: the self-check shows anchor values:\n  " +
-                              "\n  ".join(str(leak) for leak in leaks[:20]))
+        raise ContractFailure(f"{task.id}: anchor values shown to the agent:\n  " + "\n  ".join(leaks[:20]))
     numbers, labels = anchor_values(task)
-    return f"{len(numbers)} anchor number(s) and {len(labels)} label(s) scanned"
+    return f"{scanned}: {len(numbers)} anchor number(s) and {len(labels)} label(s) scanned"

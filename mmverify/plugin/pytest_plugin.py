@@ -166,4 +166,4 @@ class ContractItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"mmverify contract {self.nodeid}"
+        return self.path, 0, f"mmverify contract {self.nodeid}"

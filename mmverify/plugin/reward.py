@@ -16,7 +16,7 @@ Process safety: nothing here keeps mutable module state of its own. The only
 caches are the per-process ``lru_cache`` of loaded tasks and the validator and
 compiled-gate caches of the core, which hold immutable values. ``reward_batch``
 with ``processes=N`` starts its own worker pool; each worker loads each task it
-is sent once.
+is sent once; results come back in input order.
 """
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def _groups(pairs: Sequence[tuple[str, ArtifactLike]], anchors_dir: str | None,
 
 
 def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | None = None,
-                 processes: int | None = None) -> list[float]:
+                 processes: int | None = None, start_method: str | None = None) -> list[float]:
     """Rewards of many ``(task_id, artifact)`` pairs, in input order.
 
     Each distinct task is loaded once (and its schema validator and gates
@@ -113,11 +113,14 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
     gate multiplier is the pipeline's: an artifact failing a hard gate gets 0.0.
 
     ``processes``: ``None``, 0 or 1 scores in this process; ``N > 1`` uses a
-    fresh pool of ``N`` worker processes (``spawn`` start method, so it is safe
-    to call from threads and from programs that hold locks), splitting each
-    task's artifacts into at most ``N`` groups. Artifacts sent to workers must
-    be picklable (paths, bytes and dicts are). A task error (unknown id, broken
-    anchors) is raised, naming the task.
+    fresh pool of ``N`` worker processes, splitting each task's artifacts into
+    at most ``N`` groups, and closes it before returning. ``start_method``:
+    ``None`` is the platform's default (``fork`` on Linux: fast, no
+    ``if __name__ == "__main__"`` guard needed); pass ``"spawn"`` when the
+    calling process runs threads (a fork then copies their locks) - spawn and
+    forkserver need the main-module guard. Artifacts sent to workers must be
+    picklable (paths, bytes and dicts are). A task error (unknown id, broken
+    anchors) is raised.
     """
     pairs = list(pairs)
     if anchors_dir is not None:
@@ -131,7 +134,7 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
         import multiprocessing
 
         jobs = _groups(pairs, anchors_dir, processes)
-        ctx = multiprocessing.get_context("spawn")
+        ctx = multiprocessing.get_context(start_method)
         with ctx.Pool(processes=min(processes, len(jobs))) as pool:
             for chunk in pool.imap_unordered(_score_group, jobs):
                 for i, r in chunk:
