@@ -35,9 +35,15 @@ class Path:
 
     def split(self) -> tuple["Path", "Path"]:
         """For a list path: (path of the list, path of the value inside an item)."""
-        i = self.segments.index(WILDCARD)
-        head, tail = self.segments[:i], self.segments[i + 1:]
-        return Path(_render(head), head), Path(_render(tail), tail)
+        return _split(self)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _split(path: Path) -> tuple[Path, Path]:
+    # a pure function of an immutable path, called for every list read: cached
+    i = path.segments.index(WILDCARD)
+    head, tail = path.segments[:i], path.segments[i + 1:]
+    return Path(_render(head), head), Path(_render(tail), tail)
 
 
 def _render(segments: tuple[Segment, ...]) -> str:
@@ -144,4 +150,10 @@ def concrete(path: Path | str, index: int) -> str:
     """The concrete path of element ``index`` of a ``[*]`` path."""
     if isinstance(path, str):
         path = parse_path(path)
+    return _concrete(path, index)
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _concrete(path: Path, index: int) -> str:
+    # called once per element of every [*] read; cached (immutable inputs, str out)
     return _render(tuple(index if s == WILDCARD else s for s in path.segments))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import jsonschema
 from jsonschema import Draft202012Validator
@@ -102,6 +102,7 @@ class SchemaError:
 
 
 _CACHE: dict[int, Any] = {}
+_FAST: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
 
 
 def validator_for(schema: Mapping[str, Any]) -> Any:
@@ -113,8 +114,183 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
     return v
 
 
+# ------------------------------------------------------------ fast pre-check
+#
+# jsonschema builds a new validator object for every sub-schema it descends
+# into, which makes it the costliest step of scoring a valid artifact. Most
+# artifacts scored in bulk are valid, so a compiled pre-check runs first. It
+# is one-sided by construction: it answers True only when every keyword of the
+# schema holds (the same Python comparisons as jsonschema's keyword functions,
+# with the same exact type checks), and False whenever it is unsure. On False,
+# or for a schema using any keyword outside the supported subset, jsonschema
+# runs as before and alone decides the errors and their messages. A True can
+# therefore never hide an error; a False only costs the full validation.
+
+_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated",
+                          "readOnly", "writeOnly"})
+_ROOT_ONLY = frozenset({"$schema", "$id"})
+_SIMPLE_TYPES: dict[str, Callable[[Any], bool]] = {
+    "number": lambda x: _is_number(None, x),
+    "integer": lambda x: _is_integer(None, x),
+    "string": lambda x: isinstance(x, str),
+    "boolean": lambda x: isinstance(x, bool),
+    "null": lambda x: x is None,
+    "array": lambda x: isinstance(x, list),
+    "object": lambda x: isinstance(x, dict),
+}
+
+
+class _Unsupported(Exception):
+    """The schema uses something the pre-check does not model: use jsonschema only."""
+
+
+def _sure_equal(a: Any, b: Any) -> bool:
+    """True only where jsonschema's ``equal`` is certainly True (else False: unsure)."""
+    if a is b:
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return False
+    if isinstance(a, (Decimal, int)) and isinstance(b, (Decimal, int)):
+        return a == b
+    return False
+
+
+def _sure_unique(items: list) -> bool:
+    """True only where jsonschema's ``uniq`` is certainly True."""
+    if all(isinstance(x, str) for x in items) or all(
+            isinstance(x, (Decimal, int)) and not isinstance(x, bool) for x in items):
+        return len(set(items)) == len(items)
+    return False
+
+
+def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
+    if schema is True:
+        return lambda x: True
+    if schema is False:
+        return lambda x: False
+    if not isinstance(schema, dict):
+        raise _Unsupported("schema node is not an object or a boolean")
+    checks: list[Callable[[Any], bool]] = []
+    for key, value in schema.items():
+        if key in _ANNOTATIONS or key.startswith("x-") or (root and key in _ROOT_ONLY):
+            continue
+        if key == "type":
+            names = value if isinstance(value, list) else [value]
+            if not names or not all(isinstance(n, str) and n in _SIMPLE_TYPES for n in names):
+                raise _Unsupported("type")
+            preds = tuple(_SIMPLE_TYPES[n] for n in names)
+            checks.append(lambda x, preds=preds: any(p(x) for p in preds))
+        elif key == "minimum":
+            checks.append(lambda x, m=value: not _is_number(None, x) or not x < m)
+        elif key == "maximum":
+            checks.append(lambda x, m=value: not _is_number(None, x) or not x > m)
+        elif key == "exclusiveMinimum":
+            checks.append(lambda x, m=value: not _is_number(None, x) or not x <= m)
+        elif key == "exclusiveMaximum":
+            checks.append(lambda x, m=value: not _is_number(None, x) or not x >= m)
+        elif key == "minLength":
+            checks.append(lambda x, m=value: not isinstance(x, str) or not len(x) < m)
+        elif key == "maxLength":
+            checks.append(lambda x, m=value: not isinstance(x, str) or not len(x) > m)
+        elif key == "minItems":
+            checks.append(lambda x, m=value: not isinstance(x, list) or not len(x) < m)
+        elif key == "maxItems":
+            checks.append(lambda x, m=value: not isinstance(x, list) or not len(x) > m)
+        elif key == "required":
+            if not isinstance(value, list):
+                raise _Unsupported("required")
+            names = tuple(value)
+            checks.append(lambda x, names=names: not isinstance(x, dict) or all(n in x for n in names))
+        elif key == "enum":
+            if not isinstance(value, list):
+                raise _Unsupported("enum")
+            options = tuple(value)
+            checks.append(lambda x, options=options: any(_sure_equal(o, x) for o in options))
+        elif key == "const":
+            checks.append(lambda x, c=value: _sure_equal(x, c))
+        elif key == "uniqueItems":
+            if value:
+                checks.append(lambda x: not isinstance(x, list) or _sure_unique(x))
+        elif key == "properties":
+            if not isinstance(value, dict):
+                raise _Unsupported("properties")
+            subs = tuple((name, _compile(sub)) for name, sub in value.items())
+
+            def check_properties(x, subs=subs):
+                if not isinstance(x, dict):
+                    return True
+                for name, sub in subs:
+                    if name in x and not sub(x[name]):
+                        return False
+                return True
+
+            checks.append(check_properties)
+        elif key == "additionalProperties":
+            if "patternProperties" in schema:
+                raise _Unsupported("patternProperties")
+            known = frozenset(schema.get("properties", {}))
+            if isinstance(value, dict):
+                extra = _compile(value)
+                checks.append(lambda x, known=known, extra=extra: not isinstance(x, dict) or all(
+                    extra(v) for k, v in x.items() if k not in known))
+            elif value is True:
+                continue
+            elif value is False:
+                checks.append(lambda x, known=known: not isinstance(x, dict) or all(k in known for k in x))
+            else:
+                raise _Unsupported("additionalProperties")
+        elif key == "prefixItems":
+            if not isinstance(value, list):
+                raise _Unsupported("prefixItems")
+            subs_p = tuple(_compile(sub) for sub in value)
+            checks.append(lambda x, subs_p=subs_p: not isinstance(x, list) or all(
+                sub(item) for item, sub in zip(x, subs_p)))
+        elif key == "items":
+            prefix = schema.get("prefixItems", [])
+            if not isinstance(prefix, list):
+                raise _Unsupported("prefixItems")
+            n = len(prefix)
+            if value is False:
+                checks.append(lambda x, n=n: not isinstance(x, list) or len(x) <= n)
+            else:
+                sub_i = _compile(value)
+                checks.append(lambda x, n=n, sub_i=sub_i: not isinstance(x, list) or all(
+                    sub_i(item) for item in x[n:]))
+        else:
+            raise _Unsupported(key)
+    checks_t = tuple(checks)
+    if not checks_t:
+        return lambda x: True
+    if len(checks_t) == 1:
+        return checks_t[0]
+    return lambda x: all(c(x) for c in checks_t)
+
+
+def fast_check_for(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
+    """The compiled pre-check of ``schema`` (None when it uses an unsupported keyword)."""
+    key = id(schema)
+    hit = _FAST.get(key)
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    try:
+        check: Callable[[Any], bool] | None = _compile(schema, root=True)
+    except _Unsupported:
+        check = None
+    _FAST[key] = (schema, check)
+    return check
+
+
 def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int = 20) -> tuple[SchemaError, ...]:
     """All schema violations (up to ``limit``), in a deterministic order."""
+    check = fast_check_for(schema)
+    if check is not None:
+        try:
+            if check(data):
+                return ()
+        except RecursionError:
+            pass  # let jsonschema decide, as before
     errors = []
     for e in validator_for(schema).iter_errors(data):
         field = _render(tuple(e.absolute_path)) or "(top level)"
