@@ -303,6 +303,11 @@ def test_real_anchors_board(real_run):
     for su, ids in board["tasks"]["suites"].items():
         assert ids == [t["id"] for t in tasks if t["headline"] and t["suite"] == su]
 
+    if len(tasks) == 18:
+        assert len(board["tasks"]["headline"]) == 17
+        assert {su: len(ids) for su, ids in board["tasks"]["suites"].items()} == {"CUMCM": 9, "MCM": 8}
+        assert [x["id"] for x in board["tasks"]["non_headline"]] == ["mcm-2024-c-tennis-momentum"]
+
     # perturbations did what they were meant to
     assert by["agent-b"]["counts"]["hard_gate_zeroes"] >= len(tasks) // 3
     n4 = 1 if any(i == 4 for i, t in enumerate(_index()) if t in tasks) else 0

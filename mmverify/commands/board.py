@@ -75,7 +75,7 @@ def plot_board(board, file: str) -> None:
     else:
         ax1.text(0.5, 0.5, "no cost data in the manifest", ha="center", va="center", transform=ax1.transAxes)
     ax1.set_xlabel("total cost (USD, log scale)")
-    ax1.set_ylabel("headline O-EVAL (%)")
+    ax1.set_ylabel("headline O-EVAL (%), bars: sd over seeds")
     ax1.set_title("O-EVAL against cost")
     suites = list(board.suites)
     width = 0.8 / max(1, len(suites))
