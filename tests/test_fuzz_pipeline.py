@@ -84,7 +84,7 @@ def _normal(v):
     return v
 
 
-@fuzz_settings(200)
+@fuzz_settings(120)
 @given(st.dictionaries(text_values, json_values, max_size=6))
 def test_parser_round_trips_exactly(value):
     raw = dump(value).encode("utf-8")
@@ -126,27 +126,27 @@ def test_from_python_is_strict(value):
 
 # ------------------------------------------------------------------ pipeline
 
-@fuzz_settings(120)
+@fuzz_settings(100)
 @given(mutated_oracle(TASKS))
 def test_pipeline_on_mutated_oracles(case):
     task, data, _ = case
     run_pipeline(task, dump(data).encode("utf-8"))
 
 
-@fuzz_settings(120)
+@fuzz_settings(80)
 @given(planted(TASKS))
 def test_pipeline_on_arbitrary_values_at_read_paths(case):
     task, data = case
     run_pipeline(task, dump(data).encode("utf-8"))
 
 
-@fuzz_settings(60)
+@fuzz_settings(40)
 @given(st.sampled_from(TASKS), st.dictionaries(text_values, json_values, max_size=6))
 def test_pipeline_on_arbitrary_objects(task, value):
     run_pipeline(task, dump(value).encode("utf-8"))
 
 
-@fuzz_settings(40)
+@fuzz_settings(25)
 @given(mutated_oracle(TASKS))
 def test_scores_are_deterministic_in_process(case):
     task, data, _ = case
@@ -159,7 +159,7 @@ def test_scores_are_deterministic_in_process(case):
 
 # ------------------------------------------------------------------ gates and scorer
 
-@fuzz_settings(120)
+@fuzz_settings(80)
 @given(st.one_of(mutated_oracle(TASKS).map(lambda c: (c[0], c[1])), planted(TASKS)))
 def test_gates_and_scorer_directly(case):
     """Gates and the panel scorer on parsed data, without the schema in front:
@@ -197,7 +197,7 @@ LEAN = lean_api()
 
 
 @pytest.mark.skipif(LEAN is None, reason="the Lean emitter (mmverify.lean_gen) is not available")
-@fuzz_settings(80)
+@fuzz_settings(60)
 @given(st.one_of(mutated_oracle(TASKS).map(lambda c: (c[0], c[1])), planted(TASKS)),
        st.sampled_from(["fuzz", "-/ axiom evil : False /-", "sorry", "#eval 1", "x\n-/\nimport Mathlib\n/-"]))
 def test_lean_emitter_never_emits_a_forbidden_token(case, label):

@@ -25,7 +25,7 @@ TASKS = load_all()
 cases = st.one_of(mutated_oracle(TASKS).map(lambda c: (c[0], c[1])), planted(TASKS))
 
 
-@fuzz_settings(40)
+@fuzz_settings(30)
 @given(cases, st.sampled_from(["bytes", "dict"]))
 def test_reward_is_total_and_equals_the_report(case, form):
     task, data = case
@@ -43,7 +43,7 @@ def test_reward_is_total_and_equals_the_report(case, form):
     assert r == (float(report.oeval) if report.oeval is not None else 0.0)
 
 
-@fuzz_settings(25)
+@fuzz_settings(20)
 @given(st.sampled_from(TASKS), json_values)
 def test_reward_on_arbitrary_python_values(task, value):
     artifact = value if isinstance(value, dict) else {"value": value}
@@ -51,7 +51,7 @@ def test_reward_on_arbitrary_python_values(task, value):
     assert 0.0 <= r <= 1.0
 
 
-@fuzz_settings(40)
+@fuzz_settings(30)
 @given(cases)
 def test_self_check_is_total_and_leaks_nothing(case):
     task, data = case

@@ -5,7 +5,7 @@ nothing executed or opened while scoring, and a Lean file without a forbidden
 token.
 
 By default every whole-document defect runs for every task and the leaf
-payloads are spread over the paths each task reads (about 36 per task);
+payloads are spread over the paths each task reads (about 30 per task);
 ``MMVERIFY_HOSTILE_FULL=1`` puts every payload at every path (about 19,000
 documents) and emits Lean for each.
 """
@@ -25,10 +25,10 @@ from mmverify.tasks import load_all, load_task, task_ids
 
 FULL = os.environ.get("MMVERIFY_HOSTILE_FULL") == "1"
 TASK_IDS = task_ids()
-LEAN_EVERY = 1 if FULL else 8        # Lean emission on every k-th parsed document
-JSON_EVERY = 1 if FULL else 4        # JSON report of every k-th document (and of every string payload)
+LEAN_EVERY = 1 if FULL else 10       # Lean emission on every k-th parsed document
+JSON_EVERY = 1 if FULL else 6        # JSON report of every k-th document (and of every string payload)
 RENDER_EVERY = 1 if FULL else 9      # table/Markdown rendering of every k-th document
-LEAF_BUDGET = 36                     # leaf documents per task unless FULL
+LEAF_BUDGET = 30                     # leaf documents per task unless FULL
 STRINGY = {p for p in PAYLOADS if PAYLOADS[p].startswith('"')}
 
 
