@@ -324,3 +324,8 @@ def test_cli_memory_on_a_hundred_megabyte_file(tmp_path):
                            timeout=300)
         rss[name] = int(r.stdout.strip())                 # KiB on Linux
     assert rss["big"] - rss["small"] < 20 * 1024, rss
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path, small):
+    r = cli("score", small[0], "--output", str(tmp_path / "no" / "such" / "dir" / "out.jsonl"))
+    assert r.returncode == 2 and "cannot write the output file" in r.stderr and "Traceback" not in r.stderr

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_VERDICT
+from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
 from .common import anchors_option, format_option, task_errors
 
@@ -99,8 +99,12 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
 
     worst = EXIT_OK
     below = 0
-    outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
-                                timeout_s=timeout_s)
+    try:
+        outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
+                                    run_gates=run_gates, timeout_s=timeout_s)
+    except OSError as exc:   # the output file, not an artifact: those are rows
+        click.echo(f"error: cannot write the output file {output}: {exc.strerror or exc}", err=True)
+        return EXIT_USAGE
     counts: dict[str, int] = {}
     for o in outcomes:
         status = o.row.get("status")
