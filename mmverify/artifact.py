@@ -83,6 +83,22 @@ def _parse_decimal(text: str) -> Decimal:
     return value
 
 
+def bounded_decimal(text: str) -> Decimal | None:
+    """The exact Decimal of an artifact *string* that is plain decimal text
+    (``"0.9"``, ``"-1.5e3"``; ASCII digits only, nothing around them) within the
+    parser's number caps; None for anything else. Use this, never ``Decimal``
+    or ``to_fraction``, wherever an artifact string may be read as a number:
+    ``"1e999999999"`` would otherwise become a 10^999999999 integer."""
+    from .numbers import DECIMAL_TEXT
+
+    if not isinstance(text, str) or len(text) > MAX_NUMBER_TEXT or not DECIMAL_TEXT.fullmatch(text):
+        return None
+    try:
+        return _parse_decimal(text)
+    except ArtifactError:
+        return None
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:

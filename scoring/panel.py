@@ -116,15 +116,20 @@ def _anchor_text(value: Any) -> Any:
 
 def _item_key(raw: Any) -> str | None:
     """Canonical match_by key: numbers (or decimal text) by exact value, so that
-    ``0.90``, ``0.9`` and ``"0.9"`` pair; other text trimmed and case-folded."""
+    ``0.90``, ``0.9`` and ``"0.9"`` pair; other text trimmed and case-folded.
+
+    A string is read as a number only within the parser's number caps
+    (:func:`mmverify.artifact.bounded_decimal`): an artifact key such as
+    ``"1e999999999"`` or 200,000 digits is a label, not a giant integer."""
     if isinstance(raw, bool) or raw is None:
         return None
-    num = to_fraction(raw)
-    if num is not None:
-        return fraction_text(num)
     if isinstance(raw, str):
-        return normalise_label(raw)
-    return None
+        from mmverify.artifact import bounded_decimal
+
+        dec = bounded_decimal(raw)
+        return fraction_text(Fraction(dec)) if dec is not None else normalise_label(raw)
+    num = to_fraction(raw)
+    return fraction_text(num) if num is not None else None
 
 
 # ---------------------------------------------------------------- scoring

@@ -125,3 +125,38 @@ def test_unique_items_agrees_with_the_pairwise_definition():
     # when sorting): the pairwise definition says they repeat, and so do we
     arr = [[Decimal(1)], [True], [Decimal(1)]]
     assert uniq(arr) and validate_artifact({"uniqueItems": True}, arr)
+
+
+# ---------------------------------------------------------------- numbers hidden in strings
+
+VEG = "cumcm-2023-c-vegetable-pricing"
+
+
+@pytest.mark.parametrize("key", ["1e999999999", "-1e-999999999", "9" * 200_000, "0." + "3" * 5000, "1e301"])
+def test_match_by_keys_that_look_numeric_stay_bounded(key):
+    """Found by the long fuzz run (20,000 mutated oracles): a match_by key of
+    200,000 digits reached str(int) (ValueError: int max str digits) and a key
+    "1e999999999" would have built a 10^999999999 integer. Such keys are labels."""
+    from hostile import dump
+    from mmverify.evaluate import score_artifact
+
+    task = load_task(VEG)
+    data = oracle_data(task.directory)
+    data["reproduced"]["correlation_comparison"][0]["category"] = key
+    t0 = time.monotonic()
+    report = score_artifact(task, parse_bytes(dump(data).encode()))
+    assert time.monotonic() - t0 < 10
+    assert report.status in ("scored", "invalid", "infeasible") and 0 <= report.oeval <= 1
+    report.to_json()
+
+
+def test_bounded_decimal():
+    from decimal import Decimal
+
+    from mmverify.artifact import bounded_decimal
+
+    assert bounded_decimal("0.90") == Decimal("0.9") and bounded_decimal("-1.5e3") == Decimal(-1500)
+    for text in ("1e999999999", "9" * 401, "0.9\n", " 1", "1_000", "\u0661", "\uff11", "NaN", "Infinity", "0x10",
+                 "+1", "1.", ".5", "", "1e-301"):
+        assert bounded_decimal(text) is None, text
+    assert bounded_decimal("1e300") == Decimal("1e300") and str(bounded_decimal("-0")) == "0"
