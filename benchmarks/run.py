@@ -1,0 +1,890 @@
+#!/usr/bin/env python
+"""mmverify benchmarks: speed and scale measured side by side, with targets.
+
+    python benchmarks/run.py [--quick] [--json OUT] [--profile N] [--only SECTIONS]
+
+Prints a table of figures and (with ``--json``) writes them as JSON. Every
+timed figure is the median of several repetitions, and every target is a
+ratio or a rate measured in the same run, because shared machines are noisy.
+In-process figures are given twice: by wall clock and by the CPU time of this
+(single-threaded) process. On an idle machine the two agree; on a loaded one
+the CPU figure is what one core actually delivers and the wall figure also
+counts the time the process waited for a core (the load average is recorded).
+
+Sections (``--only`` takes a comma list of these names):
+
+* ``cold``       CLI cold start: ``python -m mmverify score ORACLE`` against
+                 ``python -c pass``, with the heavy imports and phases that
+                 dominate it (target: at most 5x);
+* ``throughput`` scoring plus gates in-process over the 18 oracle artifacts
+                 repeated (at least 10,000 artifacts; target: at least 5,000
+                 artifacts/s on one core), per-task cost and stage split, and
+                 throughput at 1x, 10x and 100x the number of artifacts;
+* ``size``       artifacts 1x, 10x and 100x larger (list-valued fields
+                 lengthened), parse + score, to show linear cost;
+* ``board``      ``mmverify board`` on 1,008 manifest rows against the same
+                 scoring in a plain loop;
+* ``lean``       emit every obligation of the 18 anchors (always) and check
+                 them in one Lean process (when a toolchain is found);
+* ``memory``     peak memory of the largest case (tracemalloc and max RSS of a
+                 child process).
+
+``--quick`` runs every section with fewer repetitions and smaller batches
+(well under a minute on an idle machine); the full run stays under five
+minutes. Nothing here writes outside a temporary folder unless ``--json`` is
+given.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime as _dt
+import gc
+import json
+import math
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from decimal import Decimal
+from typing import Any, Callable, Iterable
+
+SECTIONS = ("cold", "throughput", "size", "board", "lean", "memory")
+TARGETS = {
+    "cold_start_ratio": ("<=", 5.0, "CLI cold start / python -c pass"),
+    "throughput_per_s": (">=", 5000.0, "in-process artifacts per second, one core"),
+    "lean_seconds": ("<=", 1.0, "Lean time to check the whole anchor set"),
+}
+IDENTITY_TASK = "cumcm-2024-a-dragon-dance"      # identity gates: needs sympy
+PLAIN_TASK = "mcm-2024-b-submersible-search"     # no identity gate
+HEAVY_MODULES = ("sympy", "numpy", "jsonschema", "click", "mpmath", "matplotlib")
+
+
+# --------------------------------------------------------------------- helpers
+
+def median(xs: Iterable[float]) -> float:
+    xs = list(xs)
+    return statistics.median(xs) if xs else float("nan")
+
+
+class Clock:
+    """Wall and CPU time of a block (CPU: this process, user + system)."""
+
+    def __enter__(self) -> "Clock":
+        self.w0, self.c0 = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.wall = time.perf_counter() - self.w0
+        self.cpu = time.process_time() - self.c0
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "-"
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{max(digits - len(str(int(abs(x)))), 0) + 1}f}"
+    return str(x)
+
+
+def machine() -> dict[str, Any]:
+    """Cores, CPU model, Python: never a path, a host name or a user name."""
+    model = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    mem = None
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    mem = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return {
+        "cpu_model": model or "unknown", "cores_logical": os.cpu_count(), "cores_usable": usable,
+        "memory_gib": mem, "os": f"{platform.system()} {platform.release()}", "arch": platform.machine(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+    }
+
+
+def load_avg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in ("mmverify", "jsonschema", "sympy", "numpy", "click"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=os.path.dirname(os.path.abspath(__file__)),
+                             capture_output=True, text=True, timeout=10)
+        if rev.returncode == 0:
+            out["git"] = rev.stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return out
+
+
+# ------------------------------------------------------------------ the tasks
+
+def load_oracles() -> list[tuple[Any, Any, bytes]]:
+    """(task, parsed oracle artifact, oracle bytes) for every anchored task."""
+    from mmverify.artifact import parse_bytes
+    from mmverify.tasks import load_all
+
+    out = []
+    for task in load_all():
+        with open(task.oracle_path, "rb") as fh:
+            raw = fh.read()
+        out.append((task, parse_bytes(raw, source=f"anchors/{task.id}/oracle.json"), raw))
+    return out
+
+
+# ------------------------------------------------------------------ cold start
+
+_PHASES = r"""
+import json, sys, time
+clock = time.process_time
+t = [clock()]
+import click, mmverify.cli, mmverify.commands.score
+t.append(clock())
+import mmverify.evaluate, mmverify.report
+t.append(clock())
+from mmverify.tasks import load_task
+task = load_task(sys.argv[1])
+t.append(clock())
+from mmverify.gates import compile_gates
+if any(g.get("form") == "identity" for g in task.gates):
+    import sympy
+t.append(clock())
+compile_gates(task)
+t.append(clock())
+from mmverify.evaluate import score_artifact
+from mmverify.artifact import parse_file
+report = score_artifact(task, parse_file(task.oracle_path))
+t.append(clock())
+mmverify.report.render(report, "table")
+t.append(clock())
+names = ["import click + CLI", "import pipeline (jsonschema)", "load task (task.json schema, oracle check)",
+         "import sympy", "compile gates", "parse + score (schema, gates, panel)", "render"]
+print(json.dumps({n: t[i + 1] - t[i] for i, n in enumerate(names)}))
+"""
+
+
+def _child_run(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    wall = time.perf_counter() - w0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, proc.returncode
+
+
+def importtime(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Cumulative import time (ms) of the heavy modules, and whether they load."""
+    proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env=env)
+    cumulative: dict[str, float] = {}
+    total = 0.0
+    for line in proc.stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)", line)
+        if not m:
+            continue
+        name, cum, indent = m.group(4), int(m.group(2)) / 1000, len(m.group(3))
+        if indent == 1:                 # a top-level import
+            total += cum
+        if name in HEAVY_MODULES or (name.startswith("mmverify") and name.count(".") <= 1):
+            cumulative[name] = max(cumulative.get(name, 0.0), cum)
+    heavy = {m: round(cumulative[m], 1) for m in HEAVY_MODULES if m in cumulative}
+    own = {m: round(v, 1) for m, v in sorted(cumulative.items(), key=lambda kv: -kv[1])
+           if m.startswith("mmverify")}
+    return {"imports_ms_total": round(total, 1), "heavy_ms": heavy,
+            "not_imported": [m for m in HEAVY_MODULES if m not in cumulative], "mmverify_ms": own}
+
+
+def bench_cold(reps: int) -> dict[str, Any]:
+    from mmverify.tasks import load_task
+
+    env = dict(os.environ)
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    py = sys.executable
+    cases = {
+        "python -c pass": [py, "-c", "pass"],
+        f"score {IDENTITY_TASK} (identity gates)": [py, "-m", "mmverify", "score",
+                                                     load_task(IDENTITY_TASK).oracle_path],
+        f"score {PLAIN_TASK} (no identity gate)": [py, "-m", "mmverify", "score", load_task(PLAIN_TASK).oracle_path],
+        f"score {IDENTITY_TASK} --no-gates": [py, "-m", "mmverify", "score", load_task(IDENTITY_TASK).oracle_path,
+                                              "--no-gates"],
+    }
+    for argv in cases.values():           # warm the OS cache and the .pyc files
+        _child_run(argv, env)
+    walls: dict[str, list[float]] = {k: [] for k in cases}
+    cpus: dict[str, list[float]] = {k: [] for k in cases}
+    codes: dict[str, int] = {}
+    for _ in range(reps):                  # interleaved, so load changes hit every case alike
+        for name, argv in cases.items():
+            w, c, rc = _child_run(argv, env)
+            walls[name].append(w)
+            cpus[name].append(c)
+            codes[name] = rc
+    base_w, base_c = median(walls["python -c pass"]), median(cpus["python -c pass"])
+    rows = {}
+    for name in cases:
+        rows[name] = {"wall_s": median(walls[name]), "cpu_s": median(cpus[name]),
+                      "ratio_wall": median(walls[name]) / base_w, "ratio_cpu": median(cpus[name]) / base_c,
+                      "exit_code": codes[name]}
+    phases: dict[str, dict[str, float]] = {}
+    for label, tid in (("identity", IDENTITY_TASK), ("plain", PLAIN_TASK)):
+        runs: dict[str, list[float]] = {}
+        for _ in range(max(1, min(reps, 3))):
+            out = subprocess.run([py, "-c", _PHASES, tid], capture_output=True, text=True, env=env)
+            if out.returncode == 0:
+                for k, v in json.loads(out.stdout).items():
+                    runs.setdefault(k, []).append(v)
+        phases[label] = {k: round(median(v) * 1000, 1) for k, v in runs.items()}
+    imports = {
+        "identity": importtime(cases[f"score {IDENTITY_TASK} (identity gates)"], env),
+        "plain": importtime(cases[f"score {PLAIN_TASK} (no identity gate)"], env),
+        "help": importtime([py, "-m", "mmverify", "--help"], env),
+    }
+    return {"reps": reps, "cases": rows, "phases_ms_cpu": phases, "imports": imports}
+
+
+# ------------------------------------------------------------------ throughput
+
+def _score_all(oracles, rounds: int, per_task: dict[str, list[float]] | None = None) -> tuple[float, float, int]:
+    from mmverify.evaluate import score_artifact
+
+    n = 0
+    with Clock() as clk:
+        if per_task is None:
+            for _ in range(rounds):
+                for task, art, _raw in oracles:
+                    score_artifact(task, art)
+                    n += 1
+        else:
+            pc = time.process_time
+            for _ in range(rounds):
+                for task, art, _raw in oracles:
+                    c0 = pc()
+                    score_artifact(task, art)
+                    per_task[task.id].append(pc() - c0)
+                    n += 1
+    return clk.wall, clk.cpu, n
+
+
+def stage_split(oracles, rounds: int) -> dict[str, dict[str, float]]:
+    """CPU ms per artifact of each pipeline stage, per task (same calls as score_artifact)."""
+    from mmverify.gates import evaluate_gates
+    from mmverify.scoring.panel import score_panel
+    from mmverify.validate import validate_artifact
+
+    out = {}
+    pc = time.process_time
+    for task, art, _raw in oracles:
+        s = {"schema": [], "gates": [], "panel": []}
+        for _ in range(rounds):
+            c0 = pc()
+            gates = evaluate_gates(task, art.data)
+            c1 = pc()
+            validate_artifact(task.artifact_schema, art.data)
+            c2 = pc()
+            score_panel(task, art.data, gates)
+            c3 = pc()
+            s["gates"].append(c1 - c0)
+            s["schema"].append(c2 - c1)
+            s["panel"].append(c3 - c2)
+        out[task.id] = {k: median(v) * 1000 for k, v in s.items()}
+    return out
+
+
+def bench_throughput(oracles, quick: bool) -> dict[str, Any]:
+    from mmverify.evaluate import score_artifact
+
+    n_tasks = len(oracles)
+    for task, art, _raw in oracles:        # warm: task load, compiled gates, validators
+        score_artifact(task, art)
+    gc.collect()
+    # scaling in the number of artifacts: 1x, 10x, 100x the 18 oracles
+    scale_reps = {1: 5, 10: 3, 100: 1} if quick else {1: 15, 10: 5, 100: 3}
+    scale = {}
+    for factor, reps in scale_reps.items():
+        walls, cpus = [], []
+        for _ in range(reps):
+            w, c, n = _score_all(oracles, factor)
+            walls.append(w)
+            cpus.append(c)
+        scale[factor] = {"artifacts": factor * n_tasks, "reps": reps,
+                         "per_s_wall": factor * n_tasks / median(walls), "per_s_cpu": factor * n_tasks / median(cpus),
+                         "ms_per_artifact_cpu": median(cpus) / (factor * n_tasks) * 1000}
+    base = scale[1]["ms_per_artifact_cpu"]
+    for factor in scale:
+        scale[factor]["cost_ratio_per_artifact"] = scale[factor]["ms_per_artifact_cpu"] / base
+        scale[factor]["total_cost_ratio"] = scale[factor]["cost_ratio_per_artifact"] * factor
+    # the long run: at least 10,000 artifacts in chunks (quick: 1,800)
+    chunk_rounds = 100
+    chunks = 1 if quick else 6
+    per_task: dict[str, list[float]] = {t.id: [] for t, _, _ in oracles}
+    walls, cpus, total = [], [], 0
+    for i in range(chunks):
+        w, c, n = _score_all(oracles, chunk_rounds, per_task)
+        walls.append(w)
+        cpus.append(c)
+        total += n
+        log(f"  throughput chunk {i + 1}/{chunks}: {n / c:.0f} artifacts/s (cpu), {n / w:.0f} (wall)")
+    chunk_n = chunk_rounds * n_tasks
+    stages = stage_split(oracles, 3 if quick else 10)
+    tasks = {}
+    for task, art, raw in oracles:
+        ms = median(per_task[task.id]) * 1000
+        tasks[task.id] = {"ms_cpu": ms, "bytes": len(raw), "gate_instances": None, **{
+            f"{k}_ms": v for k, v in stages[task.id].items()}}
+    # gate instance counts (one extra scoring each)
+    for task, art, _raw in oracles:
+        r = score_artifact(task, art)
+        tasks[task.id]["gate_instances"] = len(r.gates.instances) if r.gates is not None else 0
+        tasks[task.id]["status"] = r.status
+    share = {k: sum(t[f"{k}_ms"] for t in tasks.values()) for k in ("schema", "gates", "panel")}
+    tot = sum(share.values()) or 1.0
+    return {
+        "artifacts": total, "chunks": chunks, "chunk_artifacts": chunk_n,
+        "per_s_wall": chunk_n / median(walls), "per_s_cpu": chunk_n / median(cpus),
+        "ms_per_artifact_cpu": median(cpus) / chunk_n * 1000,
+        "scaling_count": scale, "tasks": tasks,
+        "stage_share": {k: v / tot for k, v in share.items()},
+    }
+
+
+# ------------------------------------------------------------------ size scaling
+
+def _growable(schema: Any) -> bool:
+    """A list whose schema lets it grow: no maxItems, no positional items, no uniqueness."""
+    return isinstance(schema, dict) and "maxItems" not in schema and "prefixItems" not in schema \
+        and not schema.get("uniqueItems") and isinstance(schema.get("items"), dict)
+
+
+def lengthen(data: Any, schema: Any, k: int) -> Any:
+    """Every list the schema lets grow, k times longer (its items repeated in
+    order); other values kept. Keeps the artifact valid wherever the schema
+    does not pin a list's length."""
+    if isinstance(data, dict):
+        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        return {key: lengthen(v, props.get(key), k) for key, v in data.items()}
+    if isinstance(data, list):
+        items = schema.get("items") if isinstance(schema, dict) else None
+        prefix = schema.get("prefixItems") if isinstance(schema, dict) else None
+        inner = [lengthen(v, (prefix[i] if prefix and i < len(prefix) else items), k) for i, v in enumerate(data)]
+        if k > 1 and inner and _growable(schema):
+            return [copy.deepcopy(inner[i % len(inner)]) for i in range(len(inner) * k)]
+        return inner
+    return data
+
+
+def _to_json_bytes(data: Any) -> bytes:
+    """JSON text of parsed artifact data, every Decimal written back as its exact text."""
+    return _dump(data).encode("utf-8")
+
+
+def _dump(x: Any) -> str:
+    if isinstance(x, dict):
+        return "{" + ",".join(json.dumps(k) + ":" + _dump(v) for k, v in x.items()) + "}"
+    if isinstance(x, list):
+        return "[" + ",".join(_dump(v) for v in x) + "]"
+    if isinstance(x, Decimal):
+        return str(x)
+    return json.dumps(x)
+
+
+def bench_size(oracles, quick: bool) -> dict[str, Any]:
+    from mmverify.artifact import parse_bytes
+    from mmverify.evaluate import score_artifact
+
+    factors = (1, 10, 100)
+    reps = {1: 3, 10: 2, 100: 1} if quick else {1: 7, 10: 3, 100: 3}
+    out: dict[int, dict[str, Any]] = {}
+    for k in factors:
+        blobs = [(task, _to_json_bytes(lengthen(art.data, task.artifact_schema, k))) for task, art, _ in oracles]
+        size = sum(len(b) for _, b in blobs)
+        statuses: dict[str, int] = {}
+        instances = 0
+        for task, b in blobs:              # warm + statuses
+            r = score_artifact(task, parse_bytes(b))
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            instances += len(r.gates.instances) if r.gates is not None else 0
+        parse_c, score_c, walls = [], [], []
+        for _ in range(reps[k]):
+            pc = tp = 0.0
+            w0 = time.perf_counter()
+            for task, b in blobs:
+                c0 = time.process_time()
+                art = parse_bytes(b)
+                c1 = time.process_time()
+                score_artifact(task, art)
+                c2 = time.process_time()
+                pc += c1 - c0
+                tp += c2 - c1
+            walls.append(time.perf_counter() - w0)
+            parse_c.append(pc)
+            score_c.append(tp)
+        largest = max(blobs, key=lambda tb: len(tb[1]))
+        out[k] = {"bytes": size, "largest_bytes": len(largest[1]), "largest_task": largest[0].id,
+                  "gate_instances": instances, "statuses": statuses, "reps": reps[k],
+                  "parse_s_cpu": median(parse_c), "score_s_cpu": median(score_c), "wall_s": median(walls)}
+        log(f"  size {k}x: {size / 1e6:.2f} MB, parse {median(parse_c):.2f} s, score {median(score_c):.2f} s (cpu)")
+    b1 = out[1]
+    for k in factors:
+        r = out[k]
+        r["size_ratio"] = r["bytes"] / b1["bytes"]
+        r["instance_ratio"] = r["gate_instances"] / b1["gate_instances"]
+        r["time_ratio"] = (r["parse_s_cpu"] + r["score_s_cpu"]) / (b1["parse_s_cpu"] + b1["score_s_cpu"])
+        r["us_per_kb"] = (r["parse_s_cpu"] + r["score_s_cpu"]) / (r["bytes"] / 1024) * 1e6
+    # marginal linearity: cost per extra byte from 10x to 100x over that from 1x to 10x (1.0 = linear)
+    def slope(a: int, b: int) -> float:
+        ta = out[a]["parse_s_cpu"] + out[a]["score_s_cpu"]
+        tb = out[b]["parse_s_cpu"] + out[b]["score_s_cpu"]
+        return (tb - ta) / (out[b]["bytes"] - out[a]["bytes"])
+
+    lin = slope(10, 100) / slope(1, 10)
+    return {"factors": out, "marginal_linearity": lin}
+
+
+# ------------------------------------------------------------------ board
+
+def bench_board(oracles, quick: bool) -> dict[str, Any]:
+    try:
+        from mmverify.commands.board import build
+        from mmverify.scoring.board import render
+    except ImportError as exc:
+        return {"available": False, "reason": f"board not available ({exc})"}
+    from mmverify.artifact import ArtifactError, parse_file
+    from mmverify.evaluate import score_artifact
+
+    for task, art, _raw in oracles:        # warm: task load, compiled gates, validators
+        score_artifact(task, art)
+    seeds = 5 if quick else 28
+    entries = ("baseline", "candidate")
+    reps = 1 if quick else 3
+    with tempfile.TemporaryDirectory(prefix="mmverify-bench-") as tmp:
+        rows = []
+        for entry in entries:
+            for seed in range(seeds):
+                for task, art, raw in oracles:
+                    rel = f"runs/{entry}/s{seed}/{task.id}_result.json"
+                    path = os.path.join(tmp, rel)
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "wb") as fh:
+                        fh.write(raw)
+                    rows.append({"entry": entry, "task": task.id, "seed": seed, "artifact": rel,
+                                 "cost_usd": 0.5, "wall_s": 600})
+        manifest = os.path.join(tmp, "manifest.jsonl")
+        with open(manifest, "w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps(r) + "\n")
+        tasks = {t.id: t for t, _, _ in oracles}
+        board_w, board_c, loop_w, loop_c, score_w, agg_w = [], [], [], [], [], []
+        for _ in range(reps):
+            gc.collect()
+            with Clock() as clk:
+                board, results, stats = build(manifest, "baseline")
+                render(board, "table")
+            board_w.append(clk.wall)
+            board_c.append(clk.cpu)
+            score_w.append(stats.seconds)
+            agg_w.append(clk.wall - stats.seconds)
+            gc.collect()
+            with Clock() as clk:
+                for r in rows:
+                    path = os.path.join(tmp, r["artifact"])
+                    try:
+                        art: Any = parse_file(path)
+                    except ArtifactError as exc:
+                        art = exc
+                    score_artifact(tasks[r["task"]], art)
+            loop_w.append(clk.wall)
+            loop_c.append(clk.cpu)
+        statuses: dict[str, int] = {}
+        for r in results:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    return {"available": True, "rows": len(rows), "reps": reps, "statuses": statuses,
+            "board_s_wall": median(board_w), "board_s_cpu": median(board_c),
+            "loop_s_wall": median(loop_w), "loop_s_cpu": median(loop_c),
+            "ratio_wall": median(board_w) / median(loop_w), "ratio_cpu": median(board_c) / median(loop_c),
+            "scoring_s_wall": median(score_w), "aggregate_render_s_wall": median(agg_w)}
+
+
+# ------------------------------------------------------------------ lean
+
+def bench_lean(quick: bool, timeout: float) -> dict[str, Any]:
+    try:
+        from mmverify.lean_gen import project, runner
+    except ImportError as exc:
+        return {"emit": None, "check": None, "reason": f"Lean layer not available ({exc})"}
+    reps = 1 if quick else 3
+    walls, cpus = [], []
+    files: list = []
+    for _ in range(reps):
+        with Clock() as clk:
+            files = project.anchor_files()
+        walls.append(clk.wall)
+        cpus.append(clk.cpu)
+    n_obl = sum(len(f.oset.obligations) for f in files)
+    emit = {"files": len(files), "obligations": n_obl, "reps": reps, "s_wall": median(walls), "s_cpu": median(cpus),
+            "obligations_per_s_cpu": n_obl / median(cpus) if median(cpus) else None}
+    try:
+        tc = runner.find_lean()
+        version = tc.version()
+    except runner.LeanNotFound as exc:
+        return {"emit": emit, "check": None, "toolchain": None, "reason": f"no toolchain: {exc.missing}"}
+    try:
+        from mmverify.lean_gen import check as lean_check
+    except ImportError as exc:
+        return {"emit": emit, "check": None, "toolchain": version, "reason": f"checker not available ({exc})"}
+    # one repetition: a Lean run over every obligation is long on slow toolchains
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        with Clock() as clk:
+            report = lean_check.check_files(files, tc, timeout=timeout)
+    except runner.LeanRunError as exc:
+        return {"emit": emit, "check": None, "toolchain": version, "found_via": tc.how,
+                "reason": f"Lean run failed: {exc}"}
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lean_cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return {"emit": emit, "toolchain": version, "found_via": tc.how, "check": {
+        "reps": 1, "s_wall_emit_and_check": clk.wall + emit["s_wall"], "s_wall_check": clk.wall,
+        "lean_seconds": report.seconds, "lean_cpu_s": lean_cpu, "obligations": len(report.rows),
+        "obligations_per_s": len(report.rows) / report.seconds if report.seconds else None,
+        "agree": report.ok, "counts": report.counts()}}
+
+
+# ------------------------------------------------------------------ memory
+
+_MEMORY_CHILD = r"""
+import json, resource, sys, time, tracemalloc
+sys.path.insert(0, sys.argv[1])
+import run as bench
+from mmverify.artifact import parse_bytes
+from mmverify.evaluate import score_artifact
+oracles = bench.load_oracles()
+k = int(sys.argv[2])
+if len(sys.argv) > 3:
+    task, art, raw = next(x for x in oracles if x[0].id == sys.argv[3])
+else:
+    task, art, raw = max(oracles, key=lambda x: len(bench._to_json_bytes(
+        bench.lengthen(x[1].data, x[0].artifact_schema, k))))
+blob = bench._to_json_bytes(bench.lengthen(art.data, task.artifact_schema, k))
+score_artifact(task, art)             # warm: compiled gates, validators
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
+a = parse_bytes(blob)
+report = score_artifact(task, a)
+text = report.to_json()
+cur, peak = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"task": task.id, "factor": k, "artifact_bytes": len(blob), "report_bytes": len(text),
+                  "status": report.status, "tracemalloc_peak_mib": peak / 2**20,
+                  "max_rss_mib": rss1 / 1024, "max_rss_before_mib": rss0 / 1024}))
+"""
+
+
+def bench_memory(quick: bool, largest_task: str | None) -> dict[str, Any]:
+    """The largest case (the largest artifact at 100x) in a fresh child process."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    argv = [sys.executable, "-c", _MEMORY_CHILD, here, "100"] + ([largest_task] if largest_task else [])
+    out = subprocess.run(argv, capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+    return json.loads(out.stdout)
+
+
+# ------------------------------------------------------------------ profile
+
+def profile(oracles, top: int, rounds: int = 5) -> dict[str, Any]:
+    import cProfile
+    import pstats
+
+    from mmverify.evaluate import score_artifact
+
+    for task, art, _ in oracles:
+        score_artifact(task, art)
+    prof = cProfile.Profile(time.process_time)
+    prof.enable()
+    for _ in range(rounds):
+        for task, art, _ in oracles:
+            score_artifact(task, art)
+    prof.disable()
+    st = pstats.Stats(prof)
+    total = st.total_tt  # type: ignore[attr-defined]
+
+    def where(func: tuple) -> str:
+        file, line, name = func
+        parts = file.replace("\\", "/").split("/")
+        for anchor in ("site-packages", "mmverify", "gates", "scoring", "lean_gen", "lib"):
+            if anchor in parts[:-1]:
+                i = len(parts) - 1 - parts[::-1].index(anchor)
+                short = "/".join(parts[i + 1:] if anchor in ("site-packages", "lib") else parts[i:])
+                break
+        else:
+            short = parts[-1]
+        return f"{short}:{line}({name})" if line else name
+
+    def rows(key: str) -> list[dict[str, Any]]:
+        items = sorted(st.stats.items(), key=lambda kv: -(kv[1][2] if key == "tottime" else kv[1][3]))  # type: ignore[attr-defined]
+        out = []
+        for func, (cc, nc, tt, ct, _callers) in items[:top]:
+            out.append({"function": where(func), "calls": nc, "tottime_s": tt, "cumtime_s": ct,
+                        "tottime_share": tt / total if total else None, "cumtime_share": ct / total if total else None})
+        return out
+
+    return {"artifacts": rounds * len(oracles), "total_s_cpu": total, "by_tottime": rows("tottime"),
+            "by_cumtime": rows("cumtime")}
+
+
+# ------------------------------------------------------------------ report
+
+def verdict(op: str, value: float | None, target: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "not measured"
+    ok = value <= target if op == "<=" else value >= target
+    return "met" if ok else "NOT met"
+
+
+def table(res: dict[str, Any]) -> str:
+    lines: list[str] = []
+    add = lines.append
+    m = res["meta"]
+    add(f"mmverify benchmarks  {m['date']}  ({'quick' if m['quick'] else 'full'} run, {m['seconds']:.0f} s)")
+    mc = m["machine"]
+    add(f"machine: {mc['cpu_model']}, {mc['cores_usable']} usable core(s) of {mc['cores_logical']}, "
+        f"{mc['memory_gib']} GiB, {mc['os']} {mc['arch']}, {mc['python']}")
+    add(f"load average at start / end: {m['load_start']} / {m['load_end']}   versions: "
+        + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
+    rows: list[tuple[str, str, str, str]] = []
+    f = res.get("figures", {})
+    cold = res.get("cold")
+    if cold:
+        base = cold["cases"]["python -c pass"]
+        rows.append(("cold start: python -c pass", f"{base['wall_s'] * 1000:.0f} ms wall, {base['cpu_s'] * 1000:.0f} ms cpu",
+                     "", ""))
+        for name, c in cold["cases"].items():
+            if name == "python -c pass":
+                continue
+            rows.append((f"cold start: {name}", f"{c['wall_s'] * 1000:.0f} ms wall ({c['ratio_wall']:.1f}x), "
+                         f"{c['cpu_s'] * 1000:.0f} ms cpu ({c['ratio_cpu']:.1f}x)",
+                         "<= 5x" if "identity gates" in name else "", ""))
+        rows.append(("cold start ratio (identity task)", f"{f['cold_start_ratio']:.2f}x wall, "
+                     f"{f['cold_start_ratio_cpu']:.2f}x cpu", "<= 5x", res["targets"]["cold_start_ratio"]))
+        heavy = cold["imports"]["identity"]["heavy_ms"]
+        rows.append(("  heavy imports (identity task)", ", ".join(f"{k} {v:.0f} ms" for k, v in heavy.items())
+                     + "; not imported: " + (", ".join(cold["imports"]["identity"]["not_imported"]) or "-"), "", ""))
+        heavy_p = cold["imports"]["plain"]["heavy_ms"]
+        rows.append(("  heavy imports (no identity gate)", ", ".join(f"{k} {v:.0f} ms" for k, v in heavy_p.items())
+                     + "; not imported: " + (", ".join(cold["imports"]["plain"]["not_imported"]) or "-"), "", ""))
+        for label, name in (("identity", "identity task"), ("plain", "no identity gate")):
+            ph = cold["phases_ms_cpu"].get(label)
+            if ph:
+                rows.append((f"  in-process phases, {name} (cpu ms)",
+                             ", ".join(f"{k} {v:.0f}" for k, v in ph.items()), "", ""))
+    tp = res.get("throughput")
+    if tp:
+        rows.append((f"throughput ({tp['artifacts']:,} artifacts, median of {tp['chunks']} chunk(s))",
+                     f"{tp['per_s_cpu']:,.0f}/s cpu, {tp['per_s_wall']:,.0f}/s wall "
+                     f"({tp['ms_per_artifact_cpu']:.2f} ms/artifact cpu)", ">= 5,000/s", res["targets"]["throughput_per_s"]))
+        sh = tp["stage_share"]
+        rows.append(("  stage share (cpu)", ", ".join(f"{k} {v * 100:.0f}%" for k, v in sh.items()), "", ""))
+        for factor, s in tp["scaling_count"].items():
+            rows.append((f"  {factor}x artifacts ({s['artifacts']:,})", f"{s['per_s_cpu']:,.0f}/s cpu, "
+                         f"{s['per_s_wall']:,.0f}/s wall; cost/artifact {s['cost_ratio_per_artifact']:.2f}x of 1x, "
+                         f"total {s['total_cost_ratio']:.1f}x", "linear", ""))
+    sz = res.get("size")
+    if sz:
+        for k, s in sz["factors"].items():
+            rows.append((f"size {k}x ({s['bytes'] / 1e6:.2f} MB, {s['gate_instances']:,} gate inst.)",
+                         f"parse {s['parse_s_cpu'] * 1000:.0f} ms + score {s['score_s_cpu'] * 1000:.0f} ms cpu; "
+                         f"time {s['time_ratio']:.1f}x for size {s['size_ratio']:.1f}x; {s['us_per_kb']:.0f} us/KB; "
+                         + ", ".join(f"{n} {st}" for st, n in sorted(s["statuses"].items())), "linear", ""))
+        rows.append(("size marginal linearity (10x->100x over 1x->10x)", f"{sz['marginal_linearity']:.2f} "
+                     "(1.00 = linear)", "~1", ""))
+    bd = res.get("board")
+    if bd is not None:
+        if bd.get("available"):
+            rows.append((f"board ({bd['rows']:,} rows) vs plain loop", f"{bd['board_s_wall']:.2f} s vs "
+                         f"{bd['loop_s_wall']:.2f} s wall = {bd['ratio_wall']:.2f}x ({bd['ratio_cpu']:.2f}x cpu); "
+                         f"aggregate+render {bd['aggregate_render_s_wall']:.2f} s", "", ""))
+        else:
+            rows.append(("board", "not available: " + bd.get("reason", ""), "", ""))
+    ln = res.get("lean")
+    if ln is not None:
+        e = ln.get("emit")
+        if e:
+            rows.append((f"Lean emit (18 anchors, {e['files']} files)", f"{e['obligations']} obligations in "
+                         f"{e['s_cpu']:.2f} s cpu ({e['s_wall']:.2f} s wall), {e['obligations_per_s_cpu']:,.0f}/s",
+                         "", ""))
+        else:
+            rows.append(("Lean emit", "not available: " + ln.get("reason", ""), "", ""))
+        c = ln.get("check")
+        if c:
+            rows.append((f"Lean check (one process; {ln['toolchain']})",
+                         f"{c['obligations']} obligations, Lean {c['lean_seconds']:.2f} s wall "
+                         f"({c['lean_cpu_s']:.2f} s cpu), {c['obligations_per_s']:,.1f}/s; emit+check "
+                         f"{c['s_wall_emit_and_check']:.2f} s wall; agree {c['agree']}", "<= 1 s",
+                         res["targets"]["lean_seconds"]))
+        else:
+            rows.append(("Lean check", ln.get("reason", "no toolchain"), "<= 1 s", res["targets"]["lean_seconds"]))
+    mem = res.get("memory")
+    if mem:
+        if "error" in mem:
+            rows.append(("peak memory", "error: " + mem["error"], "", ""))
+        else:
+            rows.append((f"peak memory (largest: {mem['task']} x{mem['factor']}, {mem['artifact_bytes'] / 1e6:.1f} MB)",
+                         f"tracemalloc peak {mem['tracemalloc_peak_mib']:.0f} MiB (parse+score+report); max RSS "
+                         f"{mem['max_rss_mib']:.0f} MiB", "", ""))
+    w = [max(len(r[i]) for r in rows) for i in range(4)]
+    w[1] = min(w[1], 110)
+    add("")
+    add(f"{'figure'.ljust(w[0])}  {'value'.ljust(w[1])}  {'target'.ljust(w[2])}  verdict")
+    add(f"{'-' * w[0]}  {'-' * w[1]}  {'-' * w[2]}  -------")
+    for r in rows:
+        add(f"{r[0].ljust(w[0])}  {r[1].ljust(w[1])}  {r[2].ljust(w[2])}  {r[3]}".rstrip())
+    tp = res.get("throughput")
+    if tp:
+        add("")
+        add("per-task cost (cpu ms per artifact; stage split schema / gates / panel):")
+        for tid, t in sorted(tp["tasks"].items(), key=lambda kv: -kv[1]["ms_cpu"]):
+            add(f"  {tid:36s} {t['ms_cpu']:7.2f} ms   {t['schema_ms']:5.2f} / {t['gates_ms']:6.2f} / "
+                f"{t['panel_ms']:5.2f}   {t['gate_instances']:4d} gate inst.  {t['bytes'] / 1024:6.1f} KB  {t['status']}")
+    pr = res.get("profile")
+    if pr:
+        add("")
+        add(f"profile: score_artifact over {pr['artifacts']} oracle artifacts, {pr['total_s_cpu']:.2f} s cpu "
+            "(cProfile inflates small calls)")
+        add("  by own time:")
+        for r in pr["by_tottime"]:
+            add(f"    {r['tottime_share'] * 100:5.1f}%  {r['calls']:8d}  {r['function']}")
+        add("  by cumulative time:")
+        for r in pr["by_cumtime"]:
+            add(f"    {r['cumtime_share'] * 100:5.1f}%  {r['calls']:8d}  {r['function']}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="mmverify benchmarks (see benchmarks/README.md)")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and smaller batches")
+    ap.add_argument("--json", metavar="OUT", help="write every figure as JSON to OUT")
+    ap.add_argument("--profile", type=int, metavar="N", default=0, help="also print the top N entries of a cProfile "
+                    "of the hottest path (score_artifact over the oracles)")
+    ap.add_argument("--lean-timeout", type=float, default=240.0, metavar="S",
+                    help="give up the Lean check after S seconds (default 240)")
+    ap.add_argument("--only", metavar="SECTIONS", help="comma list of: " + ", ".join(SECTIONS))
+    args = ap.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else set(SECTIONS)
+    unknown = only - set(SECTIONS)
+    if unknown:
+        ap.error(f"unknown section(s): {', '.join(sorted(unknown))}")
+
+    start = time.perf_counter()
+    res: dict[str, Any] = {"meta": {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "quick": args.quick,
+        "machine": machine(), "versions": versions(), "load_start": load_avg()}}
+    log("loading the 18 anchored tasks ...")
+    oracles = load_oracles()
+    res["meta"]["tasks"] = len(oracles)
+    steps: list[tuple[str, Callable[[], Any]]] = [
+        ("cold", lambda: bench_cold(3 if args.quick else 7)),
+        ("throughput", lambda: bench_throughput(oracles, args.quick)),
+        ("size", lambda: bench_size(oracles, args.quick)),
+        ("board", lambda: bench_board(oracles, args.quick)),
+        ("lean", lambda: bench_lean(args.quick, args.lean_timeout)),
+        ("memory", lambda: bench_memory(args.quick, res.get("size", {}).get("factors", {}).get(100, {})
+                                        .get("largest_task"))),
+    ]
+    for name, fn in steps:
+        if name not in only:
+            continue
+        log(f"[{name}] ...")
+        t0 = time.perf_counter()
+        res[name] = fn()
+        log(f"[{name}] done in {time.perf_counter() - t0:.1f} s")
+    if args.profile:
+        log("[profile] ...")
+        res["profile"] = profile(oracles, args.profile)
+
+    figures: dict[str, Any] = {}
+    if "cold" in res:
+        c = res["cold"]["cases"][f"score {IDENTITY_TASK} (identity gates)"]
+        figures["cold_start_ratio"] = c["ratio_wall"]
+        figures["cold_start_ratio_cpu"] = c["ratio_cpu"]
+        figures["cold_start_ratio_no_identity"] = res["cold"]["cases"][f"score {PLAIN_TASK} (no identity gate)"]["ratio_wall"]
+    if "throughput" in res:
+        figures["throughput_per_s"] = res["throughput"]["per_s_cpu"]
+        figures["throughput_per_s_wall"] = res["throughput"]["per_s_wall"]
+    if "size" in res:
+        figures["size_marginal_linearity"] = res["size"]["marginal_linearity"]
+    if res.get("board", {}).get("available"):
+        figures["board_ratio"] = res["board"]["ratio_wall"]
+    if res.get("lean", {}).get("check"):
+        figures["lean_seconds"] = res["lean"]["check"]["lean_seconds"]
+    if res.get("lean", {}).get("emit"):
+        figures["lean_emit_s_cpu"] = res["lean"]["emit"]["s_cpu"]
+        figures["lean_obligations"] = res["lean"]["emit"]["obligations"]
+    if "memory" in res and "error" not in res["memory"]:
+        figures["peak_memory_mib"] = res["memory"]["tracemalloc_peak_mib"]
+        figures["max_rss_mib"] = res["memory"]["max_rss_mib"]
+    res["figures"] = figures
+    targets = {}
+    for key, (op, target, _desc) in TARGETS.items():
+        if key == "lean_seconds" and "lean" in res and not res["lean"].get("check"):
+            reason = res["lean"].get("reason", "")
+            targets[key] = ("no toolchain" if reason.startswith("no toolchain")
+                            else "NOT met (timed out)" if "did not finish" in reason else "not available")
+        else:
+            targets[key] = verdict(op, figures.get(key), target)
+    if args.quick and "throughput" in res:
+        targets["throughput_per_s"] += " (quick: 1,800 artifacts)"
+    res["targets"] = targets
+    res["meta"]["load_end"] = load_avg()
+    res["meta"]["seconds"] = time.perf_counter() - start
+    if "cold" in res or "throughput" in res or "size" in res or "board" in res or "lean" in res or "memory" in res:
+        print(table(res), end="")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(res, fh, indent=2, sort_keys=True, default=str)
+            fh.write("\n")
+        log(f"figures written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
