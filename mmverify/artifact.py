@@ -36,7 +36,11 @@ DEFAULT_MAX_VALUES = 250_000
 # Exponent magnitudes beyond this are rejected: a 10^400 "value" is never a
 # modelling answer, and huge exponents make exact arithmetic arbitrarily slow.
 MAX_DECIMAL_EXPONENT = 300
-MAX_NUMBER_TEXT = 400
+# A literal's length bounds its significant digits: with |exponent| <= 300 an
+# exact value has at most about 400 digits, and a degree-d identity of an
+# anchor about 400*d (3,200 for the degree-8 smoke-screen gates), under the
+# 4,300 digits CPython converts to text. The longest oracle literal has 18.
+MAX_NUMBER_TEXT = 100
 
 _DECIMAL_CONTEXT = decimal.Context(prec=1000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 

@@ -160,3 +160,69 @@ def test_bounded_decimal():
                  "+1", "1.", ".5", "", "1e-301"):
         assert bounded_decimal(text) is None, text
     assert bounded_decimal("1e300") == Decimal("1e300") and str(bounded_decimal("-0")) == "0"
+
+
+# ---------------------------------------------------------------- exact values past 4,300 digits
+
+HUGE_TEXT = ("CPython refuses str() of an integer over 4,300 digits (ValueError). The parser keeps every "
+             "artifact number within 100 characters and |exponent| <= 300, so an anchor identity of degree d "
+             "produces at most about 400*d digits: 3,200 for the degree-8 smoke-screen identities. With the "
+             "parser's earlier 400-character literals those identities reached it (found by a targeted "
+             "probe after the fuzz run), hence the lower cap. The rendering below still assumes the parser's caps: ")
+REPORT_XFAIL = pytest.mark.xfail(strict=True, raises=ValueError, reason=HUGE_TEXT + (
+    "gates/model.py GateInstance.as_dict -> mmverify/numbers.py fraction_text renders p/q with str(), "
+    "so a report of a rational over 4,300 digits cannot be written (owner: gates / numbers)."))
+LEAN_XFAIL = pytest.mark.xfail(strict=True, raises=ValueError, reason=HUGE_TEXT + (
+    "lean_gen/ir.py claim_identity formats the cleared denominator and the scaled literals with str(), "
+    "so the emitter raises on such an obligation (owner: lean_gen)."))
+
+
+def _dragon_with(value):
+    from decimal import Decimal
+
+    from mmverify.artifact import Artifact
+
+    task = load_task("cumcm-2024-a-dragon-dance")
+    data = oracle_data(task.directory)
+    q5 = data["experiment_result"]["q5"]
+    q5["max_head_speed_mps"] = q5["max_speed_ratio_when_head_1mps"] = Decimal(value)
+    return task, Artifact(data=data, source="built in memory, past the parser's caps", sha256="0" * 64)
+
+
+def test_the_parser_caps_keep_exact_values_renderable():
+    """Through the parser, the largest literals (100 characters, exponent
+    +-300) render, in the report and in Lean: the identity v_head * ratio_max
+    <= 2 at two such values."""
+    from hostile import Raw, dump
+    from hostile.checks import lean_api
+    from mmverify.evaluate import score_artifact
+
+    for text in ("1." + "7" * 92 + "e-300", "-9." + "9" * 91 + "e300"):
+        assert len(text) <= 100
+        task, art = _dragon_with("0")
+        q5 = art.data["experiment_result"]["q5"]
+        q5["max_head_speed_mps"] = q5["max_speed_ratio_when_head_1mps"] = Raw(text)
+        parsed = parse_bytes(dump(art.data).encode())
+        score_artifact(task, parsed).to_json()
+        api = lean_api()
+        if api is not None:
+            api[1](api[0](task, parsed.data, "caps", "Caps"))
+
+
+@REPORT_XFAIL
+def test_report_renders_rationals_past_4300_digits():
+    from mmverify.evaluate import score_artifact
+
+    task, art = _dragon_with("1.7e-2200")
+    score_artifact(task, art).to_json()
+
+
+@LEAN_XFAIL
+def test_lean_emitter_renders_rationals_past_4300_digits():
+    from hostile.checks import lean_api
+
+    api = lean_api()
+    if api is None:
+        pytest.skip("no Lean emitter")
+    task, art = _dragon_with("1.7e-2200")
+    api[1](api[0](task, art.data, "latent", "Latent"))

@@ -96,10 +96,11 @@ PAYLOADS: dict[str, str] = {
     "number_as_string": '"1.5"',
     "number_as_string_exp": '"1e3"',
     "empty_string": '""',
-    "huge_pos": "1" + "0" * 299,                  # 10^299: inside the exponent cap
-    "huge_neg": "-1" + "0" * 299,
-    "tiny": "1e-299",
-    "many_digits": "0." + "3" * 398,
+    "huge_pos": "9." + "9" * 94 + "e299",         # ~10^300 in 100 characters: inside every cap
+    "huge_neg": "-1e300",
+    "tiny": "1." + "7" * 92 + "e-300",
+    "many_digits": "0." + "3" * 98,                # 100 characters: the longest literal accepted
+    "too_many_digits": "0." + "3" * 99,            # parser: number_too_long
     "ten_pow_400": "1e400",                        # parser: number_out_of_range
     "ten_pow_minus_400": "1e-400",
     "minus_zero": "-0",
@@ -133,6 +134,7 @@ PARSER_CODES = {
     "ten_pow_400": "number_out_of_range",
     "ten_pow_minus_400": "number_out_of_range",
     "long_int_text": "number_too_long",
+    "too_many_digits": "number_too_long",
     "nan": "non_finite_number",
     "infinity": "non_finite_number",
     "minus_infinity": "non_finite_number",
