@@ -346,7 +346,7 @@ class BatchStats:
     scored: int = 0              # computed in this run
     reused: int = 0              # taken from the output file of an earlier run
     dropped_lines: int = 0       # torn or unreadable lines dropped from the output file
-    stale_rows: int = 0          # rows of the old file for inputs not in this batch (not kept)
+    stale_rows: int = 0          # earlier rows not kept: other inputs, or an input's older bytes
     duplicates: list[str] = field(default_factory=list)   # inputs given more than once
 
 
