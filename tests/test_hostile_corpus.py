@@ -91,7 +91,8 @@ def test_every_hostile_document_gives_a_report(task_id):
     api = lean_api()
     by_path = _metric_by_path(task)
     failures: list[str] = []
-    docs = [(n, b, e, None, None) for n, b, e in whole_documents(task)] + leaf_documents(task, full=FULL, budget=LEAF_BUDGET)
+    docs = [(n, b, e, None, None) for n, b, e in whole_documents(task)]
+    docs += leaf_documents(task, full=FULL, budget=LEAF_BUDGET)
     parsed = 0
     for k, (name, body, expect, segs, payload) in enumerate(docs):
         try:
