@@ -59,10 +59,18 @@ def time_cap_available() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+# After the deadline the alarm repeats at this interval until the block is
+# left: an exception raised where Python cannot propagate it (a garbage
+# collector callback, a ``__del__``, a weakref callback) is printed and
+# dropped, and a single alarm lost there would let the block run uncapped.
+REPEAT_S = 0.1
+
+
 @contextmanager
 def time_cap(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`ScoreTimeout` in the block after ``seconds`` of wall time
-    (POSIX, main thread; a no-op elsewhere or when ``seconds`` is None)."""
+    """Raise :class:`ScoreTimeout` in the block after ``seconds`` of wall time,
+    and again every :data:`REPEAT_S` until the block is left (POSIX, main
+    thread; a no-op elsewhere or when ``seconds`` is None)."""
     if not seconds or not time_cap_available():
         yield
         return
@@ -71,7 +79,7 @@ def time_cap(seconds: float | None) -> Iterator[None]:
         raise ScoreTimeout()
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
     try:
         yield
     finally:

@@ -55,14 +55,17 @@ def test_unique_items_check_is_not_quadratic():
     (4,000 objects: 92 s); validate.py's is linear with the same verdicts."""
     task = load_task(SIC)
     art = parse_bytes(_unique_items_bomb(4000))
-    with B.time_cap(3.0):
+    t0 = time.process_time()
+    with B.time_cap(120.0):          # a guard only: the check is on CPU time
         try:
             errors = validate_artifact(task.artifact_schema, art.data)
         except B.ScoreTimeout:
-            pytest.fail("uniqueItems on 4,000 objects took more than 3 s")
+            pytest.fail("uniqueItems on 4,000 objects took more than 120 s")
+    assert time.process_time() - t0 < 3.0
     assert any(e.keyword == "type" for e in errors)
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # an alarm may land in a gc callback
 def test_batch_time_cap_stops_a_slow_artifact(tmp_path):
     """Whatever the engine's slowest path, the batch cap turns it into a
     timeout row in about the cap's time: here 20,000 list items, each read by
@@ -74,7 +77,7 @@ def test_batch_time_cap_stops_a_slow_artifact(tmp_path):
     f.write_text(json.dumps(data))
     t0 = time.monotonic()
     o = B.score_one(str(f), timeout_s=1.0, fingerprint="")
-    assert time.monotonic() - t0 < 15
+    assert time.monotonic() - t0 < 30
     assert o.row["error"]["code"] == "timeout" and o.row["oeval"] == 0
     assert o.row["task"]["id"] == PROD
 
@@ -143,9 +146,9 @@ def test_match_by_keys_that_look_numeric_stay_bounded(key):
     task = load_task(VEG)
     data = oracle_data(task.directory)
     data["reproduced"]["correlation_comparison"][0]["category"] = key
-    t0 = time.monotonic()
+    t0 = time.process_time()
     report = score_artifact(task, parse_bytes(dump(data).encode()))
-    assert time.monotonic() - t0 < 10
+    assert time.process_time() - t0 < 10
     assert report.status in ("scored", "invalid", "infeasible") and 0 <= report.oeval <= 1
     report.to_json()
 

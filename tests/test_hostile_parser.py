@@ -1,5 +1,6 @@
 """The strict parser under hostile bytes: every defect is a specific ArtifactError,
-and the caps are enforced before ``json`` builds anything."""
+and the caps are enforced before ``json`` builds anything. Work is measured in
+CPU time (``time.process_time``), so a loaded machine does not fail the tests."""
 import json
 import time
 from decimal import Decimal
@@ -19,9 +20,9 @@ def code_of(raw: bytes, **kw) -> str:
 def test_many_tiny_values_are_rejected_by_count_before_parsing():
     n = DEFAULT_MAX_VALUES + 10
     raw = b'{"x":[' + b"0," * (n - 1) + b"0]}"
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     assert code_of(raw) == "too_many_values"
-    assert time.perf_counter() - t0 < 2.0
+    assert time.process_time() - t0 < 2.0
     ok = b'{"x":[' + b"0," * 999 + b"0]}"
     assert len(parse_bytes(ok).data["x"]) == 1000
 
@@ -39,9 +40,9 @@ def test_escaped_quotes_do_not_end_a_string_for_the_scanner():
 
 def test_long_string_scan_is_fast():
     raw = b'{"x":"' + b"a" * (8 * 1024 * 1024) + b'"}'
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     assert len(parse_bytes(raw).data["x"]) == 8 * 1024 * 1024
-    assert time.perf_counter() - t0 < 3.0
+    assert time.process_time() - t0 < 3.0
 
 
 @pytest.mark.parametrize("raw", [
@@ -93,12 +94,12 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
 def test_scanner_is_linear_on_pathological_text(name):
     raw = PATHOLOGICAL[name]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         parse_bytes(raw)
     except ArtifactError as exc:
         assert exc.code in {"malformed_json", "too_deep", "too_many_values", "not_an_object"}, exc.code
-    assert time.perf_counter() - t0 < 5.0
+    assert time.process_time() - t0 < 5.0
 
 
 def _actual(value, depth=0):
