@@ -246,7 +246,8 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
     except ScoreTimeout:
         key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
         return Outcome(path, key, error_row(path, "timeout", f"scoring took longer than the cap of {timeout_s:g} s",
-                                            task=task, sha256=sha256, key=key))
+                                            task=task or _task_by_name(task_id, path, anchors_dir),
+                                            sha256=sha256, key=key))
     except TaskLoadError:
         raise
     except RecursionError:
@@ -266,6 +267,19 @@ def _as_given(row: dict, path: str) -> dict:
     if isinstance(row.get("artifact"), dict):
         row["artifact"] = dict(row["artifact"], source=path)
     return row
+
+
+def _task_by_name(task_id: str | None, path: str, anchors_dir: str | None):
+    """The task of an input that timed out before its task was loaded: the
+    --task option, else what its file name or folder says (never its content)."""
+    from .evaluate import infer_task_id
+    from .tasks import load_task
+
+    try:
+        tid = task_id or infer_task_id(None, path, anchors_dir)
+        return load_task(tid, anchors_dir) if tid else None
+    except Exception:
+        return None
 
 
 # ------------------------------------------------------------------ the file

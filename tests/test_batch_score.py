@@ -336,29 +336,20 @@ def test_unwritable_output_is_a_usage_error(tmp_path, small):
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # an alarm may land in a gc callback
 def test_time_cap_survives_a_swallowed_alarm():
-    """The first ScoreTimeout raised inside a garbage-collector callback is
-    printed and dropped by Python; the cap repeats, so the block still ends."""
-    import gc
-
+    """An alarm can be lost: raised inside a garbage-collector callback or a
+    ``__del__``, Python prints the exception and drops it (seen under
+    hypothesis, which times the collector). Simulated here by code that
+    swallows the first ScoreTimeout: the cap repeats, so the block still ends."""
     swallowed = []
-
-    def callback(phase, info):
-        if not swallowed:
-            t0 = time.monotonic()
-            try:
-                while time.monotonic() - t0 < 2:       # the first alarm lands here
-                    pass
-            except B.ScoreTimeout:
-                swallowed.append(1)                     # as an unraisable context would
-
-    gc.callbacks.append(callback)
     t0 = time.monotonic()
-    try:
-        with pytest.raises(B.ScoreTimeout):
-            with B.time_cap(0.2):
-                gc.collect()
-                while time.monotonic() - t0 < 10:
-                    pass
-    finally:
-        gc.callbacks.remove(callback)
+    with pytest.raises(B.ScoreTimeout):
+        with B.time_cap(0.2):
+            while time.monotonic() - t0 < 10:
+                try:
+                    while time.monotonic() - t0 < 10:
+                        pass
+                except B.ScoreTimeout:
+                    if swallowed:
+                        raise
+                    swallowed.append(time.monotonic() - t0)
     assert swallowed and time.monotonic() - t0 < 5
