@@ -155,10 +155,11 @@ def test_gate_formats_are_deterministic(anchors, tmp_path, fmt):
 
 # -------------------------------------------------------- no anchor leak
 
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d{1,3})?(?!\w|\.\d)")
 
 
 def numbers_in(text: str) -> set[Fraction]:
+    """Decimal numbers standing alone in text (not inside hex digests or names)."""
     return {Fraction(Decimal(m)) for m in NUMBER.findall(text)}
 
 
