@@ -89,7 +89,7 @@ def test_audit_finds_no_unaudited_problem(tid):
 
 # ------------------------------------------------------------ no anchor leak
 
-_NUM = re.compile(r"(?<![\w.\[\]/])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w\]])")
+_NUM = re.compile(r"(?<![\w.\[\]/])-?\d+(?:\.\d+)?(?:[eE][+-]?\d{1,3})?(?![\w\]])")
 
 
 def _numbers(text: str) -> set[Fraction]:
