@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from mmverify import paths as P
-from mmverify.numbers import decimal_text, to_fraction
+from mmverify.numbers import decimal_places, decimal_text, point_text, to_fraction
 
 ABSENT, NUMBER, LABEL, WRONG = "absent", "number", "label", "wrong"
 LABEL_SHOW = 60
@@ -79,18 +79,10 @@ def show(value: Fraction, digits: int = 12) -> str:
     marked with ``...`` (the exact value is in the report's ``exact`` block)."""
     if value.denominator == 1:
         return str(value.numerator)
-    d = value.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    places = max(twos, fives)
-    if d == 1 and places <= digits:
+    places = decimal_places(value)
+    if places is not None and places <= digits:
         scaled = abs(value) * 10 ** places
-        text = _point(int(scaled), places)
+        text = point_text(int(scaled), places)
         return ("-" if value < 0 else "") + text
     # truncated: `digits` significant digits
     a = abs(value)
@@ -102,12 +94,4 @@ def show(value: Fraction, digits: int = 12) -> str:
             mag -= 1
     places = max(digits - mag, 0)
     scaled = int(a * 10 ** places)
-    return ("-" if value < 0 else "") + _point(scaled, places) + "..."
-
-
-def _point(n: int, places: int) -> str:
-    if places == 0:
-        return str(n)
-    s = str(n).rjust(places + 1, "0")
-    head, tail = s[:-places], s[-places:].rstrip("0")
-    return head + ("." + tail if tail else "")
+    return ("-" if value < 0 else "") + point_text(scaled, places) + "..."

@@ -32,10 +32,10 @@ def to_fraction(value: Any) -> Fraction | None:
     return None
 
 
-def fraction_text(value: Fraction) -> str:
-    """Exact text of a Fraction: an integer, a terminating decimal, else ``p/q``."""
-    if value.denominator == 1:
-        return str(value.numerator)
+def decimal_places(value: Fraction) -> int | None:
+    """Fewest decimal places that write ``value`` exactly, or None when its
+    decimal expansion does not terminate (a prime other than 2 and 5 divides
+    the denominator)."""
     d = value.denominator
     twos = fives = 0
     while d % 2 == 0:
@@ -44,12 +44,27 @@ def fraction_text(value: Fraction) -> str:
     while d % 5 == 0:
         d //= 5
         fives += 1
-    if d == 1 and max(twos, fives) <= 60:
-        places = max(twos, fives)
-        scaled = value.numerator * 10**places // value.denominator
-        sign = "-" if scaled < 0 else ""
-        digits = str(abs(scaled)).rjust(places + 1, "0")
-        return f"{sign}{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")
+    return max(twos, fives) if d == 1 else None
+
+
+def point_text(n: int, places: int) -> str:
+    """``n / 10**places`` as decimal text for a non-negative integer ``n``,
+    trailing zeros dropped."""
+    if places == 0:
+        return str(n)
+    s = str(n).rjust(places + 1, "0")
+    head, tail = s[:-places], s[-places:].rstrip("0")
+    return head + ("." + tail if tail else "")
+
+
+def fraction_text(value: Fraction) -> str:
+    """Exact text of a Fraction: an integer, a terminating decimal, else ``p/q``."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    places = decimal_places(value)
+    if places is not None and places <= 60:
+        sign = "-" if value < 0 else ""
+        return sign + point_text(abs(value.numerator) * 10**places // value.denominator, places)
     return f"{value.numerator}/{value.denominator}"
 
 
