@@ -6,12 +6,15 @@ together and turns every expected failure into a report (never a traceback).
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 from typing import Any
 
 from .artifact import Artifact, ArtifactError, parse_file
 from .report import Report
 from .tasks import TaskSpec, load_index, load_task
 from .validate import validate_artifact
+
+ZERO = Fraction(0)
 
 
 def task_info(task: TaskSpec) -> dict[str, Any]:
@@ -26,9 +29,9 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
     if artifact is None or (isinstance(artifact, ArtifactError) and artifact.code == "missing_artifact"):
         err = artifact.as_dict() if isinstance(artifact, ArtifactError) else {
             "code": "missing_artifact", "message": "no artifact was supplied"}
-        return Report(task.id, info, None, None, "missing", _zero(), error=err)
+        return Report(task.id, info, None, None, "missing", ZERO, error=err)
     if isinstance(artifact, ArtifactError):
-        return Report(task.id, info, None, None, "error", _zero(), error=artifact.as_dict())
+        return Report(task.id, info, None, None, "error", ZERO, error=artifact.as_dict())
 
     gates = None
     if run_gates:
@@ -43,7 +46,7 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
         message = f"{len(schema_errors)} schema violation(s); first: {first.field}: {first.problem}"
         if gates is not None and gates.hard_failures:
             message += "; hard gate(s) failed: " + "; ".join(i.headline() for i in gates.hard_failures)
-        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", _zero(),
+        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO,
                       error={"code": "schema_violation", "message": message},
                       schema_errors=schema_errors, gates=gates)
 
@@ -51,18 +54,12 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
 
     panel = score_panel(task, artifact.data, gates)
     if gates is not None and gates.hard_failures:
-        return Report(task.id, info, artifact.source, artifact.sha256, "infeasible", _zero(),
+        return Report(task.id, info, artifact.source, artifact.sha256, "infeasible", ZERO,
                       error={"code": "hard_gate_failed",
                              "message": "; ".join(i.headline() for i in gates.hard_failures)},
                       gates=gates, panel=panel)
     status = "scored" if panel.oeval is not None else "not_scored"
     return Report(task.id, info, artifact.source, artifact.sha256, status, panel.oeval, gates=gates, panel=panel)
-
-
-def _zero():
-    from fractions import Fraction
-
-    return Fraction(0)
 
 
 def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
