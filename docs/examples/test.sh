@@ -42,7 +42,8 @@ if [ ! -s "$REWARD_DIR/reward.json" ]; then
 fi
 
 # Exit codes: 0 scored; 1 the artifact failed (missing, unreadable, invalid,
-# infeasible: reward 0 is the verdict); 2 reward folder not writable; 3 unknown
+# infeasible: reward 0 is the verdict); 2 usage error or reward folder not
+# writable; 3 unknown
 # task or broken anchors. 0 and 1 are grades; 2 and 3 are defects of the task
 # set-up, passed on so that the harness reports a verifier error.
 echo "mmverify verify: exit $status (see $REWARD_DIR/reward-details.json)"

@@ -23,7 +23,8 @@ each give reward 0.0 with the reason in the details, and an exit code:
 1  reward 0 because the artifact failed: ``missing``, ``error``
    (unreadable), ``invalid`` (schema), ``infeasible`` (hard gate); also an
    internal error of the engine (details ``error.code == "internal_error"``)
-2  the reward files could not be written (reward folder not creatable)
+2  the reward files could not be written (reward folder not creatable);
+   also click's usage errors (e.g. no ``--task``)
 3  unknown task, or the task's anchors are broken
 == =====================================================================
 """
