@@ -209,3 +209,23 @@ def test_lean_emitter_never_emits_a_forbidden_token(case, label):
     text = emit(obligations_for_artifact(task, art.data, label, "Fuzz"))
     assert not lean_problems(text, foreign_strings(task, art.data))
     assert not wellformed(text)
+
+
+# ------------------------------------------------------------------ schema pre-check
+
+@fuzz_settings(100)
+@given(st.one_of(mutated_oracle(TASKS).map(lambda c: (c[0], c[1])), planted(TASKS)))
+def test_schema_precheck_never_hides_an_error(case):
+    """Differential: validate.py's compiled pre-check may answer "valid" only
+    when jsonschema (with the exact types and keywords) finds no error."""
+    from mmverify import validate as V
+
+    task, data = case
+    art = parse_or_error(dump(data).encode("utf-8"))
+    if isinstance(art, ArtifactError):
+        return
+    check = V.fast_check_for(task.artifact_schema) if hasattr(V, "fast_check_for") else None
+    full = list(V.validator_for(task.artifact_schema).iter_errors(art.data))
+    if check is not None and check(art.data):
+        assert not full, [e.message[:120] for e in full[:3]]
+    assert bool(V.validate_artifact(task.artifact_schema, art.data)) == bool(full)
