@@ -46,6 +46,8 @@ class CheckReport:
     seconds: float
     files: int
     stray_errors: tuple[str, ...] = ()
+    jobs: int = 1
+    cpu_seconds: float = 0.0
 
     @property
     def disagreements(self) -> tuple[Row, ...]:
@@ -82,6 +84,7 @@ class CheckReport:
 
     def as_dict(self) -> dict:
         return {"lean_version": self.version, "lean_found_via": self.how, "seconds": round(self.seconds, 3),
+                "lean_processes": self.jobs, "lean_cpu_seconds": round(self.cpu_seconds, 3),
                 "files": self.files, "obligations": len(self.rows), "counts": self.counts(),
                 "axioms": self.axiom_sets(), "agree": self.ok,
                 "disagreements": [r.as_dict() for r in self.disagreements],
@@ -90,10 +93,10 @@ class CheckReport:
 
 
 def check_files(files: Sequence[LeanFile], toolchain: runner.Toolchain | None = None,
-                timeout: float = runner.DEFAULT_TIMEOUT) -> CheckReport:
-    """All files in ONE Lean process; one row per obligation."""
+                timeout: float = runner.DEFAULT_TIMEOUT, jobs: int = 1) -> CheckReport:
+    """All files in ONE Lean process (or ``jobs`` side by side); one row per obligation."""
     toolchain = toolchain or runner.find_lean()
-    res = runner.check_files([f.text for f in files], toolchain, timeout)
+    res = runner.check_files([f.text for f in files], toolchain, timeout, jobs)
     rows = []
     for f in files:
         for o in f.oset.obligations:
@@ -101,13 +104,15 @@ def check_files(files: Sequence[LeanFile], toolchain: runner.Toolchain | None = 
             r = res.results.get(full)
             rows.append(Row(f.relpath, o.task_id, full, o.instance_name, o.gate_verdict, o.expected,
                             r.status if r else "missing", r.axioms if r else None, r.errors if r else ()))
-    return CheckReport(tuple(rows), res.version, res.how, res.seconds, len(files), res.stray_errors)
+    return CheckReport(tuple(rows), res.version, res.how, res.seconds, len(files), res.stray_errors,
+                       max(1, min(jobs, len(files))), res.cpu_seconds)
 
 
 def render(report: CheckReport) -> str:
     lines = [f"Lean: {report.version} (via {report.how})",
-             f"checked {len(report.rows)} obligation(s) in {report.files} file(s), one process, "
-             f"{report.seconds:.2f} s"]
+             f"checked {len(report.rows)} obligation(s) in {report.files} file(s), "
+             f"{report.jobs} Lean process(es), {report.seconds:.2f} s wall, "
+             f"{report.cpu_seconds:.2f} s CPU"]
     c = report.counts()
     lines.append("results: " + ", ".join(f"{k} {v}" for k, v in c.items() if v or k in ("proved", "refuted")))
     lines.append("axioms: " + "; ".join(f"{k}: {v}" for k, v in report.axiom_sets().items()))

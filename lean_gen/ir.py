@@ -67,8 +67,20 @@ EXPECT_PROVED = "proved"
 EXPECT_REFUTED = "refuted"
 
 
+# Resource limits of one kernel obligation. Beyond them a 2021-era elaborator
+# gives up (Decidable synthesis of a disjunction of ~120 equalities exceeds its
+# size limit; a sum of ~1000 literals its recursion depth), so a larger claim is
+# reported as not expressible (listed in the file header), never truncated.
+MAX_CONNECTIVE_PARTS = 48
+MAX_RELATION_LITERALS = 150
+
+
 class NotExpressible(ValueError):
     """A decided gate instance the IR cannot state (reported, never silently dropped)."""
+
+
+class TooLarge(NotExpressible):
+    """A claim beyond the resource limits of one kernel obligation."""
 
 
 class IRAgreementError(AssertionError):
@@ -127,7 +139,8 @@ class Unstated:
     index: int | None
     form: str
     verdict: str                   # gap | fail
-    reason: str                    # missing | empty_list | not_a_number | not_a_label | undefined | not_expressible
+    reason: str                    # missing | empty_list | not_a_number | not_a_label | undefined |
+                                   # not_expressible | too_large (see MAX_CONNECTIVE_PARTS)
     sources: tuple[str, ...]
 
     @property
@@ -563,6 +576,23 @@ def _gate_expr(task: Any, gate_id: str) -> str | None:
     return None
 
 
+def check_size(claim: Prop) -> None:
+    """NotExpressible when one theorem would exceed the limits above."""
+    def parts(p: Prop) -> int:
+        if isinstance(p, (S.And, S.Or)):
+            return max([len(p.parts)] + [parts(x) for x in p.parts])
+        if isinstance(p, S.Not):
+            return parts(p.body)
+        return 0
+
+    if parts(claim) > MAX_CONNECTIVE_PARTS:
+        raise TooLarge(f"more than {MAX_CONNECTIVE_PARTS} alternatives or conjuncts in one obligation")
+    for r in S.relations(claim):
+        n = sum(1 for side in (r.left, r.right) for _ in S.term_literals(side))
+        if n > MAX_RELATION_LITERALS:
+            raise TooLarge(f"more than {MAX_RELATION_LITERALS} literals in one relation")
+
+
 def claim_of(inst: Any) -> tuple[Prop, int, str]:
     """The claim of one decided gate instance (see the module table)."""
     tol = inst.tolerance_value or Fraction(0)
@@ -603,8 +633,10 @@ def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: s
         holds = inst.verdict == "pass"
         try:
             claim, d, how = claim_of(inst)
-        except NotExpressible:
-            unstated.append(Unstated(inst.gate_id, inst.index, inst.form, inst.verdict, "not_expressible", sources))
+            check_size(claim)
+        except NotExpressible as exc:
+            unstated.append(Unstated(inst.gate_id, inst.index, inst.form, inst.verdict,
+                                     "too_large" if isinstance(exc, TooLarge) else "not_expressible", sources))
             continue
         if S.eval_prop(claim) != holds:
             raise IRAgreementError(

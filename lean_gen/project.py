@@ -64,7 +64,7 @@ def render(oset: ObligationSet) -> str:
     return text
 
 
-def _lean_file(relparts: list[str], oset: ObligationSet) -> LeanFile:
+def lean_file(relparts: list[str], oset: ObligationSet) -> LeanFile:
     relpath = "/".join(relparts) + ".lean"
     module = ".".join(relparts)
     return LeanFile(relpath, module, oset, render(oset))
@@ -78,7 +78,7 @@ def task_files(task: Any) -> list[LeanFile]:
     oracle = parse_file(task.oracle_path).data
     tname = camel(task.id)
     rel_oracle = f"anchors/{task.id}/oracle.json"
-    files = [_lean_file([OBLIGATIONS_DIR, tname],
+    files = [lean_file([OBLIGATIONS_DIR, tname],
                         obligations_for_artifact(task, oracle, "oracle artifact", "Oracle", rel_oracle))]
     for paper in task.panel:
         ptag = paper_tag(paper.paper_id)
@@ -87,7 +87,7 @@ def task_files(task: Any) -> list[LeanFile]:
         oset = obligations_for_artifact(
             task, data, f"panel paper {paper.paper_id}", ptag, origin,
             keep=lambda i, s=supplied: any(p in s for p in i.paths))
-        files.append(_lean_file([OBLIGATIONS_DIR, tname, ptag], oset))
+        files.append(lean_file([OBLIGATIONS_DIR, tname, ptag], oset))
         originals = sorted(mid for mid, rec in paper.audit.items() if "original" in rec)
         if originals:
             data_o, _, _ = paper_artifact(task, oracle, paper, originals)
@@ -97,7 +97,7 @@ def task_files(task: Any) -> list[LeanFile]:
             oset_o = obligations_for_artifact(
                 task, data_o, f"panel paper {paper.paper_id}, original (pre-audit) values", ptag + "Original",
                 origin_o, keep=lambda i, c=changed: any(_reads(p, c) for p in i.paths))
-            files.append(_lean_file([OBLIGATIONS_DIR, tname, ptag + "Original"], oset_o))
+            files.append(lean_file([OBLIGATIONS_DIR, tname, ptag + "Original"], oset_o))
     return files
 
 
@@ -116,11 +116,39 @@ def _reads(concrete: str, metric_paths: set[str]) -> bool:
     return concrete in metric_paths or generic in metric_paths
 
 
-def anchor_files(anchors_dir: str | None = None, task_ids: Iterable[str] | None = None) -> list[LeanFile]:
-    """Every Lean file of an anchors folder, in index order."""
-    from mmverify.tasks import load_task, task_ids as all_ids
+_CACHE: dict[tuple, list[LeanFile]] = {}
 
+
+def _signature(anchors_dir: str, ids: list[str]) -> tuple:
+    """What the generated files depend on, by file stat (size, mtime)."""
+    out = []
+    for rel in ["index.json"] + [f"{t}/{n}" for t in ids for n in ("task.json", "oracle.json",
+                                                                    "artifact.schema.json")]:
+        try:
+            st = os.stat(os.path.join(anchors_dir, rel))
+            out.append((rel, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append((rel, None, None))
+    return tuple(out)
+
+
+def anchor_files(anchors_dir: str | None = None, task_ids: Iterable[str] | None = None) -> list[LeanFile]:
+    """Every Lean file of an anchors folder, in index order (memoised on the
+    anchor files' size and mtime: the result is immutable)."""
+    from mmverify.tasks import default_anchors_dir, task_ids as all_ids
+
+    anchors_dir = os.path.abspath(anchors_dir or default_anchors_dir())
     ids = list(task_ids) if task_ids is not None else all_ids(anchors_dir)
+    key = (anchors_dir, tuple(ids), _signature(anchors_dir, ids))
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = _anchor_files(anchors_dir, ids)
+    return list(_CACHE[key])
+
+
+def _anchor_files(anchors_dir: str, ids: list[str]) -> list[LeanFile]:
+    from mmverify.tasks import load_task
+
     files: list[LeanFile] = []
     for tid in ids:
         files.extend(task_files(load_task(tid, anchors_dir)))

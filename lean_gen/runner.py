@@ -289,6 +289,7 @@ class RunResult:
     returncode: int
     stray_errors: tuple[str, ...] = ()   # errors outside every declaration
     output: str = field(default="", repr=False)
+    cpu_seconds: float = 0.0             # CPU time of the Lean process(es), user + system
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in STATUSES}
@@ -351,9 +352,19 @@ def interpret(text: str, output: str, file_name: str, theorems_only: bool = True
     return results, tuple(stray)
 
 
+def _children_cpu() -> float:
+    try:
+        import resource
+
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+    except (ImportError, OSError):  # pragma: no cover - non-POSIX
+        return 0.0
+
+
 def run_lean(text: str, toolchain: Toolchain | None = None, timeout: float = DEFAULT_TIMEOUT,
              file_stem: str = "MMVerifyCheck") -> tuple[str, int, float, str]:
-    """Run Lean once on ``text``: (output, returncode, seconds, file name used)."""
+    """Run Lean once on ``text``: (output, returncode, wall seconds, file name used)."""
     toolchain = toolchain or find_lean()
     with tempfile.TemporaryDirectory(prefix="mmverify-lean-") as tmp:
         path = os.path.join(tmp, f"{file_stem}.lean")
@@ -376,11 +387,13 @@ def check_text(text: str, toolchain: Toolchain | None = None, timeout: float = D
     """Check one Lean text; one result per theorem, by full name."""
     toolchain = toolchain or find_lean()
     version = version or toolchain.version()
+    cpu0 = _children_cpu()
     output, rc, seconds, path = run_lean(text, toolchain, timeout)
+    cpu = _children_cpu() - cpu0
     results, stray = interpret(text, output, path)
     if rc != 0 and not any(r.errors for r in results.values()) and not stray:
         raise LeanRunError(f"Lean exited with {rc} and no diagnostics: {output.strip()[:500]}")
-    return RunResult(results, version, toolchain.how, seconds, rc, stray, output)
+    return RunResult(results, version, toolchain.how, seconds, rc, stray, output, cpu)
 
 
 def combine(texts: Sequence[str]) -> str:
@@ -389,8 +402,10 @@ def combine(texts: Sequence[str]) -> str:
 
 
 def check_files(texts: Iterable[str], toolchain: Toolchain | None = None,
-                timeout: float = DEFAULT_TIMEOUT) -> RunResult:
-    """Check many obligation files in ONE Lean process."""
+                timeout: float = DEFAULT_TIMEOUT, jobs: int = 1) -> RunResult:
+    """Check many obligation files: ONE Lean process per batch. With ``jobs > 1``
+    the files are split into that many batches (balanced by size, file order
+    kept inside each) that run side by side; results are merged by name."""
     texts = list(texts)
     combined = combine(texts)
     decls, _ = scan(combined)
@@ -398,4 +413,25 @@ def check_files(texts: Iterable[str], toolchain: Toolchain | None = None,
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"declaration names repeat across the batch: {dupes[:5]}")
-    return check_text(combined, toolchain, timeout)
+    toolchain = toolchain or find_lean()
+    jobs = max(1, min(jobs, len(texts)))
+    if jobs == 1:
+        return check_text(combined, toolchain, timeout)
+    version = toolchain.version()
+    batches: list[list[str]] = [[] for _ in range(jobs)]
+    sizes = [0] * jobs
+    for t in sorted(texts, key=len, reverse=True):
+        k = sizes.index(min(sizes))
+        batches[k].append(t)
+        sizes[k] += len(t)
+    from concurrent.futures import ThreadPoolExecutor
+
+    t0, cpu0 = time.perf_counter(), _children_cpu()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        parts = list(pool.map(lambda b: check_text(combine(b), toolchain, timeout, version), batches))
+    results: dict[str, DeclResult] = {}
+    for part in parts:
+        results.update(part.results)
+    return RunResult(results, version, toolchain.how, time.perf_counter() - t0,
+                     max(p.returncode for p in parts), tuple(e for p in parts for e in p.stray_errors),
+                     "".join(p.output for p in parts), _children_cpu() - cpu0)

@@ -129,31 +129,41 @@ def total(terms: list[Term]) -> Term:
 # -------------------------------------------------------------------------- printer
 
 
-def _lit(t: Lit) -> str:
+# A Nat relation with more literals than this has every literal ascribed
+# ``(n : Nat)``: without binop% (2021 elaborators) long chains of bare numerals
+# elaborate in super-linear time (a sum of 80 bare numerals takes ~20 s, one
+# of 200 exceeds the heartbeat limit; ascribed, 200 take ~5 s). Short relations
+# stay bare, e.g. ``1246266 * 1604793 ≤ 2 * 1000000 * 1000000``.
+NAT_ASCRIBE_ABOVE = 6
+
+
+def _lit(t: Lit, ascribe: bool = False) -> str:
     if t.ty == NAT:
-        return str(t.value)
+        return f"({t.value} : Nat)" if ascribe else str(t.value)
     return f"({t.value} : Int)"
 
 
-def print_term(t: Term, ctx: str = "top") -> str:
+def print_term(t: Term, ctx: str = "top", ascribe: bool = False) -> str:
     """``ctx``: 'top' (relation side), 'add' (left of '-'), 'addterm' (a summand),
-    'sub_right' (right of '-'), 'mul' (a factor)."""
+    'sub_right' (right of '-'), 'mul' (a factor). ``ascribe``: Nat literals as ``(n : Nat)``."""
     if isinstance(t, Lit):
-        return _lit(t)
+        return _lit(t, ascribe)
     if isinstance(t, Mul):
-        return " * ".join(print_term(f, "mul") for f in t.factors)
+        return " * ".join(print_term(f, "mul", ascribe) for f in t.factors)
     if isinstance(t, Add):
-        text = " + ".join(print_term(x, "addterm") for x in t.terms)
+        text = " + ".join(print_term(x, "addterm", ascribe) for x in t.terms)
         return f"({text})" if ctx in ("mul", "sub_right") else text
     if isinstance(t, Sub):
-        text = f"{print_term(t.left, 'add')} - {print_term(t.right, 'sub_right')}"
+        text = f"{print_term(t.left, 'add', ascribe)} - {print_term(t.right, 'sub_right', ascribe)}"
         return f"({text})" if ctx in ("mul", "sub_right", "addterm") else text
     raise TypeError(f"not a term: {t!r}")
 
 
 def print_prop(p: Prop, ctx: str = "top") -> str:
     if isinstance(p, Rel):
-        return f"{print_term(p.left)} {p.op} {print_term(p.right)}"
+        n = sum(1 for side in (p.left, p.right) for _ in term_literals(side))
+        asc = n > NAT_ASCRIBE_ABOVE
+        return f"{print_term(p.left, ascribe=asc)} {p.op} {print_term(p.right, ascribe=asc)}"
     if isinstance(p, Not):
         return f"¬ ({print_prop(p.body)})"
     if isinstance(p, And):
@@ -378,9 +388,9 @@ class _Parser:
                 self.take(":")
                 ty = self.take(kind="IDENT")[1]
                 self.take(")")
-                if ty != INT:
-                    raise ParseError(f"only Int ascriptions are emitted, got {ty!r}")
-                return Lit(n, INT)
+                if ty not in (INT, NAT):
+                    raise ParseError(f"only Int and Nat ascriptions are emitted, got {ty!r}")
+                return Lit(n, ty)
             if a and a[1] == "-" and b and b[0] == "NUM" and c and c[1] == ":":
                 self.take("(")
                 self.take("-")

@@ -46,6 +46,20 @@ def fake_lean(folder, fail: str = "") -> str:
     return path
 
 
+@pytest.fixture(scope="module")
+def small_anchors(tmp_path_factory):
+    """An anchors folder holding only the dragon-dance task (fast to emit)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("anchors")
+    shutil.copytree(os.path.join(ROOT, "anchors", TASK), root / TASK)
+    with open(os.path.join(ROOT, "anchors", "index.json"), encoding="utf-8") as fh:
+        index = json.load(fh)
+    index["tasks"] = [t for t in index["tasks"] if t["id"] == TASK]
+    (root / "index.json").write_text(json.dumps(index))
+    return str(root)
+
+
 @pytest.fixture
 def no_lean(tmp_path):
     empty = tmp_path / "empty-bin"
@@ -87,22 +101,23 @@ def test_emit_usage_errors(tmp_path):
     assert r.returncode == 1 and "malformed_json" in r.stderr
 
 
-def test_emit_anchors_then_check_for_drift(tmp_path):
+def test_emit_anchors_then_check_for_drift(tmp_path, small_anchors):
     out = tmp_path / "LeanProofs"
-    r = run_cli("lean", "emit", "--anchors", "--out-dir", str(out))
+    env = {"MMVERIFY_ANCHORS": small_anchors}
+    r = run_cli("lean", "emit", "--anchors", "--out-dir", str(out), env=env)
     assert r.returncode == 0, r.stderr
     assert (out / "lean-toolchain").read_text().startswith("leanprover/lean4:v4.")
     assert "roots" in (out / "lakefile.toml").read_text()
-    r = run_cli("lean", "emit", "--anchors", "--check", "--out-dir", str(out))
+    r = run_cli("lean", "emit", "--anchors", "--check", "--out-dir", str(out), env=env)
     assert r.returncode == 0 and "no drift" in r.stdout
     target = out / "Obligations" / "Cumcm2024ADragonDance.lean"
     target.write_text(target.read_text().replace("1604793", "1604794"))
     (out / "Obligations" / "Stale.lean").write_text("-- old\n")
-    r = run_cli("lean", "emit", "--anchors", "--check", "--out-dir", str(out))
+    r = run_cli("lean", "emit", "--anchors", "--check", "--out-dir", str(out), env=env)
     assert r.returncode == 1
     assert "changed: Obligations/Cumcm2024ADragonDance.lean" in r.stdout
     assert "stale: Obligations/Stale.lean" in r.stdout
-    r = run_cli("lean", "emit", "--anchors", "--out-dir", str(out))
+    r = run_cli("lean", "emit", "--anchors", "--out-dir", str(out), env=env)
     assert r.returncode == 0 and not (out / "Obligations" / "Stale.lean").exists()
 
 
@@ -114,6 +129,17 @@ def test_check_with_a_scripted_lean_agrees(tmp_path):
     assert rep["agree"] is True and rep["lean_version"] == "Lean (version 4.0.0-fake)"
     assert rep["counts"]["refuted"] == 1  # the soft Q2 terminal-time finding, confirmed as a violation
     assert rep["counts"]["proved"] == rep["obligations"] - 1
+
+
+def test_check_in_parallel_batches_merges_by_name(tmp_path, small_anchors):
+    env = {"MMVERIFY_LEAN": fake_lean(str(tmp_path)), "MMVERIFY_ANCHORS": small_anchors}
+    one = run_cli("lean", "check", "--anchors", "--json", env=env)
+    two = run_cli("lean", "check", "--anchors", "--json", "-j", "3", env=env)
+    assert one.returncode == 0 and two.returncode == 0, two.stderr
+    a, b = json.loads(one.stdout), json.loads(two.stdout)
+    assert a["lean_processes"] == 1 and b["lean_processes"] == 3
+    assert a["counts"] == b["counts"] and a["obligations"] == b["obligations"] > 0
+    assert sorted(r["theorem"] for r in a["rows"]) == sorted(r["theorem"] for r in b["rows"])
 
 
 def test_check_reports_a_disagreement(tmp_path):

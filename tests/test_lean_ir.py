@@ -181,6 +181,18 @@ def test_gaps_and_undecided_failures_have_no_obligation(lab):
     assert ("b", "gap", "missing") in reasons
 
 
+def test_oversized_claims_are_listed_not_emitted(lab):
+    members = [str(i) for i in range(1, ir.MAX_CONNECTIVE_PARTS + 2)]
+    t = with_gates(lab, gate("d", "finite_domain", path="result.n", values=members))
+    s = oset(t, data(n="3"))
+    assert s.obligations == () and [(u.gate_id, u.reason) for u in s.unstated] == [("d", "too_large")]
+    t = with_gates(lab, gate("p", "partition_sum", parts="result.nums[*]", total="result.total"))
+    s = oset(t, data(nums=["1"] * ir.MAX_RELATION_LITERALS, total=str(ir.MAX_RELATION_LITERALS)))
+    assert s.obligations == () and s.unstated[0].reason == "too_large"
+    ok = oset(t, data(nums=["1"] * 100, total="100"))
+    assert len(ok.obligations) == 1 and "(1 : Nat) + (1 : Nat)" in ok.obligations[0].statement_text
+
+
 # -------------------------------------------------------------------- names
 
 def test_names_are_sanitised_and_unique():

@@ -49,7 +49,7 @@ def test_print_parse_round_trip(p):
 @given(terms(INT))
 def test_eval_matches_python_arithmetic(t):
     # an independent evaluation through Python's own parser of the printed text
-    text = S.print_term(t).replace(" : Int)", ")")
+    text = S.print_term(t).replace(" : Int)", ")").replace(" : Nat)", ")")
     assert eval(text, {"__builtins__": {}}) == S.eval_term(t)  # noqa: S307 - digits and + - * ( ) only
 
 
@@ -75,7 +75,7 @@ def test_negative_literals_are_ascribed_int():
     "1 ≥ 2",                         # ≥ is outside the subset
     "¬ 1 ≤ 2",                       # negation always takes parentheses
     "(1 ≤ 2)",                       # a parenthesised single relation is never emitted
-    "(1 : Nat) ≤ 2",                 # only Int ascriptions
+    "(1 : Real) ≤ 2",                # only Int and Nat ascriptions
     "(-0 : Int) ≤ (1 : Int)",        # no negative zero
     "01 ≤ 2",                        # leading zero
     "x ≤ 2",                         # identifiers are not terms
@@ -87,6 +87,18 @@ def test_negative_literals_are_ascribed_int():
 def test_parser_rejects_outside_subset(text):
     with pytest.raises(S.ParseError):
         S.parse_prop(text)
+
+
+def test_long_nat_relations_are_ascribed():
+    short = S.parse_prop("1246266 * 1604793 ≤ 2 * 1000000 * 1000000")
+    assert S.print_prop(short) == "1246266 * 1604793 ≤ 2 * 1000000 * 1000000"
+    long = S.Rel("=", S.total([Lit(i) for i in range(1, 8)]), Lit(28))
+    text = S.print_prop(long)
+    assert text == " + ".join(f"({i} : Nat)" for i in range(1, 8)) + " = (28 : Nat)"
+    assert S.parse_prop(text) == long
+    # a bare long relation parses but is not canonical
+    bare = " + ".join(str(i) for i in range(1, 8)) + " = 28"
+    assert S.print_prop(S.parse_prop(bare)) != bare
 
 
 def test_type_rules():

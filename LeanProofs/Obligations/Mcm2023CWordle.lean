@@ -58,7 +58,7 @@ theorem mcm_2023_c_wordle_q2_bins_range_6 : 0 ≤ 2298 ∧ 2298 ≤ 100000 := by
     sources: reproduced.eerie.paper_aligned_distribution_pct[0] [%], reproduced.eerie.paper_aligned_distribution_pct[1] [%], reproduced.eerie.paper_aligned_distribution_pct[2] [%], reproduced.eerie.paper_aligned_distribution_pct[3] [%], reproduced.eerie.paper_aligned_distribution_pct[4] [%], reproduced.eerie.paper_aligned_distribution_pct[5] [%], reproduced.eerie.paper_aligned_distribution_pct[6] [%]
     declared tolerance (an audited assumption): 1
     scale: 10^4; |sum of parts - total| <= tolerance, as two inequalities -/
-theorem mcm_2023_c_wordle_q2_bins_sum_to_100 : 6490 + 75792 + 262985 + 326147 + 209304 + 96302 + 22980 ≤ 1000000 + 10000 ∧ 1000000 ≤ 6490 + 75792 + 262985 + 326147 + 209304 + 96302 + 22980 + 10000 := by decide
+theorem mcm_2023_c_wordle_q2_bins_sum_to_100 : (6490 : Nat) + (75792 : Nat) + (262985 : Nat) + (326147 : Nat) + (209304 : Nat) + (96302 : Nat) + (22980 : Nat) ≤ (1000000 : Nat) + (10000 : Nat) ∧ (1000000 : Nat) ≤ (6490 : Nat) + (75792 : Nat) + (262985 : Nat) + (326147 : Nat) + (209304 : Nat) + (96302 : Nat) + (22980 : Nat) + (10000 : Nat) := by decide
 #print axioms mcm_2023_c_wordle_q2_bins_sum_to_100
 
 /-- gate q1.lower_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim

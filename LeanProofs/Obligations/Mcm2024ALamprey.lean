@@ -23,7 +23,7 @@ theorem mcm_2024_a_lamprey_q1_male_share_falls_with_food : 56 < 78 := by decide
     expression: gain * fixed == 100 * (adaptive - fixed)
     declared tolerance (an audited assumption): 0.02
     scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_0 : 32600 * 8855 + 100 * 8855 * 10000 ≤ 100 * 9144 * 10000 + 1 * 200 * 10000 ∧ 100 * 9144 * 10000 ≤ 32600 * 8855 + 100 * 8855 * 10000 + 1 * 200 * 10000 := by decide
+theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_0 : (32600 : Nat) * (8855 : Nat) + (100 : Nat) * (8855 : Nat) * (10000 : Nat) ≤ (100 : Nat) * (9144 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) ∧ (100 : Nat) * (9144 : Nat) * (10000 : Nat) ≤ (32600 : Nat) * (8855 : Nat) + (100 : Nat) * (8855 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) := by decide
 #print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_0
 
 /-- gate q3.gain_matches_stabilities[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -31,7 +31,7 @@ theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_0 : 32600 * 8855 + 100 * 
     expression: gain * fixed == 100 * (adaptive - fixed)
     declared tolerance (an audited assumption): 0.02
     scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_1 : 10400 * 8733 + 100 * 8733 * 10000 ≤ 100 * 8824 * 10000 + 1 * 200 * 10000 ∧ 100 * 8824 * 10000 ≤ 10400 * 8733 + 100 * 8733 * 10000 + 1 * 200 * 10000 := by decide
+theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_1 : (10400 : Nat) * (8733 : Nat) + (100 : Nat) * (8733 : Nat) * (10000 : Nat) ≤ (100 : Nat) * (8824 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) ∧ (100 : Nat) * (8824 : Nat) * (10000 : Nat) ≤ (10400 : Nat) * (8733 : Nat) + (100 : Nat) * (8733 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) := by decide
 #print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_1
 
 /-- gate q3.gain_matches_stabilities[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -39,7 +39,7 @@ theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_1 : 10400 * 8733 + 100 * 
     expression: gain * fixed == 100 * (adaptive - fixed)
     declared tolerance (an audited assumption): 0.02
     scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_2 : 3100 * 8632 + 100 * 8632 * 10000 ≤ 100 * 8659 * 10000 + 1 * 200 * 10000 ∧ 100 * 8659 * 10000 ≤ 3100 * 8632 + 100 * 8632 * 10000 + 1 * 200 * 10000 := by decide
+theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_2 : (3100 : Nat) * (8632 : Nat) + (100 : Nat) * (8632 : Nat) * (10000 : Nat) ≤ (100 : Nat) * (8659 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) ∧ (100 : Nat) * (8659 : Nat) * (10000 : Nat) ≤ (3100 : Nat) * (8632 : Nat) + (100 : Nat) * (8632 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) := by decide
 #print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_2
 
 /-- gate q3.gain_matches_stabilities[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -47,7 +47,7 @@ theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_2 : 3100 * 8632 + 100 * 8
     expression: gain * fixed == 100 * (adaptive - fixed)
     declared tolerance (an audited assumption): 0.02
     scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_3 : 30800 * 8310 + 100 * 8310 * 10000 ≤ 100 * 8566 * 10000 + 1 * 200 * 10000 ∧ 100 * 8566 * 10000 ≤ 30800 * 8310 + 100 * 8310 * 10000 + 1 * 200 * 10000 := by decide
+theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_3 : (30800 : Nat) * (8310 : Nat) + (100 : Nat) * (8310 : Nat) * (10000 : Nat) ≤ (100 : Nat) * (8566 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) ∧ (100 : Nat) * (8566 : Nat) * (10000 : Nat) ≤ (30800 : Nat) * (8310 : Nat) + (100 : Nat) * (8310 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) := by decide
 #print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_3
 
 /-- gate q3.largest_gain_is_maximum[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -83,7 +83,7 @@ theorem mcm_2024_a_lamprey_q3_largest_gain_is_maximum_3 : 308 ≤ 326 := by deci
     expression: gain * fixed == 100 * (adaptive - fixed)
     declared tolerance (an audited assumption): 0.02
     scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2024_a_lamprey_q3_largest_gain_matches_stabilities : 32600 * 8855 + 100 * 8855 * 10000 ≤ 100 * 9144 * 10000 + 1 * 200 * 10000 ∧ 100 * 9144 * 10000 ≤ 32600 * 8855 + 100 * 8855 * 10000 + 1 * 200 * 10000 := by decide
+theorem mcm_2024_a_lamprey_q3_largest_gain_matches_stabilities : (32600 : Nat) * (8855 : Nat) + (100 : Nat) * (8855 : Nat) * (10000 : Nat) ≤ (100 : Nat) * (9144 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) ∧ (100 : Nat) * (9144 : Nat) * (10000 : Nat) ≤ (32600 : Nat) * (8855 : Nat) + (100 : Nat) * (8855 : Nat) * (10000 : Nat) + (1 : Nat) * (200 : Nat) * (10000 : Nat) := by decide
 #print axioms mcm_2024_a_lamprey_q3_largest_gain_matches_stabilities
 
 end Mcm2024ALamprey_Oracle

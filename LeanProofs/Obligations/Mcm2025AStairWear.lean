@@ -43,7 +43,7 @@ theorem mcm_2025_a_stair_wear_q1_daily_users_reported_consistently : 7352 = 7352
     expression: passages * k == 100000 * depth
     declared tolerance (an audited assumption): 0.0225
     scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000000 to clear denominators -/
-theorem mcm_2025_a_stair_wear_q1_passages_from_wear_depth : 9666667000 * 45 ≤ 100000 * 4350 * 1000 + 9 * 2500 ∧ 100000 * 4350 * 1000 ≤ 9666667000 * 45 + 9 * 2500 := by decide
+theorem mcm_2025_a_stair_wear_q1_passages_from_wear_depth : (9666667000 : Nat) * (45 : Nat) ≤ (100000 : Nat) * (4350 : Nat) * (1000 : Nat) + (9 : Nat) * (2500 : Nat) ∧ (100000 : Nat) * (4350 : Nat) * (1000 : Nat) ≤ (9666667000 : Nat) * (45 : Nat) + (9 : Nat) * (2500 : Nat) := by decide
 #print axioms mcm_2025_a_stair_wear_q1_passages_from_wear_depth
 
 /-- gate q5.age_consistent_with_history (order, level B, soft): gate verdict pass; the kernel proves the gate's claim

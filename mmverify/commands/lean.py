@@ -49,7 +49,7 @@ def _artifact_file(artifact: str, task_id: str | None, anchors_dir: str | None):
     task = load_task(task_id, anchors_dir)
     oset = project.obligations_for_artifact(task, parsed.data, "submitted artifact", "Artifact",
                                             f"artifact sha256 {parsed.sha256}")
-    return project._lean_file([project.OBLIGATIONS_DIR, camel(task.id) + "Artifact"], oset)
+    return project.lean_file([project.OBLIGATIONS_DIR, camel(task.id) + "Artifact"], oset)
 
 
 def _anchor_files(anchors_dir: str | None, task_ids: tuple[str, ...] = ()):
@@ -125,8 +125,10 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
 @anchors_dir_option
 @click.option("--json", "as_json", is_flag=True, help="JSON report")
 @click.option("--timeout", type=float, default=900.0, show_default=True, help="seconds for the Lean process")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Lean processes side by side (each checks one batch of files)")
 @task_errors
-def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout):
+def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
     """Kernel-check the obligations (one Lean process), audit axioms, compare with the gates."""
     from mmverify.lean_gen import check as C
     from mmverify.lean_gen import runner
@@ -142,7 +144,7 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout):
     files = ([_artifact_file(artifact, task_id, anchors_dir)] if artifact
              else _anchor_files(anchors_dir, (task_id,) if task_id else ()))
     try:
-        report = C.check_files(files, toolchain, timeout)
+        report = C.check_files(files, toolchain, timeout, jobs)
     except runner.LeanNotFound as exc:
         _no_lean(exc)
     except runner.LeanRunError as exc:

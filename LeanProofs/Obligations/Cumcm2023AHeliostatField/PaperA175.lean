@@ -131,7 +131,7 @@ theorem cumcm_2023_a_heliostat_field_q2_area_identity : 119196 = 3311 * 6 * 6 :=
     expression: u * area == 1000 * p
     declared tolerance (an audited assumption): 0.001
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2023_a_heliostat_field_q2_unit_power_identity : 572538333 * 119196000000000 ≤ 1000 * 68244279140 * 1000000000 + 1 * 1000000 * 1000000000 ∧ 1000 * 68244279140 * 1000000000 ≤ 572538333 * 119196000000000 + 1 * 1000000 * 1000000000 := by decide
+theorem cumcm_2023_a_heliostat_field_q2_unit_power_identity : (572538333 : Nat) * (119196000000000 : Nat) ≤ (1000 : Nat) * (68244279140 : Nat) * (1000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) ∧ (1000 : Nat) * (68244279140 : Nat) * (1000000000 : Nat) ≤ (572538333 : Nat) * (119196000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) := by decide
 #print axioms cumcm_2023_a_heliostat_field_q2_unit_power_identity
 
 /-- gate q3.unit_power_identity (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
@@ -139,7 +139,7 @@ theorem cumcm_2023_a_heliostat_field_q2_unit_power_identity : 572538333 * 119196
     expression: u * area == 1000 * p
     declared tolerance (an audited assumption): 0.001
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2023_a_heliostat_field_q3_unit_power_identity : 506192417 * 119196000000000 ≤ 1000 * 60336111000 * 1000000000 + 1 * 1000000 * 1000000000 ∧ 1000 * 60336111000 * 1000000000 ≤ 506192417 * 119196000000000 + 1 * 1000000 * 1000000000 := by decide
+theorem cumcm_2023_a_heliostat_field_q3_unit_power_identity : (506192417 : Nat) * (119196000000000 : Nat) ≤ (1000 : Nat) * (60336111000 : Nat) * (1000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) ∧ (1000 : Nat) * (60336111000 : Nat) * (1000000000 : Nat) ≤ (506192417 : Nat) * (119196000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) := by decide
 #print axioms cumcm_2023_a_heliostat_field_q3_unit_power_identity
 
 /-- gate q1.unit_power_below_dni_bound (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim

@@ -63,14 +63,14 @@ theorem mcm_2025_b_juneau_tourism_q1_summary_revenue_is_policy_revenue : 4316103
     expression: revenue == visitors * (234.375 + fee)
     declared tolerance (an audited assumption): 145
     scale: 10^2; variables scaled by 10^2; both sides multiplied by 20000 to clear denominators -/
-theorem mcm_2025_b_juneau_tourism_q1_revenue_per_visitor_from_statement : 43161032783 * 2 * 100 ≤ 149152600 * (5500 * 2 + 1875 * 25) + 145 * 2 * 100 * 100 ∧ 149152600 * (5500 * 2 + 1875 * 25) ≤ 43161032783 * 2 * 100 + 145 * 2 * 100 * 100 := by decide
+theorem mcm_2025_b_juneau_tourism_q1_revenue_per_visitor_from_statement : (43161032783 : Nat) * (2 : Nat) * (100 : Nat) ≤ (149152600 : Nat) * ((5500 : Nat) * (2 : Nat) + (1875 : Nat) * (25 : Nat)) + (145 : Nat) * (2 : Nat) * (100 : Nat) * (100 : Nat) ∧ (149152600 : Nat) * ((5500 : Nat) * (2 : Nat) + (1875 : Nat) * (25 : Nat)) ≤ (43161032783 : Nat) * (2 : Nat) * (100 : Nat) + (145 : Nat) * (2 : Nat) * (100 : Nat) * (100 : Nat) := by decide
 #print axioms mcm_2025_b_juneau_tourism_q1_revenue_per_visitor_from_statement
 
 /-- gate q1.cumulative_score_is_sum (partition_sum, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: dynamic_programming.yearly_policy[0].sustainability_score [1], dynamic_programming.yearly_policy[1].sustainability_score [1], dynamic_programming.yearly_policy[2].sustainability_score [1], dynamic_programming.yearly_policy[3].sustainability_score [1], dynamic_programming.yearly_policy[4].sustainability_score [1], dynamic_programming.best_cumulative_score [1]
     declared tolerance (an audited assumption): 0.00025
     scale: 10^6; |sum of parts - total| <= tolerance, as two inequalities -/
-theorem mcm_2025_b_juneau_tourism_q1_cumulative_score_is_sum : 850900 + 946100 + 990700 + 998800 + 1007000 ≤ 4793367 + 250 ∧ 4793367 ≤ 850900 + 946100 + 990700 + 998800 + 1007000 + 250 := by decide
+theorem mcm_2025_b_juneau_tourism_q1_cumulative_score_is_sum : (850900 : Nat) + (946100 : Nat) + (990700 : Nat) + (998800 : Nat) + (1007000 : Nat) ≤ (4793367 : Nat) + (250 : Nat) ∧ (4793367 : Nat) ≤ (850900 : Nat) + (946100 : Nat) + (990700 : Nat) + (998800 : Nat) + (1007000 : Nat) + (250 : Nat) := by decide
 #print axioms mcm_2025_b_juneau_tourism_q1_cumulative_score_is_sum
 
 end Mcm2025BJuneauTourism_Paper2504448
