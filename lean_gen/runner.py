@@ -66,10 +66,16 @@ class LeanRunError(RuntimeError):
 
 
 def project_dir() -> Path:
-    """``LeanProofs/`` beside the package sources (a source checkout)."""
+    """``$MMVERIFY_LEANPROOFS``, else the ``LeanProofs/`` project shipped inside
+    the installed package, else the one beside the sources (a source checkout)."""
     env = os.environ.get("MMVERIFY_LEANPROOFS")
     if env:
         return Path(env)
+    from importlib import resources
+
+    bundled = resources.files("mmverify").joinpath("LeanProofs")
+    if bundled.is_dir():
+        return Path(str(bundled))
     return Path(__file__).resolve().parent.parent / "LeanProofs"
 
 

@@ -125,6 +125,9 @@ class TaskSpec:
 
 # --------------------------------------------------------------------------- I/O
 
+ANCHORS_HINT = "pass --anchors DIR or set MMVERIFY_ANCHORS to an anchors folder"
+
+
 def default_anchors_dir() -> str:
     """``$MMVERIFY_ANCHORS``, else the anchors bundled with the package."""
     env = os.environ.get("MMVERIFY_ANCHORS")
@@ -181,8 +184,13 @@ def load_index(anchors_dir: str | None = None) -> list[dict]:
         try:
             names = sorted(os.listdir(anchors_dir))
         except OSError as exc:
-            raise TaskLoadError(anchors_dir, "(folder)", f"cannot list anchors: {exc.strerror}") from None
-        return [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
+            raise TaskLoadError(anchors_dir, "(folder)", f"cannot list anchors: {exc.strerror} "
+                                f"({ANCHORS_HINT})") from None
+        found = [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
+        if not found:
+            raise TaskLoadError(anchors_dir, "(folder)", f"no index.json and no <task>/task.json here "
+                                f"({ANCHORS_HINT})")
+        return found
     data = read_trusted_json(file)
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise TaskLoadError(file, "tasks", "must be a list of task entries")

@@ -11,6 +11,31 @@ from mmverify.cli import EXIT_NO_TASK, EXIT_TASK
 anchors_option = click.option(
     "--anchors", "anchors_dir", type=click.Path(file_okay=False), default=None,
     help="anchors folder (default: $MMVERIFY_ANCHORS or the bundled anchors)")
+
+
+def deprecated_alias(old: str, new: str, dest: str, **kw):
+    """Decorator: a hidden option ``old`` that sets ``dest`` as ``new`` does,
+    with a note on stderr (``new`` wins when both are given). Kept so that
+    scripts written against an older spelling go on working; help shows only
+    ``new``."""
+    alias = "deprecated_" + dest
+    option = click.option(old, alias, hidden=True, default=None, **kw)
+
+    def deco(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            value = kwargs.pop(alias, None)
+            if value is not None:
+                click.echo(f"note: {old} is deprecated; use {new}", err=True)
+                if kwargs.get(dest) is None:
+                    kwargs[dest] = value
+            return func(*args, **kwargs)
+
+        return option(wrapper)
+
+    return deco
+
+
 format_option = click.option(
     "--format", "fmt", type=click.Choice(["table", "json", "md"]), default="table", show_default=True,
     help="output format")

@@ -15,11 +15,33 @@ import click
 
 from mmverify.cli import EXIT_NO_LEAN, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import task_errors
+from .common import deprecated_alias, task_errors
 
-anchors_dir_option = click.option(
-    "--anchors-dir", "anchors_dir", type=click.Path(file_okay=False), default=None,
-    help="anchors folder (default: $MMVERIFY_ANCHORS or the bundled anchors)")
+# ``--anchors DIR`` is the anchors folder, as in every other command. Until
+# version 0.1 a bare ``--anchors`` was the switch "every anchor" (with the
+# folder in ``--anchors-dir``); both still work, with a note on stderr.
+_ALL = ":every-anchor:"
+DEFAULT_TIMEOUT_S = 900.0
+
+
+def anchors_dir_option(func):
+    func = click.option(
+        "--anchors", "anchors_dir", type=click.Path(file_okay=False), default=None, is_flag=False, flag_value=_ALL,
+        help="anchors folder (default: $MMVERIFY_ANCHORS or the bundled anchors)")(func)
+    return deprecated_alias("--anchors-dir", "--anchors DIR", "anchors_dir",
+                            type=click.Path(file_okay=False))(func)
+
+
+def _every_anchor(artifact, all_flag: bool, anchors_dir):
+    """(every anchor?, anchors folder) from ARTIFACT, --all and --anchors; exits 2 on a conflict."""
+    if anchors_dir == _ALL:
+        click.echo("note: a bare --anchors is deprecated; without ARTIFACT every anchor is used "
+                   "(or say --all)", err=True)
+        anchors_dir, all_flag = None, True
+    if artifact and all_flag:
+        click.echo("error: give either ARTIFACT or --all (every anchor), not both", err=True)
+        sys.exit(EXIT_USAGE)
+    return not artifact, anchors_dir
 
 
 def _no_lean(exc) -> None:
@@ -66,24 +88,23 @@ def lean() -> None:
 @lean.command()
 @click.argument("artifact", required=False, type=click.Path(dir_okay=False))
 @click.option("--task", "task_id", default=None, help="task id (inferred from the artifact if omitted)")
-@click.option("--anchors", "all_anchors", is_flag=True,
-              help="emit every anchor's oracle and panel files into LeanProofs/")
+@click.option("--all", "all_anchors", is_flag=True,
+              help="every anchor's oracle and panel files (the default without ARTIFACT)")
 @anchors_dir_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="write the Lean file of ARTIFACT here (default: stdout)")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=None,
-              help="with --anchors: the Lake project folder (default: the repository's LeanProofs/)")
+              help="without ARTIFACT: the Lake project folder (default: the LeanProofs/ shipped with the "
+                   "package)")
 @click.option("--check", "check_only", is_flag=True,
-              help="with --anchors: write nothing, exit 1 if the committed files differ")
+              help="without ARTIFACT: write nothing, exit 1 if the files in the Lake project differ")
 @task_errors
 def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_only):
-    """Write the Lean obligations of ARTIFACT (or, with --anchors, of every anchor)."""
+    """Write the Lean obligations of ARTIFACT (without ARTIFACT: of every anchor)."""
     from mmverify.lean_gen import project, runner
 
-    if bool(artifact) == bool(all_anchors):
-        click.echo("error: give either ARTIFACT or --anchors", err=True)
-        sys.exit(EXIT_USAGE)
-    if artifact:
+    all_anchors, anchors_dir = _every_anchor(artifact, all_anchors, anchors_dir)
+    if not all_anchors:
         f = _artifact_file(artifact, task_id, anchors_dir)
         if output:
             with open(output, "w", encoding="utf-8") as fh:
@@ -106,7 +127,7 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
         click.echo(f"{len(files)} file(s) generated; {'drift' if bad else 'no drift'} against {root}")
         sys.exit(EXIT_VERDICT if bad else EXIT_OK)
     if task_id:
-        click.echo("error: --anchors with --task would drop the other tasks' files; "
+        click.echo("error: writing every anchor's files with --task would drop the other tasks' files; "
                    "use --check, or omit --task", err=True)
         sys.exit(EXIT_USAGE)
     before = project.write_project(files, root)
@@ -121,10 +142,13 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
 @lean.command()
 @click.argument("artifact", required=False, type=click.Path(dir_okay=False))
 @click.option("--task", "task_id", default=None, help="task id (inferred from the artifact if omitted)")
-@click.option("--anchors", "all_anchors", is_flag=True, help="check every anchor's oracle and panel files")
+@click.option("--all", "all_anchors", is_flag=True,
+              help="every anchor's oracle and panel files (the default without ARTIFACT)")
 @anchors_dir_option
 @click.option("--json", "as_json", is_flag=True, help="JSON report")
-@click.option("--timeout", type=float, default=900.0, show_default=True, help="seconds for the Lean process")
+@click.option("--timeout-s", "timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help=f"seconds for the Lean process (default: {DEFAULT_TIMEOUT_S:g})")
+@deprecated_alias("--timeout", "--timeout-s", "timeout", type=click.FloatRange(min=0, min_open=True))
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Lean processes side by side (each checks one batch of files)")
 @task_errors
@@ -133,9 +157,8 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
     from mmverify.lean_gen import check as C
     from mmverify.lean_gen import runner
 
-    if bool(artifact) == bool(all_anchors):
-        click.echo("error: give either ARTIFACT or --anchors", err=True)
-        sys.exit(EXIT_USAGE)
+    all_anchors, anchors_dir = _every_anchor(artifact, all_anchors, anchors_dir)
+    timeout = DEFAULT_TIMEOUT_S if timeout is None else timeout
     try:
         toolchain = runner.find_lean()
         toolchain.version()
@@ -167,6 +190,8 @@ def mutate(anchors_dir, task_ids, list_only, as_json):
     """The mutation suite: every mutant must be rejected by the kernel or the axiom audit."""
     from mmverify.lean_gen import mutate as M
     from mmverify.lean_gen import runner
+
+    anchors_dir = None if anchors_dir == _ALL else anchors_dir
 
     if list_only:
         for op in M.OPERATORS:
