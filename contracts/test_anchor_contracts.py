@@ -119,5 +119,14 @@ def test_broken_copies_of_the_oracle_are_rejected_naming_the_field(tid):
     parent[path.segments[-1]] = bad
     errors = validate_artifact(task.artifact_schema, broken)
     assert any(e.field == path.text for e in errors), errors
+    # local by default: listed with its effect, never a pass for the broken value
     report = score_artifact(task, from_python(broken))
-    assert report.status == "invalid" and report.oeval == 0
+    listed = [e for e in report.schema_errors if e.field == path.text]
+    assert listed and listed[0].effect["kind"] == "local", report.schema_errors
+    assert report.status in ("scored", "infeasible")
+    for m in report.panel.metrics:
+        if m.path == path.text:
+            assert m.read_status == "missing" and all(pm.r in (None, 0) for pm in m.per_paper)
+    # all-or-nothing on request
+    strict = score_artifact(task, from_python(broken), strict_schema=True)
+    assert strict.status == "invalid" and strict.oeval == 0

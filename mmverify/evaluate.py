@@ -12,6 +12,7 @@ from typing import Any
 from .artifact import Artifact, ArtifactError, parse_file
 from .report import Report
 from .tasks import TaskSpec, load_index, load_task
+from . import violations
 from .validate import validate_artifact
 
 ZERO = Fraction(0)
@@ -22,9 +23,15 @@ def task_info(task: TaskSpec) -> dict[str, Any]:
             "title": task.title}
 
 
+SHOWN_SCHEMA_ERRORS = 20
+
+
 def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
-                   run_gates: bool = True) -> Report:
-    """Score one artifact (or the error met reading it) against one task."""
+                   run_gates: bool = True, strict_schema: bool = False) -> Report:
+    """Score one artifact (or the error met reading it) against one task.
+
+    Schema violations are local (:mod:`mmverify.violations`) unless
+    ``strict_schema`` or the task's ``strict_schema`` asks for all-or-nothing."""
     info = task_info(task)
     if artifact is None or (isinstance(artifact, ArtifactError) and artifact.code == "missing_artifact"):
         err = artifact.as_dict() if isinstance(artifact, ArtifactError) else {
@@ -40,26 +47,24 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
         from mmverify.gates import evaluate_gates
 
         gates = evaluate_gates(task, artifact.data)
-    schema_errors = validate_artifact(task.artifact_schema, artifact.data)
-    if schema_errors:
-        first = schema_errors[0]
-        message = f"{len(schema_errors)} schema violation(s); first: {first.field}: {first.problem}"
-        if gates is not None and gates.hard_failures:
-            message += "; hard gate(s) failed: " + "; ".join(i.headline() for i in gates.hard_failures)
-        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO,
-                      error={"code": "schema_violation", "message": message},
-                      schema_errors=schema_errors, gates=gates)
+    schema_errors = validate_artifact(task.artifact_schema, artifact.data, limit=None)
+    schema_errors = violations.annotate(task, schema_errors, strict_schema=strict_schema)
+    shown = schema_errors[:SHOWN_SCHEMA_ERRORS]
+    decided = violations.verdict(task, schema_errors, gates, strict_schema=strict_schema)
+    if decided is not None and decided[0] == "invalid":
+        return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO, error=decided[1],
+                      schema_errors=shown, gates=gates)
 
     from mmverify.scoring.panel import score_panel
 
-    panel = score_panel(task, artifact.data, gates)
-    if gates is not None and gates.hard_failures:
-        return Report(task.id, info, artifact.source, artifact.sha256, "infeasible", ZERO,
-                      error={"code": "hard_gate_failed",
-                             "message": "; ".join(i.headline() for i in gates.hard_failures)},
-                      gates=gates, panel=panel)
+    # a value that breaks the schema is scored as absent; the gates above read it as written
+    panel = score_panel(task, violations.masked(artifact.data, schema_errors), gates)
+    if decided is not None:
+        return Report(task.id, info, artifact.source, artifact.sha256, decided[0], ZERO, error=decided[1],
+                      schema_errors=shown, gates=gates, panel=panel)
     status = "scored" if panel.oeval is not None else "not_scored"
-    return Report(task.id, info, artifact.source, artifact.sha256, status, panel.oeval, gates=gates, panel=panel)
+    return Report(task.id, info, artifact.source, artifact.sha256, status, panel.oeval, schema_errors=shown,
+                  gates=gates, panel=panel)
 
 
 def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
@@ -83,7 +88,7 @@ def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: 
 
 
 def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = None,
-               *, run_gates: bool = True, max_bytes: int | None = None) -> Report:
+               *, run_gates: bool = True, max_bytes: int | None = None, strict_schema: bool = False) -> Report:
     """Read, infer the task if needed, and score one artifact file."""
     kwargs = {"max_bytes": max_bytes} if max_bytes else {}
     try:
@@ -95,7 +100,7 @@ def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = 
         if task_id is None:
             raise TaskNotInferred(path)
     task = load_task(task_id, anchors_dir)
-    report = score_artifact(task, artifact, run_gates=run_gates)
+    report = score_artifact(task, artifact, run_gates=run_gates, strict_schema=strict_schema)
     if isinstance(artifact, ArtifactError):
         # keep where the bad input came from
         from dataclasses import replace

@@ -180,8 +180,25 @@ def _header_lines(report: Report) -> list[str]:
     if report.error:
         lines.append(f"error    {report.error['code']}: {report.error['message']}")
     for e in report.schema_errors:
-        lines.append(f"schema   {e.field}: {e.problem}")
+        lines.append(f"schema   {e.field}: {e.problem}{effect_note(e.effect)}")
     return lines
+
+
+def effect_note(effect: Mapping[str, Any] | None) -> str:
+    """What a schema violation does to the score, in words (see mmverify.violations)."""
+    if not effect:
+        return ""
+    kind = effect["kind"]
+    if kind == "warning":
+        return " (warning: no scored field or gate reads it)"
+    parts = []
+    if effect["scored_fields"]:
+        parts.append("scores 0 at " + ", ".join(effect["scored_fields"]))
+    if effect["gates"]:
+        parts.append("read by gate " + ", ".join(effect["gates"]))
+    if kind == "invalid":
+        return " (all-or-nothing schema: the artifact is invalid)"
+    return " (" + "; ".join(parts) + ")"
 
 
 def _gate_lines(report: Report) -> list[str]:

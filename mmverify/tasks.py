@@ -107,6 +107,7 @@ class TaskSpec:
     artifact_schema: Mapping[str, Any]
     directory: str
     notes: tuple[str, ...] = field(default=())
+    strict_schema: bool = False     # any schema violation makes the artifact invalid (all-or-nothing)
 
     def metric(self, metric_id: str) -> MetricSpec:
         for m in self.metrics:
@@ -261,6 +262,7 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
         headline_reason=raw.get("headline_reason"), literature_split=split,
         provenance=raw["provenance"], metrics=metrics, gates=tuple(raw["gates"]), panel=panel,
         artifact_schema=schema, directory=directory, notes=tuple(raw.get("notes", ())),
+        strict_schema=raw.get("strict_schema", False),
     )
     _check_oracle(task, file)
     return task

@@ -6,7 +6,9 @@ is a Decimal with an integral value (``224`` and ``224.0`` both validate).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import re
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
@@ -83,7 +85,7 @@ def _multiple_of(validator, divisor, instance, schema):
     if x is None or not d:
         return
     if (x / d).denominator != 1:
-        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
+        yield jsonschema.ValidationError(f"{json_text(instance)} is not a multiple of {json_text(divisor)}")
 
 
 ExactValidator = jsonschema.validators.extend(
@@ -93,12 +95,102 @@ ExactValidator = jsonschema.validators.extend(
 
 @dataclass(frozen=True)
 class SchemaError:
+    """One violation. ``field`` is where it is (``(top level)`` for the root),
+    ``segments`` the same place as path segments (for a missing required
+    field: the missing field itself). ``effect`` (set by the pipeline, see
+    :mod:`mmverify.violations`) says what the violation does to the score."""
     field: str
     problem: str
     keyword: str
+    segments: tuple = field(default=(), compare=False)
+    effect: Any = field(default=None, compare=False)
 
-    def as_dict(self) -> dict[str, str]:
-        return {"field": self.field, "problem": self.problem, "keyword": self.keyword}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"field": self.field, "problem": self.problem, "keyword": self.keyword}
+        if self.effect is not None:
+            out["effect"] = self.effect
+        return out
+
+
+# ------------------------------------------------------- readable messages
+#
+# jsonschema writes its messages with Python reprs (``Decimal('99') is greater
+# than the maximum of 2``, ``True is not of type 'number'``). A person reading
+# a report should see the number as the artifact wrote it and JSON's own type
+# names, so the messages of the common keywords are written here.
+
+_JSON_TYPES = (("boolean", bool), ("number", (Decimal, int, float)), ("string", str), ("null", type(None)),
+               ("array", list), ("object", dict))
+
+
+def json_type(value: Any) -> str:
+    for name, kind in _JSON_TYPES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def json_text(value: Any, width: int = 60) -> str:
+    """A short JSON rendering of ``value``: numbers as written, true/false/null,
+    strings quoted, arrays and objects summarised."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (Decimal, int, float)):
+        text = str(value)
+    elif isinstance(value, str):
+        # readable letters stay as written; control and separator characters are escaped
+        text = "".join(c if c.isprintable() else json.dumps(c)[1:-1]
+                       for c in json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, list):
+        return f"an array of {len(value)} item(s)"
+    elif isinstance(value, dict):
+        return f"an object with {len(value)} key(s)"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _a(type_name: str) -> str:
+    return ("an " if type_name[0] in "aeiou" else "a ") + type_name
+
+
+_PY_REPR = re.compile(r"Decimal\('([^']*)'\)")
+
+
+def readable_message(e: Any) -> str:
+    """The message of a jsonschema error in JSON terms."""
+    kw, want, got = e.validator, e.validator_value, e.instance
+    if kw == "type":
+        names = want if isinstance(want, list) else [want]
+        return f"{json_text(got)} is {_a(json_type(got))}; expected " + " or ".join(_a(str(n)) for n in names)
+    bounds = {"minimum": "less than the minimum", "maximum": "greater than the maximum",
+              "exclusiveMinimum": "not greater than the exclusive minimum",
+              "exclusiveMaximum": "not less than the exclusive maximum"}
+    if kw in bounds:
+        return f"{json_text(got)} is {bounds[kw]} of {json_text(want)}"
+    if kw == "enum":
+        return f"{json_text(got)} is not one of " + ", ".join(json_text(o) for o in want)
+    if kw == "const":
+        return f"{json_text(got)} is not {json_text(want)}"
+    if kw in ("minLength", "maxLength"):
+        return f"a string of {len(got)} character(s); {'at least' if kw == 'minLength' else 'at most'} {want} allowed"
+    if kw in ("minItems", "maxItems"):
+        return f"an array of {len(got)} item(s); {'at least' if kw == 'minItems' else 'at most'} {want} allowed"
+    if kw == "required":
+        return f"required field {json.dumps(_missing_name(e), ensure_ascii=False)} is missing"
+    return _PY_REPR.sub(r"\1", e.message)
+
+
+def _missing_name(e: Any) -> str:
+    """The required property a ``required`` error is about (jsonschema yields
+    one error per missing property, its repr first in the message)."""
+    if isinstance(e.instance, dict) and isinstance(e.validator_value, list):
+        for name in e.validator_value:
+            if isinstance(name, str) and name not in e.instance and e.message.startswith(repr(name)):
+                return name
+    return "?"
 
 
 _CACHE: dict[int, Any] = {}
@@ -282,8 +374,8 @@ def fast_check_for(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
     return check
 
 
-def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int = 20) -> tuple[SchemaError, ...]:
-    """All schema violations (up to ``limit``), in a deterministic order."""
+def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int | None = 20) -> tuple[SchemaError, ...]:
+    """All schema violations (up to ``limit``; None: all), in a deterministic order."""
     check = fast_check_for(schema)
     if check is not None:
         try:
@@ -293,10 +385,13 @@ def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int = 20) -> 
             pass  # let jsonschema decide, as before
     errors = []
     for e in validator_for(schema).iter_errors(data):
-        field = _render(tuple(e.absolute_path)) or "(top level)"
-        message = e.message
+        segments = tuple(e.absolute_path)
+        field_text = _render(segments) or "(top level)"
+        message = readable_message(e)
         if len(message) > 300:
             message = message[:300] + "..."
-        errors.append(SchemaError(field, message, str(e.validator)))
+        if e.validator == "required":
+            segments += (_missing_name(e),)
+        errors.append(SchemaError(field_text, message, str(e.validator), segments))
     errors.sort(key=lambda s: (s.field, s.keyword, s.problem))
     return tuple(errors[:limit])

@@ -72,12 +72,19 @@ def test_hostile_artifacts_give_error_reports_not_tracebacks(tmp_path, anchors, 
     assert rep["status"] == "error" and rep["oeval"] == 0 and rep["error"]["code"] == code
 
 
-def test_boolean_where_number_expected_is_invalid(tmp_path, anchors):
+def test_boolean_where_number_expected_zeroes_that_field_only(tmp_path, anchors):
     art = write(tmp_path, "b.json", json.dumps({"result": {"speed": True, "pitch": 0.4, "handles": 224}}))
     r = run("score", art, "--task", "t-speed", "--anchors", anchors, "--json")
     rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["status"] == "scored" and 0 < rep["oeval"] < 1
+    (err,) = rep["schema_errors"]
+    assert err["field"] == "result.speed" and err["problem"] == "true is a boolean; expected a number"
+    assert err["effect"]["kind"] == "local" and err["effect"]["scored_fields"] == ["result.speed"]
+    speed = next(m for m in rep["metrics"] if m["path"] == "result.speed")
+    assert speed["read_status"] == "missing" and all(p["r"] in (0, None) for p in speed["papers"])
+    r = run("score", art, "--task", "t-speed", "--anchors", anchors, "--json", "--strict-schema")
+    rep = json.loads(r.stdout)
     assert r.returncode == 1 and rep["status"] == "invalid" and rep["oeval"] == 0
-    assert rep["schema_errors"][0]["field"] == "result.speed"
 
 
 def test_missing_file_and_unknown_task(tmp_path, anchors):

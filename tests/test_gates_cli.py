@@ -121,11 +121,16 @@ def test_gate_soft_failures_and_gaps_do_not_fail(anchors, tmp_path):
     assert "GAP  hard B identity      q5.handle_speed_limit" in r.stdout
 
 
-def test_gate_exit_1_on_schema_violation(anchors, tmp_path):
-    r = gate_cli(artifact(tmp_path, speed=1.0, ratio=1.5, handles=-3), anchors, "--format", "json")
-    assert r.returncode == 1
+def test_gate_schema_violation_is_local_unless_strict(anchors, tmp_path):
+    path = artifact(tmp_path, speed=1.0, ratio=1.5, handles=-3)
+    r = gate_cli(path, anchors, "--format", "json")
+    assert r.returncode == 0
     out = json.loads(r.stdout)
-    assert out["status"] == "invalid" and out["schema_errors"][0]["field"] == "result.handles"
+    assert out["status"] == "feasible" and out["schema_errors"][0]["field"] == "result.handles"
+    assert out["schema_errors"][0]["problem"] == "-3 is less than the minimum of 0"
+    assert out["schema_errors"][0]["effect"]["scored_fields"] == ["result.handles"]
+    r = gate_cli(path, anchors, "--format", "json", "--strict-schema")
+    assert r.returncode == 1 and json.loads(r.stdout)["status"] == "invalid"
 
 
 def test_gate_exit_1_on_unreadable_artifact(anchors, tmp_path):

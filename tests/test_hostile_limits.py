@@ -108,7 +108,11 @@ def test_multiple_of_on_hostile_magnitudes_is_a_report(tmp_path, value, multiple
     raw = ('{"result": {"speed": 1.2, "pitch": %s, "handles": 224}}' % value).encode()
     report = score_artifact(task, parse_bytes(raw))
     assert ("multipleOf" in {e.keyword for e in report.schema_errors}) is not multiple
-    assert report.status == ("scored" if multiple else "invalid")
+    assert report.status == "scored"
+    pitch = next(m for m in report.panel.metrics if m.path == "result.pitch")
+    assert (pitch.read_status == "missing") is not multiple   # the violation zeroes its own field only
+    strict = score_artifact(task, parse_bytes(raw), strict_schema=True)
+    assert strict.status == ("scored" if multiple else "invalid")
 
 
 def test_unique_items_agrees_with_the_pairwise_definition():

@@ -93,8 +93,8 @@ def test_emit_artifact_to_stdout_and_file(tmp_path):
 
 
 def test_emit_usage_errors(tmp_path):
-    assert run_cli("lean", "emit").returncode == 2
-    assert run_cli("lean", "emit", ORACLE, "--anchors").returncode == 2
+    assert run_cli("lean", "emit", ORACLE, "--all").returncode == 2
+    assert run_cli("lean", "emit", ORACLE, "--anchors").returncode == 2   # the deprecated bare switch
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     r = run_cli("lean", "emit", str(bad), "--task", TASK)

@@ -58,10 +58,17 @@ def test_statuses_and_shape(tmp_path):
     assert ok["status"] == "ok" and not ok["would_score_zero"] and ok["error"] is None
     assert ok["gates"]["counts"]["pass"] == 3 and ok["hard_failures"] == [] and ok["gaps"] == []
     assert set(ok) == {"schema_version", "task", "artifact", "status", "would_score_zero", "error",
-                       "schema_errors", "gates", "hard_failures", "gaps", "missing_scored_fields", "note"}
+                       "schema_errors", "gates", "hard_failures", "gaps", "missing_scored_fields",
+                       "unwitnessed_claims", "note"}
     fast = self_check(TID, art(speed=1.3), anchors)
     assert fast["status"] == "infeasible" and fast["hard_failures"] == ["speed_limit"]
-    invalid = self_check(TID, art(pitch=-1), anchors)
+    # a violation is local: the field it is at scores 0 (listed as missing), the rest is scored
+    local = self_check(TID, art(pitch=-1), anchors)
+    assert local["status"] == "ok" and local["schema_errors"][0]["field"] == "result.pitch"
+    assert local["schema_errors"][0]["effect"] == {"kind": "local", "scored_fields": ["result.pitch"],
+                                                    "gates": ["pitch_floor"]}
+    assert [f["path"] for f in local["missing_scored_fields"]] == ["result.pitch"]
+    invalid = self_check(TID, art(pitch=-1), anchors, strict_schema=True)
     assert invalid["status"] == "invalid" and invalid["schema_errors"][0]["field"] == "result.pitch"
     assert invalid["gates"] is not None  # gates still run on an invalid artifact
     gap = self_check(TID, {"result": {"speed": 1.1}}, anchors)

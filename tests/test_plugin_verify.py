@@ -128,11 +128,22 @@ def test_internal_error_is_reward_zero_with_a_trace(anchors, tmp_path, monkeypat
     assert json.load(open(result.reward_path)) == {"reward": 0.0}
 
 
-def test_invalid_artifact_is_reward_zero(anchors, tmp_path):
+def test_schema_violation_zeroes_its_field_or_all_when_the_task_is_strict(anchors, tmp_path):
     path = write(tmp_path / "neg.json", artifact(pitch=-1))
     result = V.run_verifier(TID, path, str(tmp_path / "r"), anchors)
-    assert (result.reward, result.exit_code, result.details["status"]) == (0.0, 1, "invalid")
+    assert (result.exit_code, result.details["status"]) == (0, "scored") and 0 < result.reward < 1
     assert result.details["schema_errors"][0]["field"] == "result.pitch"
+    # the task-level setting restores all-or-nothing
+    task_file = os.path.join(anchors, TID, "task.json")
+    with open(task_file, encoding="utf-8") as fh:
+        spec = json.load(fh)
+    spec["strict_schema"] = True
+    with open(task_file, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh)
+    r = run("--task", TID, "--artifact", path, "--reward-dir", str(tmp_path / "s"), "--anchors", anchors)
+    assert r.returncode == 1
+    reward, details = read(str(tmp_path / "s"))
+    assert reward == {"reward": 0.0} and details["status"] == "invalid" and details["oeval"] == 0
 
 
 def test_rewrite_replaces_previous_files_atomically(anchors, tmp_path):

@@ -36,6 +36,39 @@ def deprecated_alias(old: str, new: str, dest: str, **kw):
     return deco
 
 
+strict_schema_option = click.option(
+    "--strict-schema", is_flag=True,
+    help="any schema violation makes the artifact invalid (O-EVAL 0); by default a violation zeroes only "
+         "the scored fields it touches and is otherwise a warning")
+
+
+def progress(items, enabled: bool = True):
+    """``items``, with a progress bar on stderr when stderr is a terminal (and
+    ``enabled``); silent otherwise, so pipes and logs stay clean."""
+    if not enabled or not sys.stderr.isatty():
+        yield from items
+        return
+    with click.progressbar(items, label="scoring", file=sys.stderr, show_pos=True) as bar:
+        yield from bar
+
+
+class _Counter:
+    def __init__(self, total: int):
+        self._bar = click.progressbar(length=total, label="scoring", file=sys.stderr, show_pos=True)
+        self._bar.__enter__()
+
+    def step(self, *_):
+        self._bar.update(1)
+
+    def close(self):
+        self._bar.__exit__(None, None, None)
+
+
+def progress_counter(total: int) -> _Counter | None:
+    """A progress bar advanced by ``.step()``, on a terminal's stderr only (else None)."""
+    return _Counter(total) if total > 1 and sys.stderr.isatty() else None
+
+
 format_option = click.option(
     "--format", "fmt", type=click.Choice(["table", "json", "md"]), default="table", show_default=True,
     help="output format")

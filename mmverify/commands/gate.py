@@ -6,7 +6,8 @@ the statement's bound — and nothing from the panel: no anchor value, no oracle
 value, no gate description (descriptions are free text written by the anchor's
 author and could quote a reference value). Exit 1 when the artifact cannot be
 read, breaks its schema, or fails a hard gate; 0 otherwise (gaps and soft
-failures are reported, not fatal).
+failures are reported, not fatal). The verdict is the one ``mmverify score``
+gives, in the same words; ``feasible`` is its ``scored``.
 """
 from __future__ import annotations
 
@@ -16,64 +17,75 @@ import click
 
 from mmverify.cli import EXIT_OK, EXIT_VERDICT
 
-from .common import anchors_option, format_option, task_errors
+from .common import anchors_option, format_option, strict_schema_option, task_errors
 
 SCHEMA_VERSION = "mmverify.gate/1"
 
 
-def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None) -> dict:
-    """The JSON-able result of ``mmverify gate`` (raises TaskLoadError / TaskNotInferred)."""
+def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None,
+                strict_schema: bool = False) -> dict:
+    """The JSON-able result of ``mmverify gate`` (raises TaskLoadError / TaskNotInferred).
+
+    It is the self-check (:func:`mmverify.plugin.selfcheck.self_check`) in the
+    command's format: the same verdict, in the same order, as scoring gives
+    (:func:`mmverify.violations.verdict`), computed without the panel."""
     from mmverify.artifact import ArtifactError, parse_file
     from mmverify.evaluate import TaskNotInferred, infer_task_id
-    from mmverify.gates import evaluate_gates
+    from mmverify.plugin.selfcheck import self_check
     from mmverify.tasks import load_task
-    from mmverify.validate import validate_artifact
 
     try:
         artifact = parse_file(artifact_path)
     except ArtifactError as exc:
-        artifact = None
-        error = exc.as_dict()
+        artifact = exc
     if task_id is None:
-        task_id = infer_task_id(artifact, artifact_path, anchors_dir)
+        task_id = infer_task_id(artifact if not isinstance(artifact, ArtifactError) else None, artifact_path,
+                                anchors_dir)
         if task_id is None:
+            if isinstance(artifact, ArtifactError):
+                # the file itself is the problem: say so rather than "cannot tell the task"
+                return {"schema_version": SCHEMA_VERSION, "task": None,
+                        "artifact": {"source": artifact_path, "sha256": None},
+                        "status": "missing" if artifact.code == "missing_artifact" else "error",
+                        "error": artifact.as_dict(), "schema_errors": [], "gates": None,
+                        "missing_scored_fields": [], "unwitnessed_claims": []}
             raise TaskNotInferred(artifact_path)
     task = load_task(task_id, anchors_dir)
-    out = {"schema_version": SCHEMA_VERSION, "task": task.id,
-           "artifact": {"source": artifact_path, "sha256": artifact.sha256 if artifact else None}}
-    if artifact is None:
-        return dict(out, status="error", error=error, schema_errors=[], gates=None)
-    schema_errors = validate_artifact(task.artifact_schema, artifact.data)
-    report = evaluate_gates(task, artifact.data)
-    if report.hard_failures:
-        status = "infeasible"
-    elif schema_errors:
-        status = "invalid"
-    else:
-        status = "feasible"
-    return dict(out, status=status, error=None, schema_errors=[e.as_dict() for e in schema_errors],
-                gates=report.as_dict())
+    check = self_check(task, artifact, strict_schema=strict_schema)
+    status = "feasible" if check["status"] == "ok" else check["status"]
+    return {"schema_version": SCHEMA_VERSION, "task": task.id,
+            "artifact": {"source": artifact_path, "sha256": check["artifact"]["sha256"]},
+            "status": status, "error": check["error"], "schema_errors": check["schema_errors"],
+            "gates": check["gates"], "missing_scored_fields": check["missing_scored_fields"],
+            "unwitnessed_claims": check["unwitnessed_claims"]}
 
 
-_MEANING = {"feasible": "schema valid, no hard gate fails",
+# the words are those of ``mmverify score``; "feasible" is what score calls
+# scored (or not_scored): nothing zeroes the whole artifact
+_MEANING = {"feasible": "no hard gate fails and the schema does not zero the artifact: it would be scored",
             "infeasible": "a hard gate fails: the task would score 0",
-            "invalid": "the artifact breaks its schema: the task would score 0",
-            "error": "the artifact could not be read: the task would score 0"}
+            "invalid": "the artifact breaks its schema (all-or-nothing): the task would score 0",
+            "error": "the artifact could not be read: the task would score 0",
+            "missing": "the artifact file does not exist: the task would score 0"}
 
 
 def render_gate(result: dict, fmt: str) -> str:
-    from mmverify.report import dumps
+    from mmverify.report import dumps, effect_note
 
     if fmt == "json":
         return dumps(result)
     md = fmt == "md"
     lines = []
-    head = [f"task     {result['task']}", f"artifact {result['artifact']['source']}",
+    head = [f"task     {result['task'] or '-'}", f"artifact {result['artifact']['source']}",
             f"status   {result['status']}: {_MEANING[result['status']]}"]
     if result["error"]:
         head.append(f"error    {result['error']['code']}: {result['error']['message']}")
     for e in result["schema_errors"]:
-        head.append(f"schema   {e['field']}: {e['problem']}")
+        head.append(f"schema   {e['field']}: {e['problem']}{effect_note(e.get('effect'))}")
+    for f in result["missing_scored_fields"]:
+        head.append(f"missing  {f['path']} ({f['unit']}): a scored field the artifact lacks; it would score 0")
+    for c in result["unwitnessed_claims"]:
+        head.append(f"claim    {c['path']}: unwitnessed: {c['detail']}")
     gates = result["gates"]
     if md:
         lines.append(f"### gates: {result['task']}")
@@ -107,9 +119,13 @@ def render_gate(result: dict, fmt: str) -> str:
 @click.option("--task", "task_id", default=None, help="task id (inferred from the artifact or file name if omitted)")
 @anchors_option
 @format_option
+@strict_schema_option
 @task_errors
-def gate(artifact, task_id, anchors_dir, fmt):
-    """Check ARTIFACT against its schema and its task's gates (no anchor value is shown)."""
-    result = gate_result(artifact, task_id, anchors_dir)
+def gate(artifact, task_id, anchors_dir, fmt, strict_schema):
+    """Check ARTIFACT against its schema and its task's gates (no anchor value is shown).
+
+    Lists the scored fields the artifact lacks and the claims a hard gate
+    cannot check (both score 0), and gives the verdict score would give."""
+    result = gate_result(artifact, task_id, anchors_dir, strict_schema)
     click.echo(render_gate(result, fmt), nl=False)
     sys.exit(EXIT_OK if result["status"] == "feasible" else EXIT_VERDICT)

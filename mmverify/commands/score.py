@@ -13,7 +13,7 @@ import click
 
 from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import anchors_option, format_option, task_errors
+from .common import anchors_option, format_option, progress, progress_counter, strict_schema_option, task_errors
 
 
 @click.command()
@@ -30,8 +30,9 @@ from .common import anchors_option, format_option, task_errors
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
+@strict_schema_option
 @task_errors
-def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s):
+def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, strict_schema):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -50,16 +51,17 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
                        err=True)
     if output is not None:
-        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under))
+        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
+                              strict_schema))
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
-    for path in artifacts:
+    for path in progress(artifacts, many):
         try:
             # score_one never raises for what the artifact holds: an engine
             # error or the time cap becomes an error row for this artifact
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
-                                timeout_s=timeout_s, fingerprint="")
+                                timeout_s=timeout_s, fingerprint="", strict_schema=strict_schema)
             if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
                 raise TaskNotInferred(path)
             if outcome.report is None:
@@ -93,18 +95,23 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     sys.exit(worst)
 
 
-def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under) -> int:
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, strict_schema) -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
 
     worst = EXIT_OK
     below = 0
+    bar = progress_counter(len(artifacts))
     try:
         outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s)
+                                    run_gates=run_gates, timeout_s=timeout_s, strict_schema=strict_schema,
+                                    on_outcome=bar.step if bar else None)
     except OSError as exc:   # the output file, not an artifact: those are rows
         click.echo(f"error: cannot write the output file {output}: {exc.strerror or exc}", err=True)
         return EXIT_USAGE
+    finally:
+        if bar:
+            bar.close()
     counts: dict[str, int] = {}
     for o in outcomes:
         status = o.row.get("status")

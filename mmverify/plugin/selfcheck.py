@@ -56,7 +56,8 @@ def _load(task_id: Any, anchors_dir: str | None):
     return task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
 
 
-def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = None) -> dict[str, Any]:
+def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = None, *,
+               strict_schema: bool = False) -> dict[str, Any]:
     """Schema and gate verdicts of an artifact, without any reference value.
 
     ``artifact_or_path``: a path, bytes, a dict, or a parsed :class:`Artifact`.
@@ -71,7 +72,10 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
     ``schema_errors``, ``gates`` (counts and every instance, or None when the
     artifact could not be read), ``hard_failures`` / ``gaps`` (instance names),
     ``missing_scored_fields`` (paths and units of scored fields the artifact
-    lacks), ``note``.
+    lacks), ``unwitnessed_claims`` (scored fields given while a hard gate that
+    reads them cannot be checked: they would score 0), ``note``. Schema
+    violations are local unless ``strict_schema`` (or the task's setting) asks
+    for all-or-nothing, exactly as in scoring (:mod:`mmverify.violations`).
     """
     from mmverify.plugin.reward import coerce_artifact
     from mmverify.validate import validate_artifact
@@ -85,7 +89,7 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
                  "title": task.title},
         "artifact": {"source": getattr(art, "source", None), "sha256": getattr(art, "sha256", None)},
         "status": None, "would_score_zero": True, "error": None, "schema_errors": [], "gates": None,
-        "hard_failures": [], "gaps": [], "missing_scored_fields": [], "note": NOTE,
+        "hard_failures": [], "gaps": [], "missing_scored_fields": [], "unwitnessed_claims": [], "note": NOTE,
     }
     if art is None or (isinstance(art, ArtifactError) and art.code == "missing_artifact"):
         out["status"] = "missing"
@@ -101,28 +105,39 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
             out["artifact"]["source"] = artifact_or_path
         return out
 
+    from mmverify import violations
     from mmverify.gates import evaluate_gates
 
-    schema_errors = validate_artifact(public.artifact_schema, art.data)
     gates = evaluate_gates(public, art.data)
-    out["schema_errors"] = [e.as_dict() for e in schema_errors]
+    schema_errors = violations.annotate(task, validate_artifact(public.artifact_schema, art.data, limit=None),
+                                        strict_schema=strict_schema)
+    out["schema_errors"] = [e.as_dict() for e in schema_errors[:20]]
     out["gates"] = _without_author_text(gates)
     out["hard_failures"] = [i.name for i in gates.hard_failures]
     out["gaps"] = [i.name for i in gates.gaps]
-    out["missing_scored_fields"] = _missing_scored_fields(task, art.data)
-    if schema_errors:
-        out["status"] = "invalid"
-        out["error"] = {"code": "schema_violation",
-                        "message": f"{len(schema_errors)} schema violation(s); first: "
-                                   f"{schema_errors[0].field}: {schema_errors[0].problem}"}
-    elif gates.hard_failures:
-        out["status"] = "infeasible"
-        out["error"] = {"code": "hard_gate_failed",
-                        "message": "; ".join(i.headline() for i in gates.hard_failures)}
+    out.update(scoring_preview(task, violations.masked(art.data, schema_errors), gates))
+    decided = violations.verdict(task, schema_errors, gates, strict_schema=strict_schema)
+    if decided is not None:
+        out["status"], out["error"] = decided
     else:
         out["status"] = "ok"
         out["would_score_zero"] = False
     return out
+
+
+def scoring_preview(task, data: Any, gates) -> dict[str, list]:
+    """What scoring would zero, told without any reference value: the scored
+    fields the artifact lacks (or whose value breaks the schema: pass the
+    masked data) and the claims a hard gate reading them cannot check."""
+    from mmverify.scoring.rules import unwitnessed
+
+    claims, seen = [], set()
+    for m in task.metrics:
+        rule = unwitnessed(m, gates)
+        if rule is not None and m.path.text not in seen:
+            seen.add(m.path.text)
+            claims.append({"path": m.path.text, "detail": rule.detail})
+    return {"missing_scored_fields": _missing_scored_fields(task, data), "unwitnessed_claims": claims}
 
 
 WITHHELD = "reason withheld: anchor author's text"
