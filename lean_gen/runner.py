@@ -93,9 +93,23 @@ class Toolchain:
             raise LeanNotFound(f"{' '.join(self.argv)} --version failed ({exc})") from None
         text = (out.stdout or out.stderr).strip().splitlines()
         if out.returncode != 0 or not text:
-            raise LeanNotFound(f"{' '.join(self.argv)} --version failed (exit {out.returncode}): "
-                               f"{(out.stderr or out.stdout).strip()[:300]}")
+            said = first_line(out.stderr) or first_line(out.stdout) or "no output"
+            raise LeanNotFound(f"{' '.join(self.argv)} --version failed (exit {out.returncode}), "
+                               f"so it is not a working Lean: it said {said!r}")
         return text[0]
+
+
+def first_line(text: str | None, width: int = 160) -> str:
+    """The first non-empty line of ``text``, shortened at a word boundary
+    (with "...") when longer than ``width``; never cut mid-word."""
+    for line in (text or "").splitlines():
+        line = " ".join(line.split())
+        if line:
+            if len(line) <= width:
+                return line
+            cut = line.rfind(" ", 0, width - 3)
+            return (line[:cut] if cut > 0 else line[: width - 3]) + "..."
+    return ""
 
 
 def find_lean(env: Mapping[str, str] | None = None) -> Toolchain:

@@ -223,6 +223,15 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                     artifact = exc
                 del raw
             tid = task_id or infer_task_id(artifact if isinstance(artifact, Artifact) else None, path, anchors_dir)
+        if tid is None and isinstance(artifact, ArtifactError):
+            # the file itself is the problem (absent, unreadable, malformed):
+            # say that, not "cannot tell the task"
+            row = error_row(path, artifact.code, artifact.message, sha256=sha256, key=key)
+            if artifact.code == "missing_artifact":
+                from .report import STATUSES
+
+                row.update(status="missing", status_meaning=STATUSES["missing"])
+            return Outcome(path, key, row)
         if tid is None:
             from .evaluate import TaskNotInferred
 

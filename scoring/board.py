@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .multibo import BoTerm, bo_term, multi_bo
 
 ZERO = Fraction(0)
+NULL_ARTIFACT = "null_artifact"   # a manifest row with "artifact": null
 FORCED = frozenset({"infeasible", "invalid", "error", "missing", "absent"})
 SCHEMA_VERSION = "mmverify.board/1"
 # error codes of rows that could not be processed as written (listed apart
@@ -200,8 +201,11 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
         if t not in info:
             raise BoardError(f"result row on line {r.get('line')} names task {t!r}, which is not in the task list")
         status = r["status"]
+        code = err.get("code")
+        if status == "missing" and "artifact" in r and r["artifact"] is None:
+            code = NULL_ARTIFACT     # the row says the run produced nothing; no file was looked for
         cells[(e, t, s)] = Cell(e, t, s, status, _frac(r.get("oeval_exact")), r.get("line"),
-                                err.get("code"), tuple(r.get("hard_gates_failed") or ()))
+                                code, tuple(r.get("hard_gates_failed") or ()))
         if r.get("cost_usd") is not None:
             costs.setdefault(e, []).append(Fraction(r["cost_usd"]))
         if r.get("wall_s") is not None:
@@ -264,11 +268,12 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
             "hard_gate_zeroes": sum(1 for c in all_cells if c.status == "infeasible"),
             "invalid": sum(1 for c in all_cells if c.status == "invalid"),
             "errors": sum(1 for c in all_cells if c.status == "error"),
-            "missing_artifacts": sum(1 for c in all_cells if c.status == "missing"),
+            "missing_artifacts": sum(1 for c in all_cells if c.status == "missing" and c.error_code != NULL_ARTIFACT),
+            "null_artifacts": sum(1 for c in all_cells if c.status == "missing" and c.error_code == NULL_ARTIFACT),
             "absent_rows": sum(1 for c in all_cells if c.status == "absent"),
             "forced_tasks": sum(1 for tr in trs if tr.forced and tr.task in headline),
         }
-        counts["missing"] = counts["missing_artifacts"] + counts["absent_rows"]
+        counts["missing"] = counts["missing_artifacts"] + counts["null_artifacts"] + counts["absent_rows"]
         cost = sum(costs[e], ZERO) if e in costs else None
         wall = sum(walls[e], ZERO) if e in walls else None
         entry_results.append(EntryResult(
@@ -503,7 +508,8 @@ def _counts_line(er: EntryResult) -> str:
     c = er.counts
     return (f"{er.entry}: {c['cells']} cells, {c['scored']} scored, {c['hard_gate_zeroes']} hard-gate zeroes, "
             f"{c['invalid']} invalid, {c['errors']} errors, {c['missing']} missing "
-            f"({c['missing_artifacts']} artifact files absent, {c['absent_rows']} without a manifest row); "
+            f"({c['missing_artifacts']} artifact files absent, {c.get('null_artifacts', 0)} rows with "
+            f"\"artifact\": null, {c['absent_rows']} without a manifest row); "
             f"cost {_cost(er.cost_usd)} USD over {er.cost_rows} rows"
             + (f"; model {', '.join(er.models)}" if er.models else "")
             + (f"; harness {', '.join(er.harnesses)}" if er.harnesses else ""))

@@ -86,8 +86,13 @@ def test_small_board_matches_independent_computation(small_run, anchors):
     by = {er["entry"]: er for er in board["entries"]}
     assert by["base"]["multi_bo_exact"] == "1" and by["base"]["multi_bo"] == 1.0
     assert by["beta"]["counts"]["hard_gate_zeroes"] == 1
-    assert by["beta"]["counts"]["missing_artifacts"] == 1 and by["beta"]["counts"]["absent_rows"] == 1
-    assert by["alpha"]["counts"]["missing"] == 1
+    # a null artifact is counted as such, not as an artifact file that is absent
+    assert by["beta"]["counts"]["null_artifacts"] == 1 and by["beta"]["counts"]["missing_artifacts"] == 0
+    assert by["beta"]["counts"]["absent_rows"] == 1 and by["beta"]["counts"]["missing"] == 2
+    assert by["alpha"]["counts"]["missing"] == 1 and by["alpha"]["counts"]["missing_artifacts"] == 1
+    text = board_cli(manifest, "--baseline", "base", "--anchors", anchors).stdout
+    assert ('beta: ' in text and '0 artifact files absent, 1 rows with "artifact": null, 1 without a manifest row'
+            in text)
     # costs are summed exactly, per entry, over the rows that carry one
     assert by["base"]["cost_usd_exact"] == "0.9" and by["alpha"]["cost_usd_exact"] == "2.25"
     assert by["beta"]["cost_usd_exact"] == "2" and by["beta"]["cost_rows"] == 8

@@ -56,7 +56,9 @@ the artifact's top-level ``"_provenance": {path: "stdout"}`` and in the report.
 
 Filled from the task, not the agent: ``problem_id`` (when the schema has it)
 and ``task_id`` (when the schema allows extra top-level keys), so that
-``mmverify score`` can tell the task.
+``mmverify score`` can tell the task; and an empty object for every required
+container (``q2``, ...) a partial run left out, so that the fields it did
+answer are scored (the missing fields inside are listed, and score 0).
 """
 from __future__ import annotations
 
@@ -350,6 +352,25 @@ def missing_required(schema: Mapping[str, Any], data: Any) -> list[str]:
     return out
 
 
+def fill_containers(schema: Mapping[str, Any], data: Any, prefix: str = "") -> list[str]:
+    """Add an empty object for every required property whose schema is an
+    object and which ``data`` lacks (recursively, so nested required objects
+    appear too). Only containers are added, never a value. Returns their paths."""
+    added: list[str] = []
+    if not isinstance(schema, dict) or not isinstance(data, dict):
+        return added
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for key in schema.get("required", []) or []:
+        sub = props.get(key)
+        if key not in data and isinstance(sub, dict) and sub.get("type") == "object":
+            data[key] = {}
+            added.append(f"{prefix}.{key}" if prefix else key)
+    for key, sub in props.items():
+        if isinstance(data.get(key), dict):
+            added += fill_containers(sub, data[key], f"{prefix}.{key}" if prefix else key)
+    return added
+
+
 def _absent(data: Any, path: P.Path) -> str | None:
     """Why ``path`` cannot be read from ``data`` (None when it can)."""
     if path.is_list:
@@ -520,6 +541,12 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
             artifact[PROVENANCE_KEY] = {u["path"]: "stdout" for u in stdout_used}
         else:
             notes.append(f"the schema forbids extra top-level keys: {PROVENANCE_KEY} is only in this report")
+
+    # containers (objects) the schema requires but a partial run left out:
+    # empty objects, never values, so the fields that are given stay scoreable
+    added = fill_containers(task.artifact_schema, artifact)
+    if added:
+        notes.append("empty object(s) added for required container(s) the run left out: " + ", ".join(added))
 
     # 5. what is still missing
     req = missing_required(task.artifact_schema, artifact)
