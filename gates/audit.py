@@ -369,6 +369,21 @@ def _matches(pattern: P.Path, concrete: str) -> bool:
     return True
 
 
+def oracle_findings(task, report: GateReport) -> dict[str, str]:
+    """For the task's own oracle: every failing gate instance with the word for
+    it, ``audited`` (an audit record documents it) or ``known finding`` (a soft
+    gate the published answer fails, reported by ``mmverify audit`` as info and
+    written in the task's README). Keys are instance names."""
+    records = [(p, rec) for p in task.oracle_papers for rec in _records(p)]
+    out = {}
+    for inst in report.instances:
+        if inst.verdict == "fail":
+            why = _audited_by(task, inst, records)
+            out[inst.name] = f"audited finding (audit record {why})" if why else \
+                "known finding on the published answer (see the task README; mmverify audit lists it)"
+    return out
+
+
 def _audited_by(task, inst: GateInstance, records) -> str | None:
     """The audit record (paper/metric) that documents this failing instance, if any."""
     for paper, (mid, rec) in records:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .artifact import Artifact, ArtifactError, parse_file
@@ -64,7 +65,30 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
                       schema_errors=shown, gates=gates, panel=panel)
     status = "scored" if panel.oeval is not None else "not_scored"
     return Report(task.id, info, artifact.source, artifact.sha256, status, panel.oeval, schema_errors=shown,
-                  gates=gates, panel=panel)
+                  gates=gates, panel=panel, findings=_oracle_findings(task, artifact, gates))
+
+
+def _oracle_findings(task: TaskSpec, artifact: Artifact, gates) -> dict[str, str] | None:
+    """When the artifact is the task's own oracle, its failing (soft) gates are
+    the documented findings of ``mmverify audit``: say so in the report."""
+    if gates is None or not gates.instances or artifact.sha256 != _file_sha256(task.oracle_path):
+        return None
+    if not any(i.verdict == "fail" for i in gates.instances):
+        return None
+    from mmverify.gates.audit import oracle_findings
+
+    return oracle_findings(task, gates)
+
+
+@lru_cache(maxsize=64)
+def _file_sha256(path: str) -> str | None:
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
 
 
 def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:

@@ -41,6 +41,7 @@ class Report:
     schema_errors: tuple = ()
     gates: Any = None          # mmverify.gates.GateReport or None
     panel: Any = None          # mmverify.scoring.panel.PanelScore or None
+    findings: Mapping[str, str] | None = None   # the task's own oracle: gate instance -> audited finding
 
     @property
     def closeness(self) -> Fraction | None:
@@ -69,6 +70,8 @@ class Report:
             "schema_errors": [e.as_dict() for e in self.schema_errors],
             "gates": self.gates.as_dict() if self.gates is not None else None,
         }
+        if self.findings:
+            out["audited_findings"] = dict(sorted(self.findings.items()))
         if self.panel is not None:
             out["closeness_oeval"] = report_float(self.panel.oeval)
             out["metrics"] = [_metric_dict(m) for m in self.panel.metrics]
@@ -204,7 +207,15 @@ def effect_note(effect: Mapping[str, Any] | None) -> str:
 def _gate_lines(report: Report) -> list[str]:
     if report.gates is None:
         return []
-    return report.gates.summary_lines()
+    lines = report.gates.summary_lines()
+    if report.findings:
+        # the task's oracle: its failing soft gates are documented findings, not alarms
+        marked = []
+        for line in lines:
+            name = line[12:].split(": ", 1)[0] if line.startswith("  FAIL") else None
+            marked.append(line + f"  [{report.findings[name]}]" if name in report.findings else line)
+        lines = marked
+    return lines
 
 
 def render_table(report: Report) -> str:
