@@ -67,17 +67,26 @@ REPEAT_S = 0.1
 
 
 @contextmanager
-def time_cap(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`ScoreTimeout` in the block after ``seconds`` of wall time,
-    and again every :data:`REPEAT_S` until the block is left (POSIX, main
-    thread; a no-op elsewhere or when ``seconds`` is None)."""
+def time_cap(seconds: float | None, exc: type[BaseException] = ScoreTimeout) -> Iterator[None]:
+    """Raise ``exc`` (:class:`ScoreTimeout`) in the block after ``seconds`` of
+    wall time, and again every :data:`REPEAT_S` until the block is left (POSIX,
+    main thread; a no-op elsewhere or when ``seconds`` is None).
+
+    Caps nest: inside an outer cap that ends sooner, an inner one sets no timer
+    (the outer fires first); otherwise the outer timer and handler are restored,
+    less the time spent, when the block is left."""
     if not seconds or not time_cap_available():
+        yield
+        return
+    outer_left, outer_repeat = signal.getitimer(signal.ITIMER_REAL)
+    if outer_left and outer_left <= seconds:
         yield
         return
 
     def on_alarm(signum, frame):
-        raise ScoreTimeout()
+        raise exc()
 
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
     try:
@@ -85,6 +94,9 @@ def time_cap(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            left = max(outer_left - (time.monotonic() - start), 1e-3)
+            signal.setitimer(signal.ITIMER_REAL, left, outer_repeat)
 
 
 # ------------------------------------------------------------------ reading

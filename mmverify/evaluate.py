@@ -1,4 +1,4 @@
-"""The pipeline: parse -> schema -> gates -> scoring -> report.
+"""The pipeline: parse -> schema -> replay -> gates -> scoring -> report.
 
 Each stage is a pure function of its inputs; this module only wires them
 together and turns every expected failure into a report (never a traceback).
@@ -38,8 +38,10 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
         # gates are pure and robust to malformed data, so they run before the
         # schema verdict: an invalid artifact's report still names the gate
         from mmverify.gates import evaluate_gates
+        from mmverify.replay import run_replay
 
-        gates = evaluate_gates(task, artifact.data)
+        replayed = run_replay(task, artifact.data)          # level C: witness -> derived values
+        gates = evaluate_gates(task, artifact.data, replayed)
     schema_errors = validate_artifact(task.artifact_schema, artifact.data)
     if schema_errors:
         first = schema_errors[0]
