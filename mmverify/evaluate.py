@@ -1,4 +1,4 @@
-"""The pipeline: parse -> schema -> gates -> scoring -> report.
+"""The pipeline: parse -> schema -> replay -> gates -> scoring -> report.
 
 Each stage is a pure function of its inputs; this module only wires them
 together and turns every expected failure into a report (never a traceback).
@@ -16,6 +16,8 @@ from .tasks import TaskSpec, load_index, load_task
 from . import violations
 from .validate import validate_artifact
 
+DEFAULT_RULESET = "verified"  # mmverify.scoring.rules.DEFAULT_RULESET (kept import-light)
+
 ZERO = Fraction(0)
 
 
@@ -28,11 +30,20 @@ SHOWN_SCHEMA_ERRORS = 20
 
 
 def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
-                   run_gates: bool = True, strict_schema: bool = False) -> Report:
-    """Score one artifact (or the error met reading it) against one task.
+                   run_gates: bool = True, ruleset: str = DEFAULT_RULESET, strict_schema: bool = False) -> Report:
+    """Score one artifact (or the error met reading it) against one task, under
+    a named ruleset (``verified``, the default, or ``paper``).
 
     Schema violations are local (:mod:`mmverify.violations`) unless
     ``strict_schema`` or the task's ``strict_schema`` asks for all-or-nothing."""
+    from dataclasses import replace
+
+    report = _score(task, artifact, run_gates, ruleset, strict_schema)
+    return replace(report, ruleset=ruleset) if ruleset != report.ruleset else report
+
+
+def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates: bool, ruleset: str,
+           strict_schema: bool = False) -> Report:
     info = task_info(task)
     if artifact is None or (isinstance(artifact, ArtifactError) and artifact.code == "missing_artifact"):
         err = artifact.as_dict() if isinstance(artifact, ArtifactError) else {
@@ -46,8 +57,10 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
         # gates are pure and robust to malformed data, so they run before the
         # schema verdict: an invalid artifact's report still names the gate
         from mmverify.gates import evaluate_gates
+        from mmverify.replay import run_replay
 
-        gates = evaluate_gates(task, artifact.data)
+        replayed = run_replay(task, artifact.data)          # level C: witness -> derived values
+        gates = evaluate_gates(task, artifact.data, replayed)
     schema_errors = validate_artifact(task.artifact_schema, artifact.data, limit=None)
     schema_errors = violations.annotate(task, schema_errors, strict_schema=strict_schema)
     shown = schema_errors[:SHOWN_SCHEMA_ERRORS]
@@ -59,7 +72,7 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
     from mmverify.scoring.panel import score_panel
 
     # a value that breaks the schema is scored as absent; the gates above read it as written
-    panel = score_panel(task, violations.masked(artifact.data, schema_errors), gates)
+    panel = score_panel(task, violations.masked(artifact.data, schema_errors), gates, ruleset)
     if decided is not None:
         return Report(task.id, info, artifact.source, artifact.sha256, decided[0], ZERO, error=decided[1],
                       schema_errors=shown, gates=gates, panel=panel)
@@ -112,7 +125,8 @@ def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: 
 
 
 def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = None,
-               *, run_gates: bool = True, max_bytes: int | None = None, strict_schema: bool = False) -> Report:
+               *, run_gates: bool = True, max_bytes: int | None = None,
+               ruleset: str = DEFAULT_RULESET, strict_schema: bool = False) -> Report:
     """Read, infer the task if needed, and score one artifact file."""
     kwargs = {"max_bytes": max_bytes} if max_bytes else {}
     try:
@@ -124,7 +138,7 @@ def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = 
         if task_id is None:
             raise TaskNotInferred(path)
     task = load_task(task_id, anchors_dir)
-    report = score_artifact(task, artifact, run_gates=run_gates, strict_schema=strict_schema)
+    report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset, strict_schema=strict_schema)
     if isinstance(artifact, ArtifactError):
         # keep where the bad input came from
         from dataclasses import replace

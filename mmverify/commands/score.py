@@ -30,9 +30,14 @@ from .common import anchors_option, format_option, progress, progress_counter, s
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
+@click.option("--rules", "ruleset", type=click.Choice(["verified", "paper"]), default="verified", show_default=True,
+              help="named ruleset: 'verified' credits a one-sided value beyond the panel's best plus the band only "
+                   "when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel paper's pure "
+                   "one-sided scoring, to reproduce published tables")
 @strict_schema_option
 @task_errors
-def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, strict_schema):
+def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, ruleset,
+          strict_schema):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -52,7 +57,7 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
                        err=True)
     if output is not None:
         sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
-                              strict_schema))
+                              ruleset, strict_schema))
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
@@ -61,7 +66,8 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             # score_one never raises for what the artifact holds: an engine
             # error or the time cap becomes an error row for this artifact
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
-                                timeout_s=timeout_s, fingerprint="", strict_schema=strict_schema)
+                                timeout_s=timeout_s, fingerprint="", ruleset=ruleset,
+                                strict_schema=strict_schema)
             if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
                 raise TaskNotInferred(path)
             if outcome.report is None:
@@ -95,7 +101,8 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     sys.exit(worst)
 
 
-def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, strict_schema) -> int:
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under,
+                 ruleset: str = "verified", strict_schema: bool = False) -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
 
@@ -104,8 +111,8 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
     bar = progress_counter(len(artifacts))
     try:
         outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s, strict_schema=strict_schema,
-                                    on_outcome=bar.step if bar else None)
+                                    run_gates=run_gates, timeout_s=timeout_s, ruleset=ruleset,
+                                    strict_schema=strict_schema, on_outcome=bar.step if bar else None)
     except OSError as exc:   # the output file, not an artifact: those are rows
         click.echo(f"error: cannot write the output file {output}: {exc.strerror or exc}", err=True)
         return EXIT_USAGE

@@ -107,8 +107,11 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
 
     from mmverify import violations
     from mmverify.gates import evaluate_gates
+    from mmverify.replay import run_replay
 
-    gates = evaluate_gates(public, art.data)
+    # the same gate evaluation as scoring: replayed values (from the witness and
+    # the task's official data, never the panel) feed the level-C gates
+    gates = evaluate_gates(public, art.data, run_replay(public, art.data))
     schema_errors = violations.annotate(task, validate_artifact(public.artifact_schema, art.data, limit=None),
                                         strict_schema=strict_schema)
     out["schema_errors"] = [e.as_dict() for e in schema_errors[:20]]
