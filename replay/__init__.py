@@ -23,6 +23,7 @@ __all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names",
 # task id -> module name inside this package; one line per replayable task
 REGISTRY: dict[str, str] = {
     "cumcm-2023-b-multibeam-lines": "multibeam",
+    "cumcm-2025-a-smoke-screen": "smoke_screen",
 }
 
 DEFAULT_TIME_CAP_S = 10.0
