@@ -40,7 +40,8 @@ def read(path: str, raw: Any) -> Read:
         return Read(path, ABSENT, None, None, None, f"{path!r} is null")
     if isinstance(raw, str):
         return Read(path, LABEL, None, raw, show_label(raw))
-    num = to_fraction(raw) if isinstance(raw, (Decimal, int)) and not isinstance(raw, bool) else None
+    # Decimal/int from the parser; Fraction only from a replay (under $replay, never from an artifact)
+    num = to_fraction(raw) if isinstance(raw, (Decimal, int, Fraction)) and not isinstance(raw, bool) else None
     if num is not None:
         return Read(path, NUMBER, num, None, decimal_text(raw))
     return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
