@@ -195,3 +195,10 @@ def test_inner_window_matches_every_pair(monkeypatch):
 def test_speed_limit_scaling(official):
     """Handle speeds scale with the head speed: at 2/ratio the fastest handle moves at 2 m/s."""
     assert math.isclose(official["q5.max_head_speed_mps"] * official["q5.max_speed_ratio"], 2.0, rel_tol=1e-12)
+
+
+def test_reference_file_is_the_recomputation(official):
+    recomputed = D.statement_quantities()
+    assert set(recomputed) == set(official)
+    for name, value in recomputed.items():
+        assert D._exact(name, value) == D._exact(name, official[name]), name
