@@ -24,6 +24,7 @@ __all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names",
 REGISTRY: dict[str, str] = {
     "cumcm-2023-b-multibeam-lines": "multibeam",
     "cumcm-2025-a-smoke-screen": "smoke_screen",
+    "cumcm-2024-a-dragon-dance": "dragon_dance",
 }
 
 DEFAULT_TIME_CAP_S = 10.0
