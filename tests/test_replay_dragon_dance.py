@@ -107,8 +107,13 @@ def test_inflated_head_speed_fails_hard(task):
 def test_inflated_claim_fails_through_the_cli(tmp_path):
     path = tmp_path / "a.json"
     path.write_text(json.dumps(with_q("q5", "max_head_speed_mps", 1.4)), encoding="utf-8")
-    out = CliRunner().invoke(main, ["gate", str(path), "--task", TASK, "--anchors", str(ANCHORS)]).output
-    assert "FAIL hard C identity      q5.max_head_speed_replayed" in out
+    out = CliRunner().invoke(main, ["score", str(path), "--task", TASK, "--anchors", str(ANCHORS),
+                                    "--format", "json"]).output
+    report = json.loads(out)
+    assert report["status"] == "infeasible" and "q5.max_head_speed_replayed" in report["error"]["message"]
+    # the agent-facing self-check runs no replay: the replayed (statement-determined) ratio stays hidden
+    shown = CliRunner().invoke(main, ["gate", str(path), "--task", TASK, "--anchors", str(ANCHORS)]).output
+    assert "1.246266" not in shown and "GAP  hard C identity      q5.max_head_speed_replayed" in shown
 
 
 def test_claimed_pitch_absent_is_a_gap(task, official):
