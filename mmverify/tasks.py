@@ -188,11 +188,7 @@ def load_index(anchors_dir: str | None = None) -> list[dict]:
         except OSError as exc:
             raise TaskLoadError(anchors_dir, "(folder)", f"cannot list anchors: {exc.strerror} "
                                 f"({ANCHORS_HINT})") from None
-        found = [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
-        if not found:
-            raise TaskLoadError(anchors_dir, "(folder)", f"no index.json and no <task>/task.json here "
-                                f"({ANCHORS_HINT})")
-        return found
+        return [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
     data = read_trusted_json(file)
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise TaskLoadError(file, "tasks", "must be a list of task entries")

@@ -259,7 +259,9 @@ def real_run(tmp_path_factory):
                     fh.write(dump_exact(data))
                 rep = score_path(path, task.id, ANCHORS)         # the single-artifact scorer
                 expected[(e, task.id, s)] = (rep.status, rep.oeval)
-                if kind.startswith("scale:") and rep.status == "scored" and not scale_target(task, oracle).is_list:
+                # (the hand formula reads values as given: a value the schema rejects is scored as absent)
+                if (kind.startswith("scale:") and rep.status == "scored" and not rep.schema_errors
+                        and not scale_target(task, oracle).is_list):
                     hand.append(((e, task.id, s), hand_oeval(task, data, scale_target(task, oracle))))
     with open(os.path.join(folder, "manifest.jsonl"), "w", encoding="utf-8") as fh:
         for r in rows:

@@ -126,7 +126,8 @@ def test_leak_contract_catches_a_leaky_self_check(tmp_path, monkeypatch):
     import mmverify.plugin.selfcheck as S
 
     real = S.self_check
-    monkeypatch.setattr(S, "self_check", lambda t, a, d=None: dict(real(t, a, d), hint="aim for 1.246266"))
+    monkeypatch.setattr(S, "self_check", lambda t, a, d=None, **kw: dict(real(t, a, d, **kw),
+                                                                            hint="aim for 1.246266"))
     with pytest.raises(C.ContractFailure, match="1.246266"):
         C.check_selfcheck_no_leak(task)
 

@@ -56,7 +56,8 @@ def test_bad_artifacts_are_zero_bad_calls_raise(anchors, tmp_path):
     assert mmverify.reward(TID, b'{"result": ', anchors) == 0.0
     assert mmverify.reward(TID, {"result": {"speed": float("nan")}}, anchors) == 0.0
     assert mmverify.reward(TID, art(speed=1.5), anchors) == 0.0  # hard gate: 1.5 * 1.604793 > 2
-    assert mmverify.reward(TID, art(pitch=-1), anchors) == 0.0   # schema: pitch >= 0
+    # schema: pitch >= 0; the violation zeroes pitch only (weight 1 of 4), unless the task is strict
+    assert mmverify.reward(TID, art(pitch=-1), anchors) == 0.75
     assert mmverify.reward(TID, None, anchors) == 0.0
     with pytest.raises(TaskLoadError):
         mmverify.reward("no-such-task", art(), anchors)
