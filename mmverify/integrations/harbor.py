@@ -44,7 +44,7 @@ VERIFIER_TIMEOUT_SEC = 600.0
 
 # Files of the engine that are copied (sources and bundled JSON schemas).
 _ENGINE_SUFFIXES = (".py", ".json")
-_PACKAGE_REF = re.compile(r"\bmmverify\.([A-Za-z_][A-Za-z0-9_]*)")
+_PACKAGE_REF = re.compile(r"\bmmverify((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 _RELATIVE_REF = re.compile(r"^\s*from \.([A-Za-z_][A-Za-z0-9_]*) import", re.MULTILINE)
 
 
@@ -162,7 +162,11 @@ def solve_sh(task_id: str, oracle_text: str) -> str:
 # ------------------------------------------------------------------- engine
 
 def _package_dir(name: str) -> str | None:
-    spec = importlib.util.find_spec(name)
+    """The source folder of package ``name``; None for a module or nothing."""
+    try:
+        spec = importlib.util.find_spec(name)   # imports the parent packages
+    except (ImportError, AttributeError, ValueError):
+        return None
     if spec is None or not spec.submodule_search_locations:
         return None
     return list(spec.submodule_search_locations)[0]
@@ -170,10 +174,9 @@ def _package_dir(name: str) -> str | None:
 
 def engine_packages() -> dict[str, str]:
     """``{package name: source folder}`` of the installed engine: ``mmverify``
-    and every subpackage its sources refer to (``mmverify.X`` or, in the
-    top-level package, ``from .X import``), to a fixed point. Works for a wheel
-    install and for an editable install whose subpackages live in other
-    folders."""
+    and every subpackage its sources name (``mmverify.X.Y`` or ``from .X
+    import``), to a fixed point. Works for a wheel install and for an editable
+    install whose subpackages live in other folders."""
     found: dict[str, str] = {}
     todo = ["mmverify"]
     while todo:
@@ -189,9 +192,16 @@ def engine_packages() -> dict[str, str]:
                 continue
             with open(os.path.join(folder, fname), encoding="utf-8") as fh:
                 src = fh.read()
-            refs = {f"mmverify.{m}" for m in _PACKAGE_REF.findall(src)}
-            refs |= {f"{name}.{m}" for m in _RELATIVE_REF.findall(src)}
-            todo.extend(sorted(r for r in refs if r not in found))
+            dotted = [("mmverify" + d).split(".") for d in _PACKAGE_REF.findall(src)]
+            dotted += [name.split(".") + [m] for m in _RELATIVE_REF.findall(src)]
+            for parts in dotted:
+                # the longest prefix that is a package; "mmverify.scoring.panel.PanelScore"
+                # stops at mmverify.scoring (panel is a module)
+                for k in range(2, len(parts) + 1):
+                    prefix = ".".join(parts[:k])
+                    if prefix not in found and _package_dir(prefix) is None:
+                        break
+                    todo.append(prefix)
     return found
 
 
