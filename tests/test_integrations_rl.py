@@ -175,3 +175,18 @@ def test_prose_around_the_artifact_never_changes_what_is_extracted(before, after
     text = before + ("\n" + body + "\n" if bare else "\n" + fenced(body) + "\n") + after
     ex = extract_artifact(text)
     assert ex.ok and ex.artifact.data == parse_bytes(body.encode()).data
+
+
+@pytest.mark.parametrize("text, code", [
+    ('{"a":' * 20000, "too_many_candidates"),                  # deep nesting: never a RecursionError
+    ('{"x": 1, ' * 20000, "too_many_candidates"),              # more openings than are searched
+    ("{" * 100000, "no_artifact"),                             # braces that open nothing
+    ('{"a": "' + "x" * 100000, "no_artifact"),                 # an unterminated string
+    ("```json\n" + '{"a": 1' * 2000, "too_deep"),             # unterminated fence: read to the end
+    ("x" * (2 * 1024 * 1024), "too_large"),
+])
+def test_hostile_completions_give_a_reason_never_an_exception(text, code):
+    ex = extract_artifact(text)
+    assert not ex.ok and ex.artifact.code == code, ex.reason
+    s = score_completion(DRAGON, text)
+    assert s.reward == 0.0 and s.reason.startswith(code + ":")

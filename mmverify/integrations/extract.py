@@ -32,16 +32,19 @@ from mmverify.artifact import Artifact, ArtifactError, parse_bytes
 
 # A completion longer than this is not searched (the reason says so). Artifacts
 # of the bundled tasks are at most a few tens of KB of JSON.
-MAX_COMPLETION_CHARS = 4 * 1024 * 1024
-# Bare-object search tries at most this many opening braces; past it the text
-# is not searched further (a brace-heavy text would otherwise cost a decode
-# attempt per brace).
-MAX_BRACE_TRIES = 20_000
+MAX_COMPLETION_CHARS = 1024 * 1024
+# The bare-object search decodes at most this many openings (``{`` followed by
+# ``"`` or ``}``). A text with more gets the error ``too_many_candidates``
+# rather than a search that stops early and scores an earlier object in place
+# of the last one.
+MAX_BRACE_TRIES = 5_000
 
 # ```lang ... ``` at the start of a line; an unterminated fence runs to the end.
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)",
                     re.MULTILINE | re.DOTALL)
 _DECODER = json.JSONDecoder()
+# where a JSON object can start: "{" then a key or "}" (prose braces mostly fail this)
+_OPENING = re.compile(r'\{\s*["}]')
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,8 @@ def _content_text(content: Any) -> str:
 
 
 def _candidates(text: str) -> list[tuple[int, str, str]]:
-    """(position, kind, json text) of every candidate, in text order."""
+    """(position, kind, json text) of every candidate, in text order. Raises
+    :class:`ArtifactError` (``too_many_candidates``) past :data:`MAX_BRACE_TRIES`."""
     found: list[tuple[int, str, str]] = []
     fenced_spans: list[tuple[int, int]] = []
     for m in _FENCE.finditer(text):
@@ -112,25 +116,29 @@ def _candidates(text: str) -> list[tuple[int, str, str]]:
     pos = 0
     spans = iter(fenced_spans + [(len(text) + 1, len(text) + 1)])
     span = next(spans)
-    while tries < MAX_BRACE_TRIES:
-        pos = text.find("{", pos)
-        if pos < 0:
+    while True:
+        m = _OPENING.search(text, pos)
+        if m is None:
             break
+        pos = m.start()
         while pos >= span[1]:
             span = next(spans)
         if span[0] <= pos < span[1]:
             pos = span[1]
             continue
         tries += 1
+        if tries > MAX_BRACE_TRIES:
+            raise ArtifactError("too_many_candidates", f"more than {MAX_BRACE_TRIES} possible JSON objects "
+                                "in the completion; put the artifact in a fenced json block")
         try:
             value, end = _DECODER.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             pos += 1
             continue
         if isinstance(value, dict):
             found.append((pos, "bare", text[pos:end]))
             pos = end
-        else:
+        else:  # pragma: no cover - an opening always decodes to an object or fails
             pos += 1
     found.sort(key=lambda c: c[0])
     return found
@@ -143,7 +151,10 @@ def extract_artifact(completion: Any, *, source: str = "<completion>") -> Extrac
     if len(text) > MAX_COMPLETION_CHARS:
         return Extraction(ArtifactError("too_large", f"completion of {len(text)} characters is above the "
                                         f"cap of {MAX_COMPLETION_CHARS}"), None, None)
-    found = _candidates(text)
+    try:
+        found = _candidates(text)
+    except ArtifactError as exc:
+        return Extraction(exc, None, None)
     if not found:
         return Extraction(ArtifactError("no_artifact", "no fenced json block and no JSON object "
                                         "found in the completion"), None, None)
