@@ -190,3 +190,8 @@ def test_hostile_completions_give_a_reason_never_an_exception(text, code):
     assert not ex.ok and ex.artifact.code == code, ex.reason
     s = score_completion(DRAGON, text)
     assert s.reward == 0.0 and s.reason.startswith(code + ":")
+
+
+def test_a_fenced_artifact_after_brace_heavy_prose_is_found():
+    noise = '{"x": 1, ' * 20000           # would exhaust the bare-object search on its own
+    assert score_completion(DRAGON, noise + fenced(oracle_text(DRAGON))).reward == 1.0

@@ -105,6 +105,7 @@ def _candidates(text: str) -> list[tuple[int, str, str]]:
     :class:`ArtifactError` (``too_many_candidates``) past :data:`MAX_BRACE_TRIES`."""
     found: list[tuple[int, str, str]] = []
     fenced_spans: list[tuple[int, int]] = []
+    pos = 0   # only a bare object after the last fenced candidate can win
     for m in _FENCE.finditer(text):
         fenced_spans.append((m.start(), m.end()))
         lang = m.group(1).lower()
@@ -112,8 +113,8 @@ def _candidates(text: str) -> list[tuple[int, str, str]]:
             body = m.group(2).strip()
             if lang == "json" or body.startswith("{"):
                 found.append((m.start(), "fenced", body))
+                pos = m.end()
     tries = 0
-    pos = 0
     spans = iter(fenced_spans + [(len(text) + 1, len(text) + 1)])
     span = next(spans)
     while True:
