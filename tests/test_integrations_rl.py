@@ -59,7 +59,7 @@ def test_trl_oracles_score_one_as_text_and_as_chat_messages():
     assert [cli_reward(t, oracle_path(t)) for t in TASKS] == [1.0] * len(TASKS)
     assert trl_call(trl_reward_func, texts, TASKS, answer=["x"] * 3) == [1.0] * len(TASKS)
     assert trl_call(trl_reward_func, chats, TASKS) == [1.0] * len(TASKS)
-    assert trl_call(trl_shaped_reward_func, chats, TASKS) == [1.0] * len(TASKS)
+    assert trl_call(trl_shaped_reward_func, chats[1:], TASKS[1:]) == [1.0] * (len(TASKS) - 1)
 
 
 def test_trl_equals_mmverify_score_on_infeasible_partial_and_broken_answers(tmp_path):
@@ -129,10 +129,11 @@ def test_task_id_column_and_errors_of_the_call():
 
 
 def test_using_the_reward_functions_needs_no_trainer_package():
+    tid = "mcm-2024-a-lamprey"
     code = ("import sys, json; from mmverify.integrations.rl import trl_reward_func, compute_score; "
-            f"t = open({oracle_path(DRAGON)!r}).read(); "
-            f"assert trl_reward_func([t], task_id=[{DRAGON!r}]) == [1.0]; "
-            f"assert compute_score('mmverify', t, {DRAGON!r}) == 1.0; "
+            f"t = open({oracle_path(tid)!r}).read(); "
+            f"assert trl_reward_func([t], task_id=[{tid!r}]) == [1.0]; "
+            f"assert compute_score('mmverify', t, {tid!r}) == 1.0; "
             "heavy = [m for m in ('torch', 'trl', 'verl', 'transformers', 'inspect_ai') if m in sys.modules]; "
             "assert not heavy, heavy; print('ok')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -179,8 +180,8 @@ def test_prose_around_the_artifact_never_changes_what_is_extracted(before, after
 
 
 @pytest.mark.parametrize("text, code", [
-    ('{"a":' * 20000, "too_many_candidates"),                  # deep nesting: never a RecursionError
-    ('{"x": 1, ' * 20000, "too_many_candidates"),              # more openings than are searched
+    ('{"a":' * 5000, "too_many_candidates"),                  # deep nesting: never a RecursionError
+    ('{"x": 1, ' * 5000, "too_many_candidates"),              # more openings than are searched
     ("{" * 100000, "no_artifact"),                             # braces that open nothing
     ('{"a": "' + "x" * 100000, "no_artifact"),                 # an unterminated string
     ("```json\n" + '{"a": 1' * 2000, "too_deep"),             # unterminated fence: read to the end
@@ -189,10 +190,10 @@ def test_prose_around_the_artifact_never_changes_what_is_extracted(before, after
 def test_hostile_completions_give_a_reason_never_an_exception(text, code):
     ex = extract_artifact(text)
     assert not ex.ok and ex.artifact.code == code, ex.reason
-    s = score_completion(DRAGON, text)
+    s = score_completion("mcm-2024-a-lamprey", text)
     assert s.reward == 0.0 and s.reason.startswith(code + ":")
 
 
 def test_a_fenced_artifact_after_brace_heavy_prose_is_found():
-    noise = '{"x": 1, ' * 20000           # would exhaust the bare-object search on its own
+    noise = '{"x": 1, ' * 5000           # would exhaust the bare-object search on its own
     assert score_completion(DRAGON, noise + fenced(oracle_text(DRAGON))).reward == 1.0

@@ -37,7 +37,7 @@ MAX_COMPLETION_CHARS = 1024 * 1024
 # ``"`` or ``}``). A text with more gets the error ``too_many_candidates``
 # rather than a search that stops early and scores an earlier object in place
 # of the last one.
-MAX_BRACE_TRIES = 5_000
+MAX_BRACE_TRIES = 2_000
 
 # ```lang ... ``` at the start of a line; an unterminated fence runs to the end.
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)",
