@@ -268,16 +268,16 @@ def test_oracle_reports_mark_audited_findings(tmp_path):
 
 
 def test_adapter_fills_containers_a_partial_run_left_out(tmp_path):
-    run = tmp_path / "run"
-    (run / "code").mkdir(parents=True)
-    (run / "solution.json").write_text(json.dumps({"subtasks": [{"id": 1, "script_path": "code/main1.py"}]}))
-    (run / "code" / "main1.results.json").write_text(json.dumps({
-        "experiment_result.q1.handles": 224, "experiment_result.q5.max_head_speed_mps": 1.246266,
-        "experiment_result.q5.max_speed_ratio_when_head_1mps": 1.604793}))
+    sys.path.insert(0, str(Path(__file__).parent))
+    from mm_agent_fixture import TASK, build_run
+
+    run = build_run(str(tmp_path), fail=(2, 3))          # only the first subtask's code passed
     out = tmp_path / "art.json"
-    r = cli("adapt", "mm-agent", run, "--task", DRAGON, "--output", out)
-    assert r.returncode == 1 and "empty object(s) added" in r.stdout      # incomplete, but scoreable
+    r = cli("adapt", "mm-agent", run, "--task", TASK, "--output", out, "--format", "json")
+    assert r.returncode == 1                             # incomplete, and says so
+    report = json.loads(r.stdout)
+    assert any("empty object(s) added" in n and "experiment_result.randomness_tests" in n for n in report["notes"])
     art = json.loads(out.read_text())
-    assert {k: art["experiment_result"][k] for k in ("q2", "q3", "q4")} == {"q2": {}, "q3": {}, "q4": {}}
-    rep = json.loads(cli("score", out, "--format", "json", "--strict-schema").stdout)
-    assert rep["status"] == "scored" and rep["oeval"] > 0
+    assert art["experiment_result"]["randomness_tests"] == {}
+    rep = json.loads(cli("score", out, "--format", "json").stdout)
+    assert rep["status"] == "scored" and rep["oeval"] > 0  # the answered fields count
