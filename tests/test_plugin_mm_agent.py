@@ -19,6 +19,8 @@ from mmverify.plugin.mm_agent_layout import AMBIGUOUS, Entry, UNMATCHED, match_e
 from mmverify.tasks import load_task, schema_at
 from mmverify import paths as P
 
+# the required containers the adapter adds, empty, when a run gives nothing inside them
+CONTAINERS = {"dual_temporal_bayes": {}, "momentum_model": {}, "randomness_tests": {}}
 BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "anchors")
 
 
@@ -95,7 +97,8 @@ def test_same_run_without_the_block_reports_what_is_missing_and_invents_nothing(
     report_file = tmp_path / "report.json"
     proc = adapt(plain, "--output", str(out), "--report", str(report_file))
     assert proc.returncode == 1
-    assert json.load(open(out)) == {"problem_id": "2024-C", "task_id": TASK}
+    # no value is invented; only the required containers are there, empty
+    assert json.load(open(out)) == {"problem_id": "2024-C", "task_id": TASK, "experiment_result": CONTAINERS}
     report = json.load(open(report_file))
     assert [s["results"].split(":")[0] for s in report["subtasks"]] == ["absent"] * 3
     assert "was the --emit-prompt block in the template?" in proc.stdout
@@ -124,7 +127,7 @@ def test_edited_or_duplicated_code_is_not_attributed(tmp_path):
     r = adapt_run(run, TASK)
     row = r.report["subtasks"][1]
     assert row["status"] == UNMATCHED and row["number"] is None
-    assert "randomness_tests" not in r.artifact["experiment_result"]
+    assert r.artifact["experiment_result"].get("randomness_tests", {}) == {}   # at most an empty container
     assert any(i["path"] == "code/main2.results.json" for i in r.report["ignored_files"])
     entries = [Entry(position=1, status="", code="x"), Entry(position=2, status="", code="y")]
     assert match_entries(entries, {1: "x", 2: "x", 3: "y"}) == ()
@@ -145,7 +148,7 @@ def test_failed_subtask_is_reported_and_its_numbers_are_not_read(tmp_path):
     assert "-> task 3: failed; code/main3.results.json: not read (code never passed)" in proc.stderr
     assert "IGNORED   code/main3.results.json: belongs to task 3, whose code never passed" in proc.stderr
     art = json.loads(proc.stdout)
-    assert "dual_temporal_bayes" not in art["experiment_result"]
+    assert art["experiment_result"].get("dual_temporal_bayes", {}) == {}     # at most an empty container
     assert art["experiment_result"]["randomness_tests"]["median_runs_p"] == 0.290172
 
 
@@ -155,7 +158,7 @@ def test_run_without_code_is_reported_as_such(tmp_path):
     assert not r.complete and r.report["has_code"] is False
     assert {s["status"] for s in r.report["subtasks"]} == {"no_code"}
     assert any("this run has no code" in n for n in r.report["notes"])
-    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK}
+    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK, "experiment_result": CONTAINERS}
     assert "no code (MM-Agent writes none for a problem without data)" in render_report(r.report)
 
 
@@ -195,7 +198,7 @@ def test_stale_results_file_from_an_earlier_attempt_is_ignored(tmp_path):
     json.dump(sol, open(sol_file, "w"))
     r = adapt_run(run, TASK)
     assert r.report["subtasks"][1]["results"].startswith("stale")
-    assert "randomness_tests" not in r.artifact["experiment_result"]
+    assert r.artifact["experiment_result"].get("randomness_tests", {}) == {}   # at most an empty container
 
 
 def test_conflicting_subtasks_leave_the_field_out(tmp_path):
