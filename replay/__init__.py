@@ -21,7 +21,9 @@ from .base import ROOT, Derived
 __all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names", "run_replay", "gate_view"]
 
 # task id -> module name inside this package; one line per replayable task
-REGISTRY: dict[str, str] = {}
+REGISTRY: dict[str, str] = {
+    "cumcm-2024-c-crop-planting": "crop_planting",
+}
 
 DEFAULT_TIME_CAP_S = 10.0
 
