@@ -162,8 +162,10 @@ class Outcome:
 
 
 def row_key(path: str, sha256: str | None, read_error: str | None, task_id: str | None, run_gates: bool,
-            fingerprint: str) -> str:
+            fingerprint: str, ruleset: str = "verified") -> str:
     ident = [ROW_SCHEMA, os.path.abspath(path), sha256, read_error, task_id, run_gates, fingerprint]
+    if ruleset != "verified":
+        ident.append(ruleset)
     return hashlib.sha256(json.dumps(ident, ensure_ascii=True).encode()).hexdigest()
 
 
@@ -192,7 +194,7 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
-              done: dict[str, dict] | None = None) -> Outcome:
+              done: dict[str, dict] | None = None, ruleset: str = "verified") -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate)."""
     from .evaluate import infer_task_id, score_artifact
@@ -222,7 +224,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 artifact, read_error = exc, exc.code
             else:
                 sha256 = hashlib.sha256(raw).hexdigest()
-            key = row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+            key = row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
             if done is not None and key in done:
                 return Outcome(path, key, _as_given(done[key], path), reused=True)
             if read_error is None:
@@ -249,25 +251,25 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
         # phase 2, capped: schema, gates, scoring and the report's JSON form
         # (tens of thousands of gate instances take seconds to render too)
         with time_cap(remaining()):
-            report = score_artifact(task, artifact, run_gates=run_gates)
+            report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset)
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
             row = report.as_dict()
         row["batch"] = _batch_block(path, sha256, key)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "timeout", f"scoring took longer than the cap of {timeout_s:g} s",
                                             task=task or _task_by_name(task_id, path, anchors_dir),
                                             sha256=sha256, key=key))
     except TaskLoadError:
         raise
     except RecursionError:
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "internal_error", "recursion limit reached while scoring",
                                             task=task, sha256=sha256, key=key))
     except Exception as exc:  # a bug in the engine: one input must not sink a batch
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "internal_error", f"{type(exc).__name__}: {exc}"[:2000],
                                             task=task, sha256=sha256, key=key))
 
@@ -400,7 +402,8 @@ def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-              on_outcome: Callable[[Outcome], None] | None = None) -> tuple[list[Outcome], BatchStats]:
+              on_outcome: Callable[[Outcome], None] | None = None,
+              ruleset: str = "verified") -> tuple[list[Outcome], BatchStats]:
     """Score every input into ``output`` (JSON Lines), resuming what is there."""
     inputs, repeats = unique_inputs(paths)
     stats = BatchStats(inputs=len(inputs), duplicates=repeats)
@@ -413,7 +416,8 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
     with open(output, "ab") as fh:
         for path in inputs:
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
-                                timeout_s=timeout_s, max_bytes=max_bytes, fingerprint=fingerprint, done=done)
+                                timeout_s=timeout_s, max_bytes=max_bytes, fingerprint=fingerprint, done=done,
+                                ruleset=ruleset)
             if outcome.reused:
                 stats.reused += 1
             else:

@@ -22,7 +22,9 @@ __all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names",
 
 # task id -> module name inside this package; one line per replayable task
 REGISTRY: dict[str, str] = {
+    "cumcm-2023-b-multibeam-lines": "multibeam",
     "cumcm-2024-c-crop-planting": "crop_planting",
+    "cumcm-2025-a-smoke-screen": "smoke_screen",
 }
 
 DEFAULT_TIME_CAP_S = 10.0

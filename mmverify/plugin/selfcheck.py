@@ -280,7 +280,7 @@ def public_values(task, artifact_data: Any, also_public: Iterable[Any] = ()) -> 
     """What an output may show without leaking: ``(numbers, numbers as decimals, labels)``.
 
     The checked artifact (every number and string, and numbers written in its
-    strings); the gate specs minus their descriptions; compiled gate constants
+    strings); the values the task's replay derives from it; the gate specs minus their descriptions; compiled gate constants
     (bounds, identity sides as sympy normalises them, domains, declared
     totals); the artifact schema minus descriptions/examples/defaults; and the
     structural integers 0..N (counts, indices, list sizes)."""
@@ -296,6 +296,14 @@ def public_values(task, artifact_data: Any, also_public: Iterable[Any] = ()) -> 
 
     take(artifact_data)
     take(list(also_public))
+    try:  # values the task's replay derives from this artifact's own witness are the artifact's
+        from mmverify.replay import run_replay
+
+        replayed = run_replay(task, artifact_data)
+    except Exception:  # a task without loadable replay data: nothing derived
+        replayed = None
+    if replayed is not None:
+        nums.update(replayed.values.values())
     take(list(task.gates), _SKIP_GATE_KEYS)
     take(task.artifact_schema, _SKIP_SCHEMA_KEYS)
     try:
