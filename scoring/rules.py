@@ -9,7 +9,10 @@ that made it fire, so a report can be traced back to the rule.
 * ``unwitnessed_claim``: a one-sided metric whose value is present while a hard
   gate reading that value cannot be checked (another of the gate's inputs is
   absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
-  the claim must not be sidestepped by leaving its other inputs out.
+  the claim must not be sidestepped by leaving its other inputs out. A gate
+  whose only absent inputs are replayed values (``$replay.``: the witness is
+  absent) does not count: that claim is unverified, and
+  ``unverified_improvement`` governs it.
 * ``unverified_improvement``: a one-sided value beyond the best value any panel
   paper reports for the metric by more than the band ``w`` (taken at that best
   value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
@@ -155,6 +158,8 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
         if inst.values[inst.paths.index(target)] is None:
             continue  # the claim itself is absent: the metric scores 0 as missing anyway
         absent = [p for p, v in zip(inst.paths, inst.values) if v is None]
+        if absent and all(p.startswith("$replay.") for p in absent):
+            continue  # only replayed values missing (witness absent): unverified, not unwitnessed
         return RuleApplication(
             "unwitnessed_claim", metric.id, None,
             f"hard gate {inst.name} reads this value but cannot be checked: "
