@@ -4,8 +4,9 @@ Witness: a 2024-2030 planting plan per surplus case, rows
 ``{year, season, plot, crop_id, area_mu}`` at
 ``experiment_result.q1.waste_plan`` and ``experiment_result.q1.discount_plan``.
 From attachments 1-2 (``anchors/<task>/data/``) the replay derives, exactly
-(Fractions), each plan's 2024-2030 profit under its surplus rule and whether
-the plan obeys the statement's rules (1 = feasible, 0 = not).
+(Fractions), whether each plan obeys the statement's rules (1 = feasible, 0 =
+not) and, for a feasible plan only, its 2024-2030 profit under its surplus rule
+(an infeasible plan is a gap for the profit: it cannot vouch for an optimum).
 
 Economic model (the statement's Q1, prices at the middle of the 2023 range):
 
@@ -255,6 +256,10 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
             for n in names:
                 gaps[n] = f"witness malformed: experiment_result.q1.{field_}: {exc}"
             continue
-        values[names[0]] = plan_profit(plan, official, case)
-        values[names[1]] = Fraction(0 if plan_violations(plan, official) else 1)
+        broken = plan_violations(plan, official)
+        values[names[1]] = Fraction(0 if broken else 1)
+        if broken:   # an infeasible plan proves nothing about an optimum: its profit verifies no claim
+            gaps[names[0]] = f"witness infeasible: experiment_result.q1.{field_}: {broken[0]}"
+        else:
+            values[names[0]] = plan_profit(plan, official, case)
     return Derived(values, gaps)

@@ -156,14 +156,32 @@ def solve(official: Official, case: str, *, time_limit_s: float = 600.0) -> Solu
     seconds = time.perf_counter() - t0
     if res.x is None:
         return Solution(case, res.message, float("nan"), (), seconds, None)
-    plan = []
-    for (plot, y, s, c), i in xi.items():
-        if res.x[n + i] > 0.5:
-            a = Fraction(round(float(res.x[i]) * 10**6), 10**6)
-            a = min(max(a, min(MIN_AREA, official.plots[plot][1])), official.plots[plot][1])
-            plan.append((plot, y, s, c, a))
+    plan = tidy_plan(official, [(plot, y, s, c, Fraction(round(float(res.x[i]) * 10**6), 10**6))
+                                for (plot, y, s, c), i in xi.items() if res.x[n + i] > 0.5])
     status = "optimal" if res.status == 0 else res.message
     return Solution(case, status, float(-res.fun), tuple(plan), seconds, getattr(res, "mip_gap", None))
+
+
+def tidy_plan(official: Official, rows) -> tuple[tuple[str, int, str, int, Fraction], ...]:
+    """Solver areas rounded to 1e-6 mu, made to obey the area rules exactly: each row
+    within [0.3 mu, plot area] and, where rounding pushed a plot's season over its
+    area, the largest row of that season trimmed by the excess (at most a few 1e-6 mu)."""
+    areas = {}
+    for plot, y, s, c, a in rows:
+        cap = official.plots[plot][1]
+        areas[(plot, y, s, c)] = min(max(a, min(MIN_AREA, cap)), cap)
+    for plot, (lt, cap) in official.plots.items():
+        for y in YEARS:
+            for s in ("single", "first", "second"):
+                keys = [k for k in areas if k[0] == plot and k[1] == y and k[2] == s]
+                if not keys or (lt == "irrigated" and s == "single"):
+                    continue
+                shared = sum(a for k, a in areas.items() if lt == "irrigated" and k[:3] == (plot, y, "single"))
+                excess = shared + sum(areas[k] for k in keys) - cap
+                if excess > 0:
+                    big = max(keys, key=lambda k: (areas[k], k))
+                    areas[big] -= excess
+    return tuple((p, y, s, c, a) for (p, y, s, c), a in sorted(areas.items()))
 
 
 def replayed_profit(official: Official, solution: Solution) -> Fraction:

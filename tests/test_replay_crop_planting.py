@@ -3,6 +3,7 @@ fabricated claims and broken plans fail hard gates, missing plans are gaps."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import time
 from decimal import Decimal
@@ -62,17 +63,30 @@ def _plan_2024(official):
             for a in [min(official.plots[p][1], Fraction(3, 10) if official.plots[p][1] < 1 else official.plots[p][1])]]
 
 
-def test_oracle_without_witness_is_unverified_not_failed(task, oracle):
+def test_oracle_replays_to_its_claims(task, oracle):
     verdicts, report = _gates(task, oracle)
-    assert ("q1.waste_profit_replayed", "gap") in verdicts
+    for gate in ("q1.waste_profit_replayed", "q1.discount_profit_replayed",
+                 "q1.waste_plan_feasible", "q1.discount_plan_feasible"):
+        assert (gate, "pass") in verdicts
     assert not report.hard_failures
-    assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
+    assert {"experiment_result.q1.waste_profit_yuan", "experiment_result.q1.discount_profit_yuan"} <= report.verified()
+
+
+def test_oracle_plans_are_the_recorded_milp_optima(task, oracle, official):
+    """The oracle's plans replay exactly to the profits recorded by the MILP audit entry."""
+    with open(os.path.join(task.directory, "data", "milp_optimum.json"), encoding="utf-8") as fh:
+        record = json.load(fh)
+    rep = run_replay(task, oracle)
+    for case in cp.CASES:
+        assert rep.values[f"q1.{case}_plan_feasible"] == 1
+        assert rep.values[f"q1.{case}_profit_yuan"] == Fraction(record[case]["replayed_profit_yuan"])
+        plan = cp.parse_plan(oracle["experiment_result"]["q1"][cp.PLAN_FIELD[case]], official)
+        assert cp.plan_violations(plan, official) == []
 
 
 @pytest.mark.parametrize("case,field", [("waste", "waste_profit_yuan"), ("discount", "discount_profit_yuan")])
 def test_claim_checked_against_its_plan(task, oracle, official, case, field):
     data = copy.deepcopy(oracle)
-    data["experiment_result"]["q1"][f"{case}_plan"] = _plan_2024(official)
     replayed = run_replay(task, data).values[f"q1.{case}_profit_yuan"]
     data["experiment_result"]["q1"][field] = Decimal(replayed.__floor__())      # honest, rounded to the yuan
     verdicts, report = _gates(task, data)
@@ -86,11 +100,26 @@ def test_claim_checked_against_its_plan(task, oracle, official, case, field):
 
 def test_missing_witness_is_a_gap_and_unverified(task, oracle):
     data = copy.deepcopy(oracle)
-    data["experiment_result"]["q1"]["discount_plan"] = []
+    del data["experiment_result"]["q1"]["waste_plan"]
     verdicts, report = _gates(task, data)
     assert ("q1.waste_profit_replayed", "gap") in verdicts
     assert ("q1.waste_plan_feasible", "gap") in verdicts
+    assert ("q1.discount_profit_replayed", "pass") in verdicts
+    data["experiment_result"]["q1"]["discount_plan"] = []
+    verdicts, _ = _gates(task, data)
     assert ("q1.discount_plan_feasible", "fail") in verdicts       # an empty plan plants no legume
+
+
+def test_broken_rule_in_the_oracle_plan_fails_feasibility(task, oracle):
+    data = copy.deepcopy(oracle)
+    plan = data["experiment_result"]["q1"]["waste_plan"]
+    row = next(r for r in plan if r["year"] == 2024 and r["plot"] == "A1")
+    plan.append(dict(row, year=2025))                          # the same crop on A1 two years running
+    verdicts, report = _gates(task, data)
+    assert ("q1.waste_plan_feasible", "fail") in verdicts
+    assert ("q1.waste_profit_replayed", "gap") in verdicts       # an infeasible plan verifies nothing
+    assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
+    assert "witness infeasible" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
     assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
     assert "witness absent" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
 
