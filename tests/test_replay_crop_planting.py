@@ -105,6 +105,8 @@ def test_missing_witness_is_a_gap_and_unverified(task, oracle):
     assert ("q1.waste_profit_replayed", "gap") in verdicts
     assert ("q1.waste_plan_feasible", "gap") in verdicts
     assert ("q1.discount_profit_replayed", "pass") in verdicts
+    assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
+    assert "witness absent" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
     data["experiment_result"]["q1"]["discount_plan"] = []
     verdicts, _ = _gates(task, data)
     assert ("q1.discount_plan_feasible", "fail") in verdicts       # an empty plan plants no legume
@@ -120,8 +122,6 @@ def test_broken_rule_in_the_oracle_plan_fails_feasibility(task, oracle):
     assert ("q1.waste_profit_replayed", "gap") in verdicts       # an infeasible plan verifies nothing
     assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
     assert "witness infeasible" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
-    assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
-    assert "witness absent" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
 
 
 def test_rules_each_caught(official):
