@@ -17,7 +17,7 @@ from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
 from .kernels import DIRECTIONS, ONE, ZERO, kernel_score, normalise_label
 from .rules import (DEFAULT_RULESET, RULESETS, Ceiling, RuleApplication, band_width, ceiling, incomparable,
-                    unverified_improvement, unwitnessed)
+                    support_factor, unverified_improvement, unwitnessed)
 
 
 @dataclass(frozen=True)
@@ -158,11 +158,13 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
             rules.append(claim)
         guard = _Guard(task, metric, verified) if ruleset == "verified" else None
         result = _score_metric(task, metric, data, removed, claim, guard)
-        if guard is not None:
-            rules.extend(guard.applied.values())
+        if guard is not None and guard.applied:
+            result = _with_rules(result, tuple(guard.applied.values()))
         results.append(result)
         for pm in result.per_paper:
             rules.extend(pm.rules)
+    if ruleset == "verified":
+        results = _supported(task, results, rules)
     papers = []
     for i, paper in enumerate(task.panel):
         num = den = ZERO
@@ -179,6 +181,40 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     voting = [p.r for p in papers if p.r is not None]
     oeval = sum(voting, ZERO) / len(voting) if voting else None
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
+
+
+def _with_rules(result: MetricResult, applied: tuple[RuleApplication, ...]) -> MetricResult:
+    """Each voting paper's entry names the rules that scaled its r (traceability)."""
+    from dataclasses import replace
+
+    return replace(result, per_paper=tuple(
+        replace(pm, rules=pm.rules + tuple(replace(a, paper_id=pm.paper_id) for a in applied))
+        if pm.status == "scored" else pm for pm in result.per_paper))
+
+
+def _supported(task, results: list[MetricResult], rules: list[RuleApplication]) -> list[MetricResult]:
+    """The unsupported_conclusion rule: a conclusion's r times its support's mean r."""
+    from dataclasses import replace
+
+    by_id = {m.metric_id: m for m in results}
+    out = []
+    for metric, res in zip(task.metrics, results):
+        if not metric.supported_by or res.removed is not None:
+            out.append(res)
+            continue
+        per_paper = []
+        for i, pm in enumerate(res.per_paper):
+            f = support_factor(metric, by_id, i)
+            if pm.r is None or f is None or f == 1 or pm.r == 0:
+                per_paper.append(pm)
+                continue
+            rule = RuleApplication("unsupported_conclusion", metric.id, pm.paper_id,
+                                   f"r {fraction_text(pm.r)} x mean r {fraction_text(f)} of its support "
+                                   f"({', '.join(metric.supported_by)})")
+            rules.append(rule)
+            per_paper.append(replace(pm, r=pm.r * f, rules=pm.rules + (rule,)))
+        out.append(replace(res, per_paper=tuple(per_paper)))
+    return out
 
 
 class _Guard:

@@ -21,6 +21,12 @@ that made it fire, so a report can be traced back to the rule.
   the best to 0 at two bands. Below one band past the best nothing changes, so
   matching a stronger paper never scores below matching a weaker one.
 
+* ``unsupported_conclusion``: a metric declared ``supported_by`` other metrics
+  (a conclusion: a decision, a label, a count of a small answer space that a
+  guess can hit) scores, per paper, its own r times the mean r of its
+  supporting metrics for that paper. A conclusion is worth what the numbers
+  behind it are worth: a right label on wrong numbers is a guess.
+
 Rulesets: ``verified`` (the default) applies every rule above; ``paper`` leaves
 out ``unverified_improvement``, reproducing the TB-MathModel paper's purely
 one-sided semantics (a value beyond the anchor always scores 1).
@@ -135,6 +141,14 @@ def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
     higher = metric.direction == "higher_is_better"
     best = max(anchors) if higher else min(anchors)
     return Ceiling(best, band_width(metric, best, None).width, higher)
+
+
+def support_factor(metric: "MetricSpec", by_id: dict, paper_index: int) -> Fraction | None:
+    """Mean r of a metric's supporting metrics for one paper (None: no support declared
+    or no supporting metric scored by that paper)."""
+    rs = [by_id[s].per_paper[paper_index].r for s in metric.supported_by if s in by_id]
+    rs = [r for r in rs if r is not None]
+    return sum(rs, Fraction(0)) / len(rs) if rs else None
 
 
 def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: Ceiling) -> RuleApplication:

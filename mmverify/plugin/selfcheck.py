@@ -39,7 +39,8 @@ from mmverify.artifact import Artifact, ArtifactError
 
 SELFCHECK_VERSION = "mmverify.selfcheck/1"
 NOTE = ("computed from this artifact, the artifact schema and the task's gate specs only: "
-        "no panel, oracle or metric-band value is read")
+        "no panel, oracle or metric-band value is read; replays are not run (gates reading "
+        "replayed values show as gaps and are decided when the artifact is scored)")
 
 
 def public_task(task):
@@ -104,7 +105,11 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
     from mmverify.gates import evaluate_gates
 
     schema_errors = validate_artifact(public.artifact_schema, art.data)
-    gates = evaluate_gates(public, art.data)
+    # no replay: gates reading replayed values ($replay) are gaps here. A replay
+    # can derive a reference answer from the statement alone (the dragon's
+    # speed ratio), and a verdict on "claimed == replayed" would let an agent
+    # bisect its way to it; replay verdicts are revealed by scoring only.
+    gates = evaluate_gates(public, art.data, None)
     out["schema_errors"] = [e.as_dict() for e in schema_errors]
     out["gates"] = _without_author_text(gates)
     out["hard_failures"] = [i.name for i in gates.hard_failures]
