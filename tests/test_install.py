@@ -117,3 +117,14 @@ def test_installed_help_names_the_bundled_anchors_folder(installed):
     r = _mmverify(installed, "tasks")
     assert r.returncode == 0, r.stderr
     assert "18 task(s)" in r.stdout
+
+
+def test_installed_package_holds_every_anchor_and_lean_file(installed):
+    py, cwd, _ = installed
+    r = _run([str(py), "-c", "import importlib.resources as r; print(r.files('mmverify'))"], cwd=cwd, env=_env())
+    root = Path(r.stdout.strip())
+    for folder in ("anchors", "LeanProofs"):
+        src = {p.relative_to(REPO / folder) for p in (REPO / folder).rglob("*")
+               if p.is_file() and ".lake" not in p.parts and "__pycache__" not in p.parts}
+        shipped = {p.relative_to(root / folder) for p in (root / folder).rglob("*") if p.is_file()}
+        assert src <= shipped, sorted(map(str, src - shipped))[:10]
