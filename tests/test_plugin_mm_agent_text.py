@@ -12,6 +12,9 @@ from mm_agent_fixture import TASK, build_run
 from mmverify.plugin.mm_agent import adapt_run
 from mmverify.tasks import TaskLoadError
 
+# the required containers the adapter adds, empty, when a run gives nothing inside them
+CONTAINERS = {"dual_temporal_bayes": {}, "momentum_model": {}, "randomness_tests": {}}
+
 BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "anchors")
 LABELS = {"labels": [
     {"label": "Median Ljung-Box p-value", "path": "experiment_result.randomness_tests.median_ljung_box_p"},
@@ -37,7 +40,7 @@ def anchors_with(tmp_path, labels):
 def test_labelled_numbers_are_taken_only_when_asked_and_marked_low_trust(tmp_path):
     anchors = anchors_with(tmp_path, LABELS)
     run = build_run(str(tmp_path / "run"), block=False)
-    assert adapt_run(run, TASK, anchors_dir=anchors).artifact == {"problem_id": "2024-C", "task_id": TASK}
+    assert adapt_run(run, TASK, anchors_dir=anchors).artifact == {"problem_id": "2024-C", "task_id": TASK, "experiment_result": CONTAINERS}
     proc = subprocess.run([sys.executable, "-m", "mmverify", "adapt", "mm-agent", run, "--task", TASK,
                            "--anchors", anchors, "--from-text"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr  # most fields have no label: still incomplete
@@ -82,7 +85,7 @@ def test_ambiguous_text_and_failed_subtasks_are_not_used(tmp_path):
     sol["tasks"][0]["solution_interpretation"] += " Median Ljung-Box p-value: 0.71."
     json.dump(sol, open(sol_file, "w"))
     r = adapt_run(run, TASK, anchors_dir=anchors, from_text=True)
-    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK}
+    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK, "experiment_result": CONTAINERS}
     reasons = " | ".join(s["reason"] for s in r.report["from_text"]["skipped"])
     assert "ambiguous: 0.712832" in reasons and "0.71 (task 2 solution_interpretation" in reasons
     assert "text of entries whose code did not pass is not read: task 3" in reasons
@@ -112,5 +115,5 @@ def test_without_a_label_file_text_gives_nothing(tmp_path):
     anchors = anchors_with(tmp_path, None)
     run = build_run(str(tmp_path / "run"), block=False)
     r = adapt_run(run, TASK, anchors_dir=anchors, from_text=True)
-    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK}
+    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK, "experiment_result": CONTAINERS}
     assert r.report["from_text"]["labels_file"] is None and r.report["from_text"]["used"] == []
