@@ -216,7 +216,7 @@ def render_guide(report, anchors_arg: str | None) -> str:
             step += 1
             last = f.kind
             lines.append(f"  {step}. {f.kind}: {_HOW.get(f.kind, 'fix the finding (see above)')}")
-        lines.append(f"       {f.task_id}  {f.subject}: {f.detail}")
+        lines.append(f"       {f.task_id}  {f.subject}")
     if anchors_arg is None:
         from mmverify.tasks import default_anchors_dir
 
