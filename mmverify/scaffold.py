@@ -16,8 +16,7 @@ from mmverify.gates.authoring import PLACEHOLDER
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 UNIT_NOTE = f"{PLACEHOLDER}: unit"
-RANGE_NOTE = (f"{PLACEHOLDER}: the statement's range (set minimum/maximum and delete this note, "
-              "or replace it with the reason none follows from the statement)")
+RANGE_NOTE = f"{PLACEHOLDER}: statement range (set minimum/maximum and delete this note, or say why none)"
 
 
 def _todo(what: str) -> str:
