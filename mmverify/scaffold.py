@@ -160,7 +160,7 @@ def _merge(shapes: list[dict[str, Any]]) -> dict[str, Any]:
             for s in group:
                 for k, sub in s["properties"].items():
                     keys.setdefault(k, []).append(sub)
-            required = sorted(k for k in keys if all(k in s["properties"] for s in group))
+            required = sorted(k for k in keys if all(k in s["required"] for s in group))
             merged.append({"type": "object", "required": required,
                            "properties": {k: _merge(subs) for k, subs in keys.items()}})
         elif kind == "array":
