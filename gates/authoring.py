@@ -163,6 +163,12 @@ def _normal(path: str) -> str:
 # ============================================================ justification rows
 
 def _table_rows(readme: str) -> list[str]:
+    """Table rows the author wrote (the generated one-sided review justifies nothing)."""
+    from .review import BEGIN, END
+
+    while BEGIN in readme:
+        head, _, rest = readme.partition(BEGIN)
+        readme = head + rest.partition(END)[2]
     return [line.replace("`", "") for line in readme.splitlines() if line.lstrip().startswith("|")]
 
 

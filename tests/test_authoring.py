@@ -277,3 +277,17 @@ def test_schema_from_rejects_a_bad_example(tmp_path):
     bad.write_text('{"a": NaN}', encoding="utf-8")
     r = run("schema-from", bad)
     assert r.exit_code == 1 and "error" in r.output
+
+
+def test_generated_review_is_no_justification(tmp_path):
+    from mmverify.gates.review import readme_with_review
+
+    assert run("new-task", tmp_path / "draft", "--id", "t6").exit_code == 0
+    shutil.copytree(tmp_path / "draft", tmp_path / "done")
+    folder = tmp_path / "done" / "t6"
+    _finish(folder)
+    task = load_task("t6", str(tmp_path / "done"))
+    (folder / "README.md").write_text(readme_with_review("# t6\n", task), encoding="utf-8")
+    assert "lower_is_better" in (folder / "README.md").read_text(encoding="utf-8")
+    found = [f for f in authoring_findings(task, ()) if f.kind == "unjustified_direction"]
+    assert [f.subject for f in found] == ["q1.cost"]
