@@ -14,7 +14,8 @@ task, in the order an author fixes them:
                             statement's ``minimum``/``maximum``, or say why none applies (problem)
 ``unjustified_direction``   a ``higher_is_better``/``lower_is_better`` metric with no row in a
                             table of the task's README naming both the metric and its direction
-                            (problem)
+                            (problem; info once for a task without a README, such as a generated
+                            test task)
 
 (``ungated_directional`` and ``anchor_leak`` come from the main audit; the
 guide below lists them in their place.) :func:`render_guide` turns an audit
@@ -180,7 +181,9 @@ def justification_findings(task) -> list:
         with open(os.path.join(task.directory, "README.md"), encoding="utf-8") as fh:
             rows = _table_rows(fh.read())
     except (OSError, UnicodeDecodeError):
-        rows = []
+        return [_finding("unjustified_direction", task.id, "README.md", "info",
+                         f"no readable README.md: the direction of {len(directional)} one-sided metric(s) "
+                         "is justified nowhere")]
     out = []
     for m in directional:
         if not any(_names(row, m.id) and m.direction in row for row in rows):

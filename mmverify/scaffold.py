@@ -150,9 +150,10 @@ def _shape(value: Any) -> dict[str, Any]:
 def _merge(shapes: list[dict[str, Any]]) -> dict[str, Any]:
     """One schema for the items of a list: objects merge key by key (a key is
     required when every item has it); items of different kinds become ``anyOf``."""
+    flat = [member for s in shapes for member in (s["anyOf"] if "anyOf" in s else [s])]
     kinds: dict[str, list[dict[str, Any]]] = {}
-    for s in shapes:
-        kinds.setdefault(s.get("type", "unknown"), []).append(s)
+    for s in flat:
+        kinds.setdefault(s.get("type") or json.dumps(s, sort_keys=True), []).append(s)
     merged = []
     for kind, group in kinds.items():
         if kind == "object":
