@@ -8,7 +8,6 @@ task has no official data.
 """
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from mmverify.numbers import to_fraction
