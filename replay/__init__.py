@@ -25,6 +25,7 @@ REGISTRY: dict[str, str] = {
     "cumcm-2023-b-multibeam-lines": "multibeam",
     "cumcm-2025-a-smoke-screen": "smoke_screen",
     "cumcm-2024-a-dragon-dance": "dragon_dance",
+    "cumcm-2024-b-production-decision": "production_decision",
 }
 
 DEFAULT_TIME_CAP_S = 10.0
