@@ -9,8 +9,8 @@ Every number of the model comes from the statement's tables 1 and 2; nothing
 is read from data files.
 
 The statement fixes the process but not how "profit per unit" is normalised,
-nor what dismantled parts are worth; two readings are replayed, both exactly
-(rational arithmetic, no rounding):
+nor what dismantled parts are worth; two readings are replayed, both in exact
+rational arithmetic:
 
 * ``reference`` (the published reproduction of paper B159, closed form). A part
   that is inspected costs (price + inspection) / (1 - p) per good part and is
@@ -42,7 +42,9 @@ nor what dismantled parts are worth; two readings are replayed, both exactly
   a part uninspected, a defective part of that kind returns to assembly
   forever: the expected cost is unbounded and the value is a gap.
 
-Derived per witness row i (0-5, the row of ``best_decisions`` it pairs with):
+Every derived value is the exact rational rounded to ``PLACES`` = 9 decimals
+(error <= 5e-10 yuan; regrets are rounded up, so only an exact optimum gives
+regret 0). Derived per witness row i (0-5, the row of ``best_decisions`` it pairs with):
 ``q2.row{i}.profit_reference``, ``q2.row{i}.profit_statement``, their
 ``profit_low`` / ``profit_high`` (min/max; both the reference value when the
 statement reading is unbounded), ``best_profit_reference`` /
@@ -56,7 +58,7 @@ the reproduction's 2-stage model (see :func:`q3_reference`).
 from __future__ import annotations
 
 import itertools
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
@@ -97,6 +99,9 @@ Q3_FINAL = dict(p=_pct(10), assemble=F(8), test=F(6), dismantle=F(10), price=F(2
 Q3_HALF_SALVAGE_SHARE = F(1, 4)           # the reproduction's recovery shares (Q3)
 Q3_FINAL_SALVAGE_SHARE = F(1, 5)
 Q3_BITS = 16
+PLACES = 9                                # derived values: decimals of the exact rational
+_QUANTUM = Decimal(1).scaleb(-PLACES)
+_CTX = Context(prec=60)
 
 DERIVED = tuple(f"q2.row{i}.{f}" for i in range(ROWS) for f in ROW_FIELDS) + ("q3.profit_reference",)
 
@@ -277,6 +282,13 @@ def q3_reference(bits: Sequence[int]) -> Fraction:
     return Q3_FINAL["price"] - total - (1 - good) * Q3_FINAL["swap"]
 
 
+def decimal_value(x: Fraction, rounding: str = ROUND_HALF_EVEN) -> Fraction:
+    """``x`` rounded to ``PLACES`` decimals, as an exact Fraction (decimal values
+    scale to integers, so the Lean obligations can compare them)."""
+    q = _CTX.divide(Decimal(x.numerator), Decimal(x.denominator))
+    return Fraction(q.quantize(_QUANTUM, rounding=rounding, context=_CTX))
+
+
 # --------------------------------------------------------------------------- witness
 
 class _Gap(Exception):
@@ -374,12 +386,13 @@ def replay(data: Mapping[str, Any], official: object = None) -> Derived:
             continue
         for f, n in names.items():
             if f in got:
-                values[n] = got[f]
+                # regrets round up: a decision set short of the best never rounds to regret 0
+                values[n] = decimal_value(got[f], ROUND_CEILING if f.startswith("regret") else ROUND_HALF_EVEN)
             else:
                 gaps[n] = ("statement reading unbounded: the plan dismantles defective products but leaves a "
                            "part uninspected, so a defective part of that kind returns to assembly forever")
     try:
-        values["q3.profit_reference"] = _q3(data)
+        values["q3.profit_reference"] = decimal_value(_q3(data))
     except _Gap as why:
         gaps["q3.profit_reference"] = str(why)
     return Derived(values=values, gaps=gaps)

@@ -3,19 +3,8 @@
   task: cumcm-2024-b-production-decision
   artifact: oracle artifact
   values from: anchors/cumcm-2024-b-production-decision/oracle.json
-  obligations: 101 (97 stated as proved, 4 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 11
-    - q2.row0.profit_replayed (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[0].expected_profit, ?replay.q2.row0.profit_low, ?replay.q2.row0.profit_high
-    - q2.row0.profit_statement_reading (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[0].expected_profit, ?replay.q2.row0.profit_statement
-    - q2.row0.decisions_optimal_statement_reading (range): fail, not decidable, not_expressible; reads ?replay.q2.row0.regret_statement
-    - q2.row2.profit_replayed (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[2].expected_profit, ?replay.q2.row2.profit_low, ?replay.q2.row2.profit_high
-    - q2.row2.profit_statement_reading (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[2].expected_profit, ?replay.q2.row2.profit_statement
-    - q2.row2.decisions_optimal_statement_reading (range): fail, not decidable, not_expressible; reads ?replay.q2.row2.regret_statement
-    - q2.row4.profit_replayed (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[4].expected_profit, ?replay.q2.row4.profit_low, ?replay.q2.row4.profit_high
-    - q2.row4.profit_statement_reading (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[4].expected_profit, ?replay.q2.row4.profit_statement
-    - q2.row4.decisions_optimal_statement_reading (range): fail, not decidable, not_expressible; reads ?replay.q2.row4.regret_statement
-    - q2.row5.profit_replayed (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[5].expected_profit, ?replay.q2.row5.profit_low, ?replay.q2.row5.profit_high
-    - q2.row5.profit_statement_reading (identity): fail, not decidable, not_expressible; reads experiment_result.q2.best_decisions[5].expected_profit, ?replay.q2.row5.profit_statement
+  obligations: 112 (101 stated as proved, 11 as refuted: the negation of a violated gate)
+  gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
@@ -337,11 +326,32 @@ theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_4 : 2448 ≤ 2
 theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤ 280000 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_5
 
+/-- gate q2.row0.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
+    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) * ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) ≤ (0 : Int) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row0_profit_replayed
+
 /-- gate q2.row0.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: ?replay.q2.row0.regret [no unit]
     scale: 10^0; value and bounds scaled by 10^d -/
 theorem cumcm_2024_b_production_decision_q2_row0_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row0_decisions_optimal_replayed
+
+/-- gate q2.row0.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_statement [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0001
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row0_profit_statement_reading : ¬ (26374000000 ≤ 15360768176 + 1 * 100000 ∧ 15360768176 ≤ 26374000000 + 1 * 100000) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row0_profit_statement_reading
+
+/-- gate q2.row0.decisions_optimal_statement_reading (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: ?replay.q2.row0.regret_statement [no unit]
+    scale: 10^8; value and bounds scaled by 10^d -/
+theorem cumcm_2024_b_production_decision_q2_row0_decisions_optimal_statement_reading : ¬ (219478738 ≤ 0) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row0_decisions_optimal_statement_reading
 
 /-- gate q2.row1.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
@@ -370,11 +380,32 @@ theorem cumcm_2024_b_production_decision_q2_row1_profit_statement_reading : ¬ (
 theorem cumcm_2024_b_production_decision_q2_row1_decisions_optimal_statement_reading : ¬ (1515625 ≤ 0) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row1_decisions_optimal_statement_reading
 
+/-- gate q2.row2.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
+    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) * ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) ≤ (0 : Int) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row2_profit_replayed
+
 /-- gate q2.row2.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: ?replay.q2.row2.regret [no unit]
     scale: 10^0; value and bounds scaled by 10^d -/
 theorem cumcm_2024_b_production_decision_q2_row2_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row2_decisions_optimal_replayed
+
+/-- gate q2.row2.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_statement [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0001
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row2_profit_statement_reading : ¬ (19870000000 ≤ 6438957476 + 1 * 100000 ∧ 6438957476 ≤ 19870000000 + 1 * 100000) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row2_profit_statement_reading
+
+/-- gate q2.row2.decisions_optimal_statement_reading (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: ?replay.q2.row2.regret_statement [no unit]
+    scale: 10^9; value and bounds scaled by 10^d -/
+theorem cumcm_2024_b_production_decision_q2_row2_decisions_optimal_statement_reading : ¬ (8449931413 ≤ 0) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row2_decisions_optimal_statement_reading
 
 /-- gate q2.row3.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
@@ -403,17 +434,53 @@ theorem cumcm_2024_b_production_decision_q2_row3_profit_statement_reading : ¬ (
 theorem cumcm_2024_b_production_decision_q2_row3_decisions_optimal_statement_reading : ¬ (22390625 ≤ 0) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row3_decisions_optimal_statement_reading
 
+/-- gate q2.row4.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
+    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) * ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) ≤ (0 : Int) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row4_profit_replayed
+
 /-- gate q2.row4.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: ?replay.q2.row4.regret [no unit]
     scale: 10^0; value and bounds scaled by 10^d -/
 theorem cumcm_2024_b_production_decision_q2_row4_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row4_decisions_optimal_replayed
 
+/-- gate q2.row4.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_statement [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0001
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row4_profit_statement_reading : ¬ (24480000000 ≤ 7358024691 + 1 * 100000 ∧ 7358024691 ≤ 24480000000 + 1 * 100000) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row4_profit_statement_reading
+
+/-- gate q2.row4.decisions_optimal_statement_reading (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: ?replay.q2.row4.regret_statement [no unit]
+    scale: 10^8; value and bounds scaled by 10^d -/
+theorem cumcm_2024_b_production_decision_q2_row4_decisions_optimal_statement_reading : ¬ (462962963 ≤ 0) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row4_decisions_optimal_statement_reading
+
+/-- gate q2.row5.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
+    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 10000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) * ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) ≤ (0 : Int) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
+
 /-- gate q2.row5.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: ?replay.q2.row5.regret [no unit]
     scale: 10^0; value and bounds scaled by 10^d -/
 theorem cumcm_2024_b_production_decision_q2_row5_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row5_decisions_optimal_replayed
+
+/-- gate q2.row5.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_statement [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0001
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row5_profit_statement_reading : ¬ (2657380000 ≤ 2167867036 + 1 * 10000 ∧ 2167867036 ≤ 2657380000 + 1 * 10000) := by decide
+#print axioms cumcm_2024_b_production_decision_q2_row5_profit_statement_reading
 
 /-- gate q2.row5.decisions_optimal_statement_reading (range, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: ?replay.q2.row5.regret_statement [no unit]
