@@ -36,7 +36,7 @@ def main() -> None:
                      "strategy": best.strategy, "attempts": len(res.attempts),
                      "scored_attempts": sum(a.status == "scored" for a in res.attempts),
                      "oracle": float(oracle), "cpu_s": round(time.process_time() - t0, 2)})
-        print(f"{task.id:<36} verified {best.score and float(best.score):.3f}  paper {paper:.3f}  "
+        print(f"{task.id:<36} verified {float(best.score):.3f}  paper {paper:.3f}  "
               f"({best.strategy}; {rows[-1]['scored_attempts']}/{len(res.attempts)} scored; "
               f"oracle {float(oracle):.1f}; {rows[-1]['cpu_s']} s)", flush=True)
     mean = sum(r["verified"] for r in rows) / len(rows)
