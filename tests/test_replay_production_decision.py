@@ -18,7 +18,7 @@ from mmverify.artifact import parse_bytes
 from mmverify.cli import main as cli
 from mmverify.evaluate import score_artifact
 from mmverify.gates.forms import evaluate_gates
-from mmverify.replay import REGISTRY, declared_names, run_replay
+from mmverify.replay import declared_names, run_replay
 from mmverify.replay import production_decision as PD
 from mmverify.tasks import load_task
 
@@ -59,9 +59,9 @@ def decision(row):
 
 # ------------------------------------------------------------------ the oracle
 
-def test_registered_and_names_declared():
-    assert REGISTRY[TASK] == "production_decision"
-    assert declared_names(TASK) == frozenset(PD.DERIVED)
+def test_registered_and_names_declared(task):
+    assert task.replay == "production_decision"
+    assert declared_names(task) == frozenset(PD.DERIVED)
     assert len(PD.DERIVED) == len(set(PD.DERIVED))
 
 
