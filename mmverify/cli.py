@@ -36,6 +36,7 @@ COMMANDS = {
     "verify": ("mmverify.commands.verify", "verify"),
     "adapt": ("mmverify.commands.adapt", "adapt"),
     "attack": ("mmverify.commands.attack", "attack"),
+    "export": ("mmverify.commands.export", "export"),
 }
 
 
