@@ -55,12 +55,12 @@ from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
 from mmverify import paths as P
+from mmverify.labels import normalise_label as normalise
 from mmverify.artifact import ArtifactError, parse_file
 from mmverify.numbers import decimal_text, is_decimal_text
 from mmverify.tasks import DIRECTIONAL, TaskLoadError, default_anchors_dir, load_index, load_task
 
 from .compile import compile_gates, sub_schemas
-from .exact import normalise
 from .forms import evaluate_gates
 from .model import Gate, GateInstance, GateReport
 

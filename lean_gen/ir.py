@@ -610,7 +610,7 @@ def claim_of(inst: Any) -> tuple[Prop, int, str]:
         return claim_identity(inst.relation, inst.lhs, inst.rhs, inst.bindings, tol)
     if form == "finite_domain":
         if inst.label is not None:
-            from mmverify.gates.exact import normalise
+            from mmverify.labels import normalise_label as normalise
 
             return claim_domain_label(inst.label, [normalise(m) for m in inst.domain])
         (x,) = inst.operands
