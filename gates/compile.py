@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from mmverify import paths as P
+from mmverify.labels import normalise_label
 from mmverify.numbers import is_decimal_text, to_fraction
 from mmverify.tasks import TaskLoadError, TaskSpec
 
@@ -214,7 +215,7 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
             raise ctx.fail("values", "a finite domain needs a non-empty list of strings")
         seen: dict[str, str] = {}
         for v in values:
-            key = _norm(v)
+            key = normalise_label(v)
             if key in seen:
                 raise ctx.fail("values", f"members {seen[key]!r} and {v!r} are the same after trim + case-fold")
             seen[key] = v
@@ -266,6 +267,3 @@ def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[P.Path, ...]:
         raise ctx.fail("verifies", "a verifying gate must read a replayed value ($replay....)")
     return tuple(out)
 
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()

@@ -70,11 +70,6 @@ def show_label(text: str) -> str:
     return json.dumps(body, ensure_ascii=True)
 
 
-def normalise(text: str) -> str:
-    """Labels compare after trimming, collapsing inner whitespace and case-folding."""
-    return " ".join(text.split()).casefold()
-
-
 def show(value: Fraction, digits: int = 12) -> str:
     """Exact decimal text when the value terminates within ``digits`` fractional
     digits; otherwise ``digits`` significant digits truncated toward zero and

@@ -26,7 +26,9 @@ from mmverify import paths as P
 
 from . import identity as I
 from .compile import compile_gates
-from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, normalise, read, show, type_name
+from mmverify.labels import normalise_label as normalise
+
+from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
 from .model import Gate, GateInstance, GateReport
 
 ZERO = Fraction(0)

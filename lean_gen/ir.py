@@ -62,6 +62,7 @@ from typing import Any, Iterable, Sequence
 
 from . import syntax as S
 from .syntax import INT, NAT, Lit, Prop, Rel, Term
+from mmverify.errors import MmverifyError
 
 EXPECT_PROVED = "proved"
 EXPECT_REFUTED = "refuted"
@@ -75,7 +76,7 @@ MAX_CONNECTIVE_PARTS = 48
 MAX_RELATION_LITERALS = 150
 
 
-class NotExpressible(ValueError):
+class NotExpressible(MmverifyError, ValueError):
     """A decided gate instance the IR cannot state (reported, never silently dropped)."""
 
 
@@ -83,7 +84,7 @@ class TooLarge(NotExpressible):
     """A claim beyond the resource limits of one kernel obligation."""
 
 
-class IRAgreementError(AssertionError):
+class IRAgreementError(MmverifyError, AssertionError):
     """The exact claim disagrees with the gate verdict: a bug in one of the layers."""
 
 
@@ -609,7 +610,7 @@ def claim_of(inst: Any) -> tuple[Prop, int, str]:
         return claim_identity(inst.relation, inst.lhs, inst.rhs, inst.bindings, tol)
     if form == "finite_domain":
         if inst.label is not None:
-            from mmverify.gates.exact import normalise
+            from mmverify.labels import normalise_label as normalise
 
             return claim_domain_label(inst.label, [normalise(m) for m in inst.domain])
         (x,) = inst.operands

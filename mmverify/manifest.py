@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
 from .numbers import fraction_text
+from mmverify.errors import MmverifyError
 
 ROW_SCHEMA = "mmverify.board-row/1"
 FIELDS = ("entry", "task", "seed", "artifact", "cost_usd", "wall_s", "harness", "model")
@@ -42,7 +43,7 @@ REQUIRED = ("entry", "task", "seed", "artifact")
 FORCED_STATUSES = frozenset({"infeasible", "invalid", "error", "missing"})
 
 
-class ManifestError(ValueError):
+class ManifestError(MmverifyError, ValueError):
     """The manifest as a whole cannot be read (not one bad row: those are rows)."""
 
 

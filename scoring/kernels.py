@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
+from mmverify.labels import normalise_label
+
 ZERO = Fraction(0)
 ONE = Fraction(1)
 
@@ -36,10 +38,6 @@ def _lower(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
 
 def _target(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
     return clamp01(ONE - abs(x - a) / w)
-
-
-def normalise_label(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def exact_match(x: object, a: object) -> Fraction:

@@ -15,7 +15,9 @@ from typing import Any
 from mmverify import paths as P
 from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
-from .kernels import DIRECTIONS, ONE, ZERO, kernel_score, normalise_label
+from mmverify.labels import normalise_label
+
+from .kernels import DIRECTIONS, ONE, ZERO, kernel_score
 from .rules import (DEFAULT_RULESET, RULESETS, Ceiling, RuleApplication, band_width, ceiling, incomparable,
                     support_factor, unverified_improvement, unwitnessed)
 

@@ -35,6 +35,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from mmverify import paths as P
+from mmverify.labels import normalise_label
 from mmverify.artifact import Artifact, ArtifactError
 
 SELFCHECK_VERSION = "mmverify.selfcheck/1"
@@ -225,10 +226,6 @@ def _leaves(obj: Any, skip: set[str] = frozenset(), where: str = "") -> Iterable
         yield where, obj
 
 
-def _norm_label(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def _numbers_in(value: Any) -> list[tuple[str, Decimal]]:
     """Number tokens of a leaf: a JSON number itself, or numbers written inside a string."""
     if isinstance(value, bool) or value is None:
@@ -312,7 +309,7 @@ def public_values(task, artifact_data: Any, also_public: Iterable[Any] = ()) -> 
             for _, d in _numbers_in(leaf):
                 nums.add(Fraction(d))
             if isinstance(leaf, str):
-                labels.add(_norm_label(leaf))
+                labels.add(normalise_label(leaf))
 
     take(artifact_data)
     take(list(also_public))
@@ -345,7 +342,7 @@ def public_values(task, artifact_data: Any, also_public: Iterable[Any] = ()) -> 
             if v is not None:
                 nums.add(v)
         for v in g.domain:
-            labels.add(_norm_label(v))
+            labels.add(normalise_label(v))
         if g.identity is not None:
             for side in (g.identity.lhs, g.identity.rhs):
                 take(str(side))
@@ -418,9 +415,9 @@ def find_leaks(output: Any, task, artifact_data: Any, also_public: Iterable[Any]
                     seen.add((text, where))
                     leaks.append(Leak(text, stext, where, "rounded"))
         if isinstance(leaf, str) and secret_labels:
-            hay = _norm_label(leaf)
+            hay = normalise_label(leaf)
             for label, where in secret_labels:
-                n = _norm_label(label)
+                n = normalise_label(label)
                 if len(n) < 3 or n in pub_labels or any(n in p for p in pub_labels if len(p) > len(n)):
                     continue
                 if re.search(r"(?<!\w)" + re.escape(n) + r"(?!\w)", hay) and (n, where) not in seen:
