@@ -285,10 +285,10 @@ def _put_any(task, data: Any, path: P.Path, value: Any, supplied: set[str]) -> b
             return False
         for i, v in enumerate(value):
             concrete = P.parse_path(P.concrete(path, i))
-            if _put(data, concrete.segments, _json_value(task, path, v)):
+            if P.put(data, concrete, _json_value(task, path, v)):
                 supplied.add(concrete.text)
         return True
-    if _put(data, path.segments, _json_value(task, path, value)):
+    if P.put(data, path, _json_value(task, path, value)):
         supplied.add(path.text)
         return True
     return False
@@ -299,7 +299,7 @@ def _put_matched(task, data: Any, path: P.Path, key_field: str, value: Mapping[s
     head, tail = path.split()
     container = P.get(data, head)
     if not isinstance(container, list):
-        _put(data, head.segments, [])
+        P.put(data, head, [])
         container = P.get(data, head)
     for key, v in value.items():
         index = next((i for i, item in enumerate(container) if isinstance(item, dict)
@@ -308,7 +308,7 @@ def _put_matched(task, data: Any, path: P.Path, key_field: str, value: Mapping[s
             container.append({key_field: key})
             index = len(container) - 1
         concrete = P.parse_path(P.concrete(path, index))
-        if _put(data, concrete.segments, _json_value(task, path, v)):
+        if P.put(data, concrete, _json_value(task, path, v)):
             supplied.add(concrete.text)
 
 
@@ -316,37 +316,6 @@ def _key_text(raw: Any) -> str | None:
     if isinstance(raw, str):
         return normalise(raw)
     return decimal_text(raw)
-
-
-def _put(data: Any, segments: tuple, value: Any) -> bool:
-    """Set ``value`` at ``segments`` (creating objects/list slots on the way)."""
-    if not segments:
-        return False
-    node = data
-    for k, seg in enumerate(segments):
-        last = k == len(segments) - 1
-        nxt_empty: Any = None if last else ({} if isinstance(segments[k + 1], str) else [])
-        if isinstance(seg, str):
-            if not isinstance(node, dict):
-                return False
-            if last:
-                node[seg] = value
-                return True
-            if not isinstance(node.get(seg), (dict, list)):
-                node[seg] = nxt_empty
-            node = node[seg]
-        else:
-            if not isinstance(node, list) or seg < 0:
-                return False
-            while len(node) <= seg:
-                node.append({} if isinstance(nxt_empty, dict) else ([] if isinstance(nxt_empty, list) else None))
-            if last:
-                node[seg] = value
-                return True
-            if not isinstance(node[seg], (dict, list)):
-                node[seg] = nxt_empty
-            node = node[seg]
-    return False
 
 
 def _schema_errors(task, data: Any):

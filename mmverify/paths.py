@@ -126,6 +126,52 @@ def get(data: Any, path: Path | str) -> Any:
     return cur
 
 
+_FRESH = object()  # put(): pad new list slots with an empty container of the kind the path needs
+
+
+def put(data: Any, path: Path | str, value: Any, *, pad: Any = _FRESH, replace: bool = True) -> bool:
+    """Set ``value`` at a non-wildcard path, creating objects and list slots on
+    the way. New list slots are padded with ``pad`` (by default an empty object
+    or list where the path goes on through them, else None); a slot holding
+    ``pad`` counts as empty. A scalar in the way is replaced when ``replace``,
+    else nothing is written and False is returned (as for a wildcard path or a
+    container of the wrong kind)."""
+    if isinstance(path, str):
+        path = parse_path(path)
+    segments = path.segments
+    if not segments or WILDCARD in segments:
+        return False
+    node = data
+    for k, seg in enumerate(segments):
+        last = k == len(segments) - 1
+
+        def fresh() -> Any:
+            return None if last else ({} if isinstance(segments[k + 1], str) else [])
+
+        if isinstance(seg, str):
+            if not isinstance(node, dict):
+                return False
+            if last:
+                node[seg] = value
+                return True
+            here = node.get(seg, pad)
+        else:
+            if not isinstance(node, list) or seg < 0:
+                return False
+            while len(node) <= seg:
+                node.append(fresh() if pad is _FRESH else pad)
+            if last:
+                node[seg] = value
+                return True
+            here = node[seg]
+        if here is pad or (replace and not isinstance(here, (dict, list))):
+            node[seg] = here = fresh()
+        elif not isinstance(here, (dict, list)):
+            return False
+        node = here
+    return False
+
+
 def list_items(data: Any, path: Path | str) -> list[Any] | Missing:
     """The raw item objects of the list a ``[*]`` path points into."""
     if isinstance(path, str):

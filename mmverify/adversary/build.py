@@ -204,11 +204,8 @@ def extreme_value(leaf: Leaf, direction: str) -> Decimal:
 
 def set_value(data: Any, path: str, value: Any) -> None:
     """Write ``value`` at a concrete path that :func:`skeleton` created."""
-    parsed = P.parse_path(path)
-    cur = data
-    for seg in parsed.segments[:-1]:
-        cur = cur[seg]
-    cur[parsed.segments[-1]] = value
+    if not P.put(data, path, value, replace=False):
+        raise KeyError(path)
 
 
 def leaves(know: Knowledge) -> tuple[list[Leaf], list[Leaf]]:

@@ -144,9 +144,8 @@ def _locations(data: Any, metric) -> list[str]:
 
 
 def _set(data: Any, path_text: str, value: Decimal) -> None:
-    path = P.parse_path(path_text)
-    parent = P.get(data, P.Path("", path.segments[:-1])) if len(path.segments) > 1 else data
-    parent[path.segments[-1]] = value
+    if not P.put(data, path_text, value, replace=False):
+        raise KeyError(path_text)
 
 
 def steps_for(x: Decimal) -> list[Decimal]:

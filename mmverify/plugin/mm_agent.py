@@ -127,37 +127,14 @@ class _Conflict(Exception):
 
 
 def _set(data: dict, path: P.Path, value: Any) -> None:
-    """Set ``value`` at ``path``, creating objects and lists; raise _Conflict when a
-    different value (or a non-container) is already there."""
-    cur: Any = data
-    segs = path.segments
-    for k, seg in enumerate(segs):
-        last = k == len(segs) - 1
-        nxt_is_index = not last and isinstance(segs[k + 1], int)
-        if isinstance(seg, str):
-            if not isinstance(cur, dict):
-                raise _Conflict(f"{P._render(segs[:k])} is not an object")
-            if last:
-                if seg in cur and not _same(cur[seg], value):
-                    raise _Conflict("already set to a different value")
-                cur[seg] = value
-                return
-            if seg not in cur or cur[seg] is _HOLE:
-                cur[seg] = [] if nxt_is_index else {}
-            cur = cur[seg]
-        else:
-            if not isinstance(cur, list):
-                raise _Conflict(f"{P._render(segs[:k])} is not a list")
-            while len(cur) <= seg:
-                cur.append(_HOLE)
-            if last:
-                if cur[seg] is not _HOLE and not _same(cur[seg], value):
-                    raise _Conflict("already set to a different value")
-                cur[seg] = value
-                return
-            if cur[seg] is _HOLE:
-                cur[seg] = [] if nxt_is_index else {}
-            cur = cur[seg]
+    """Set ``value`` at ``path``, creating objects and lists (new list slots are
+    holes); raise _Conflict when a different value, or a non-container on the
+    way, is already there."""
+    here = P.get(data, path)
+    if not isinstance(here, P.Missing) and here is not _HOLE and not _same(here, value):
+        raise _Conflict("already set to a different value")
+    if not P.put(data, path, value, pad=_HOLE, replace=False):
+        raise _Conflict("a value that is not an object or list is in the way")
 
 
 class _Hole:
