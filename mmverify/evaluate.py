@@ -149,6 +149,8 @@ def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = 
 
 
 class TaskNotInferred(MmverifyError, ValueError):
+    """The task of an artifact cannot be told from its ``task_id``, file name or folder."""
+
     def __init__(self, path: str):
         super().__init__(f"cannot tell which task {path} belongs to: pass --task ID "
                          "(or name the file <task-id>_result.json, or set task_id in the artifact)")

@@ -31,6 +31,10 @@ FORCED_FAIL = frozenset({"infeasible", "invalid", "error", "missing"})
 
 @dataclass(frozen=True)
 class Report:
+    """The result of scoring one artifact against one task: status, O-EVAL
+    (exact), the gate report, the panel score and the ruleset used. ``as_dict``
+    and ``to_json`` give the deterministic JSON form (``mmverify.report/1``)."""
+
     task_id: str
     task_info: Mapping[str, Any]
     source: str | None

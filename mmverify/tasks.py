@@ -93,6 +93,9 @@ class Paper:
 
 @dataclass(frozen=True)
 class TaskSpec:
+    """A task as validated, immutable data: metrics, gates, panel, artifact schema,
+    and the folder it was loaded from."""
+
     id: str
     suite: str
     year: int
@@ -207,6 +210,8 @@ def load_all(anchors_dir: str | None = None) -> list[TaskSpec]:
 
 
 def load_task(task_id: str, anchors_dir: str | None = None) -> TaskSpec:
+    """The task ``task_id`` of an anchors folder (default: ``$MMVERIFY_ANCHORS`` or
+    the bundled anchors), validated and cached; raises :class:`TaskLoadError`."""
     anchors_dir = anchors_dir or default_anchors_dir()
     return _load_task_cached(task_id, os.path.abspath(anchors_dir))
 

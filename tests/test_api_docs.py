@@ -34,3 +34,12 @@ def test_import_is_cheap():
     out = subprocess.run([sys.executable, "-c", "import sys, mmverify; print('sympy' in sys.modules)"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_every_public_name_has_a_docstring():
+    def documented(obj):
+        doc = (obj.__doc__ or "").strip()
+        return bool(doc) and not doc.startswith(f"{obj.__name__}(")   # not a dataclass's generated text
+
+    missing = [n for n in mmverify.__all__ if not documented(getattr(mmverify, n))]
+    assert not missing, missing
