@@ -13,7 +13,7 @@ import click
 
 from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import anchors_option, format_option, task_errors
+from .common import anchors_option, executor_options, format_option, task_errors
 
 
 @click.command()
@@ -30,8 +30,9 @@ from .common import anchors_option, format_option, task_errors
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
+@executor_options
 @task_errors
-def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s):
+def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, executor, wait):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -50,7 +51,11 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
                        err=True)
     if output is not None:
-        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under))
+        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
+                              executor, wait))
+    if executor != "local":
+        click.echo("error: --executor needs --output (a batch file)", err=True)
+        sys.exit(EXIT_USAGE)
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
@@ -93,15 +98,20 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     sys.exit(worst)
 
 
-def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under) -> int:
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, executor, wait) -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
+    from mmverify.engine import OutputBusy
+    from mmverify.executors import ExecutorUnavailable
 
     worst = EXIT_OK
     below = 0
     try:
         outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s)
+                                    run_gates=run_gates, timeout_s=timeout_s, executor=executor, wait=wait)
+    except (OutputBusy, ExecutorUnavailable) as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_USAGE
     except OSError as exc:   # the output file, not an artifact: those are rows
         click.echo(f"error: cannot write the output file {output}: {exc.strerror or exc}", err=True)
         return EXIT_USAGE
