@@ -240,8 +240,8 @@ def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
 @dataclass(frozen=True)
 class ScoreJob:
     """One ``score --output`` batch for the engine: an item is ``(path as
-    given, absolute path)``; chunks are grouped by ``--task``, else by the
-    folder holding the file (the usual ``<task-id>/...`` layout)."""
+    given, absolute path)``; chunks are grouped by ``--task``, else by the task
+    the file's name or folder names (never its content, not read here)."""
     task_id: str | None
     anchors_dir: str | None
     run_gates: bool
@@ -251,7 +251,12 @@ class ScoreJob:
     fsync: ClassVar[bool] = True      # each new row is fsynced before the next is read
 
     def group(self, item: tuple[str, str]) -> str:
-        return self.task_id or os.path.basename(os.path.dirname(item[1]))
+        from .evaluate import infer_task_id
+
+        try:
+            return self.task_id or infer_task_id(None, item[1], self.anchors_dir) or ""
+        except Exception:   # a broken index is reported by the worker that loads the task
+            return ""
 
     def score(self, item: tuple[str, str], done_keys: Container[str]) -> tuple[str, dict | None]:
         o = score_one(item[0], task_id=self.task_id, anchors_dir=self.anchors_dir, run_gates=self.run_gates,

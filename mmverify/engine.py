@@ -302,18 +302,29 @@ def run_chunk(job: Any, done_keys: Container[str], items: Sequence[tuple[int, An
     return [(i, *job.score(item, done_keys)) for i, item in items]
 
 
-def chunks_by_group(items: Sequence[Any], group: Callable[[Any], Any], workers: int,
-                    max_chunk: int = 64) -> list[list[tuple[int, Any]]]:
-    """Items split into chunks that each hold one group (task), in order of
-    first appearance; with one worker every item is its own chunk (rows are
-    written one by one, in input order)."""
-    if workers <= 1:
-        return [[(i, item)] for i, item in enumerate(items)]
+def chunks_by_group(items: Sequence[Any], group: Callable[[Any], Any], pieces: int,
+                    max_chunk: int | None = None) -> list[list[tuple[int, Any]]]:
+    """``(index, item)`` chunks that each hold items of one group (task), in
+    order of first appearance: each group split into at most ``pieces``
+    chunks of at most ``max_chunk`` items."""
     groups: dict[Any, list[tuple[int, Any]]] = {}
     for i, item in enumerate(items):
         groups.setdefault(group(item), []).append((i, item))
-    size = max(1, min(max_chunk, -(-len(items) // (workers * 4))))
-    return [members[k:k + size] for members in groups.values() for k in range(0, len(members), size)]
+    out = []
+    for members in groups.values():
+        size = max(1, -(-len(members) // max(1, pieces)))
+        size = min(size, max_chunk) if max_chunk else size
+        out += [members[k:k + size] for k in range(0, len(members), size)]
+    return out
+
+
+def plan_chunks(items: Sequence[Any], group: Callable[[Any], Any], workers: int) -> list[list[tuple[int, Any]]]:
+    """The chunks of a file-backed batch: with one worker every item alone, in
+    input order (rows are written one by one, as before any cluster); with
+    more, chunks grouped by task, about four per worker, at most 64 items."""
+    if workers <= 1:
+        return [[(i, item)] for i, item in enumerate(items)]
+    return chunks_by_group(items, group, workers * 4, max_chunk=64)
 
 
 def map_chunks(executor: Any, fn: Callable, shared: tuple, chunks: Sequence[Any], *,
@@ -387,7 +398,7 @@ def _run(job, items, output, executor, stats, on_row):
     keys: list[str | None] = [None] * len(items)
     reused = [False] * len(items)
     try:
-        chunks = chunks_by_group(items, job.group, executor.workers)
+        chunks = plan_chunks(items, job.group, executor.workers)
         stats.chunks = len(chunks)
         for chunk, result in map_chunks(executor, run_chunk, (job, frozenset(done)), chunks,
                                         is_fatal=is_task_error, stats=stats):

@@ -136,6 +136,7 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, out
     if output is not None:
         click.echo(f"{len(results)} result rows in {output} ({stats.scored} scored now, {stats.reused} reused"
                    + (f", {stats.dropped_lines} torn/unreadable lines dropped" if stats.dropped_lines else "")
+                   + (f", {stats.lost} lost with their worker (error rows, retried on resume)" if stats.lost else "")
                    + ")", err=True)
     code = EXIT_OK
     problems = [e for e in result.errors if e["code"] in ROW_PROBLEMS or not e["attributed"]]

@@ -132,6 +132,7 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
                + (f", {stats.dropped_lines} torn/unreadable line(s) dropped and redone" if stats.dropped_lines else "")
                + (f", {stats.stale_rows} earlier row(s) of other inputs or older bytes not kept"
                   if stats.stale_rows else "")
+               + (f", {stats.lost} lost with their worker (error rows, retried on resume)" if stats.lost else "")
                + f"): {summary or 'nothing'}", err=True)
     if stats.duplicates:
         click.echo(f"note: {len(stats.duplicates)} artifact(s) given more than once, scored once: "

@@ -81,8 +81,12 @@ def _score_chunk(anchors_dir: str | None, chunk: list[tuple[int, tuple[str, Arti
     from mmverify.evaluate import score_artifact
     from mmverify.tasks import load_task
 
-    return [(i, score_artifact(load_task(task_id, anchors_dir), coerce_artifact(a)).reward)
-            for i, (task_id, a) in chunk]
+    tasks: dict[str, Any] = {}
+    out = []
+    for i, (task_id, a) in chunk:
+        task = tasks.get(task_id) or tasks.setdefault(task_id, load_task(task_id, anchors_dir))
+        out.append((i, score_artifact(task, coerce_artifact(a)).reward))
+    return out
 
 
 def _checked(pairs: Sequence[Any]) -> list[tuple[str, ArtifactLike]]:
@@ -137,7 +141,7 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
     else:
         ex = LocalExecutor()
     try:
-        chunks = chunks_by_group(pairs, lambda pair: pair[0], ex.workers)
+        chunks = chunks_by_group(pairs, lambda pair: pair[0], ex.workers)  # local: one chunk per task
         for chunk, result in map_chunks(ex, _score_chunk, (anchors_dir,), chunks, is_fatal=is_task_error):
             if isinstance(result, BaseException):
                 raise RuntimeError(f"the workers scoring {len(chunk)} artifact(s) of task {chunk[0][1][0]!r} "
