@@ -10,7 +10,8 @@ Promises
   dropped silently; the same path given twice is one input (and said so).
 * **Durable as it goes.** Each row is appended as one line and flushed and
   fsynced before the next input is read, so a crash loses at most the input
-  being scored. When the batch ends the file is rewritten atomically
+  being scored (on a cluster: rows are written per chunk as chunks come back,
+  and a crash loses at most the chunks in flight). When the batch ends the file is rewritten atomically
   (temporary file, fsync, rename) to hold exactly one line per input, in the
   order given: an interrupted and resumed batch ends byte-identical to an
   uninterrupted one.
@@ -23,10 +24,13 @@ Promises
 * **Bounded.** The file is read at most ``max_bytes + 1`` bytes (the size is
   checked first, so a 100 MB file is rejected without being read), the parser
   caps depth and value count, and ``timeout_s`` caps the wall time of one
-  artifact (POSIX ``setitimer`` on the main thread; elsewhere no cap, and
-  :func:`time_cap_available` says so). A cap interrupts Python code between
-  bytecodes: one long C call (a regular expression, ``json.loads``) finishes
-  first, and is itself bounded by the size caps.
+  artifact (:func:`mmverify.engine.time_cap`). A cap interrupts Python code
+  between bytecodes: one long C call (a regular expression, ``json.loads``)
+  finishes first, and is itself bounded by the size caps.
+* **One writer, any executor.** The run runs on the shared batch engine
+  (:mod:`mmverify.engine`): it locks the output file (a second run refuses or
+  waits), and scores in this process or on a Ray or Dask cluster
+  (:mod:`mmverify.executors`) with the same rows.
 """
 from __future__ import annotations
 
