@@ -86,8 +86,10 @@ class Outcome:
 
 
 def row_key(path: str, sha256: str | None, read_error: str | None, task_id: str | None, run_gates: bool,
-            fingerprint: str) -> str:
+            fingerprint: str, ruleset: str = "verified") -> str:
     ident = [ROW_SCHEMA, os.path.abspath(path), sha256, read_error, task_id, run_gates, fingerprint]
+    if ruleset != "verified":
+        ident.append(ruleset)
     return hashlib.sha256(json.dumps(ident, ensure_ascii=True).encode()).hexdigest()
 
 
@@ -116,7 +118,7 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
-              done: Container[str] | None = None, full: str | None = None) -> Outcome:
+              done: Container[str] | None = None, full: str | None = None, ruleset: str = "verified") -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate).
 
@@ -152,7 +154,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 artifact, read_error = exc, exc.code
             else:
                 sha256 = hashlib.sha256(raw).hexdigest()
-            key = row_key(full, sha256, read_error, task_id, run_gates, fingerprint)
+            key = row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
             if done is not None and key in done:
                 stored = _as_given(done[key], path) if isinstance(done, dict) else None
                 return Outcome(path, key, stored, reused=True)  # type: ignore[arg-type]
@@ -180,25 +182,25 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
         # phase 2, capped: schema, gates, scoring and the report's JSON form
         # (tens of thousands of gate instances take seconds to render too)
         with time_cap(remaining()):
-            report = score_artifact(task, artifact, run_gates=run_gates)
+            report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset)
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
             row = report.as_dict()
         row["batch"] = _batch_block(path, sha256, key, full)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
-        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "timeout", f"scoring took longer than the cap of {timeout_s:g} s",
                                             task=task or _task_by_name(task_id, full, anchors_dir),
                                             sha256=sha256, key=key, full=full))
     except TaskLoadError:
         raise
     except RecursionError:
-        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "internal_error", "recursion limit reached while scoring",
                                             task=task, sha256=sha256, key=key, full=full))
     except Exception as exc:  # a bug in the engine: one input must not sink a batch
-        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "internal_error", f"{type(exc).__name__}: {exc}"[:2000],
                                             task=task, sha256=sha256, key=key, full=full))
 
@@ -252,6 +254,7 @@ class ScoreJob:
     timeout_s: float | None
     max_bytes: int
     fingerprint: str
+    ruleset: str = "verified"
     fsync: ClassVar[bool] = True      # each new row is fsynced before the next is read
 
     def group(self, item: tuple[str, str]) -> str:
@@ -265,7 +268,7 @@ class ScoreJob:
     def score(self, item: tuple[str, str], done_keys: Container[str]) -> tuple[str, dict | None]:
         o = score_one(item[0], task_id=self.task_id, anchors_dir=self.anchors_dir, run_gates=self.run_gates,
                       timeout_s=self.timeout_s, max_bytes=self.max_bytes, fingerprint=self.fingerprint,
-                      done=done_keys, full=item[1])
+                      done=done_keys, full=item[1], ruleset=self.ruleset)
         return o.key, (None if o.reused else o.row)
 
     def reuse(self, item: tuple[str, str], stored: dict) -> dict:
@@ -273,7 +276,7 @@ class ScoreJob:
 
     def lost(self, item: tuple[str, str], message: str) -> tuple[str, dict]:
         path, full = item
-        key = row_key(full, None, "worker_lost", self.task_id, self.run_gates, self.fingerprint)
+        key = row_key(full, None, "worker_lost", self.task_id, self.run_gates, self.fingerprint, self.ruleset)
         return key, error_row(path, "worker_lost", message, key=key, full=full,
                               task=_task_by_name(self.task_id, full, self.anchors_dir))
 
@@ -288,7 +291,7 @@ class ScoreJob:
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
               on_outcome: Callable[[Outcome], None] | None = None, executor: Any = None,
-              wait: bool = False) -> tuple[list[Outcome], BatchStats]:
+              wait: bool = False, ruleset: str = "verified") -> tuple[list[Outcome], BatchStats]:
     """Score every input into ``output`` (JSON Lines), resuming what is there.
 
     ``executor``: where the scoring runs (see :mod:`mmverify.executors`; None
@@ -296,7 +299,7 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
     wait for it instead of raising :class:`mmverify.engine.OutputBusy`."""
     inputs, repeats = unique_inputs(paths)
     anchors_dir = os.path.abspath(anchors_dir) if anchors_dir else None
-    job = ScoreJob(task_id, anchors_dir, run_gates, timeout_s, max_bytes, anchors_fingerprint(anchors_dir))
+    job = ScoreJob(task_id, anchors_dir, run_gates, timeout_s, max_bytes, anchors_fingerprint(anchors_dir), ruleset)
     items = [(p, os.path.abspath(p)) for p in inputs]
     stats = BatchStats(duplicates=repeats)
     on_row = None

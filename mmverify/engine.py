@@ -76,30 +76,40 @@ REPEAT_S = 0.1
 
 
 @contextmanager
-def time_cap(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`ScoreTimeout` in the block after ``seconds`` of wall time,
-    and again every :data:`REPEAT_S` until the block is left (a no-op when
-    ``seconds`` is None). On the main thread of a POSIX process this is
-    ``SIGALRM``, which also interrupts a blocking system call; on another
+def time_cap(seconds: float | None, exc: type[BaseException] = ScoreTimeout) -> Iterator[None]:
+    """Raise ``exc`` (:class:`ScoreTimeout`) in the block after ``seconds`` of
+    wall time, and again every :data:`REPEAT_S` until the block is left (a
+    no-op when ``seconds`` is None). On the main thread of a POSIX process this
+    is ``SIGALRM``, which also interrupts a blocking system call; on another
     thread a watchdog raises the exception asynchronously, between bytecodes.
-    Either way one long C call finishes first (bounded by the size caps)."""
+    Either way one long C call finishes first (bounded by the size caps).
+
+    Caps nest on the main thread: inside an outer cap that ends sooner, an
+    inner one sets no timer (the outer fires first); otherwise the outer timer
+    and handler are restored, less the time spent, when the block is left."""
     if not seconds:
         yield
     elif _signal_cap_available():
-        with _signal_cap(seconds):
+        with _signal_cap(seconds, exc):
             yield
     elif _thread_cap_available():
-        with _thread_cap(seconds):
+        with _thread_cap(seconds, exc):
             yield
     else:  # pragma: no cover - not CPython
         yield
 
 
 @contextmanager
-def _signal_cap(seconds: float) -> Iterator[None]:
-    def on_alarm(signum, frame):
-        raise ScoreTimeout()
+def _signal_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
+    outer_left, outer_repeat = signal.getitimer(signal.ITIMER_REAL)
+    if outer_left and outer_left <= seconds:
+        yield
+        return
 
+    def on_alarm(signum, frame):
+        raise exc()
+
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
     try:
@@ -107,10 +117,13 @@ def _signal_cap(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            left = max(outer_left - (time.monotonic() - start), 1e-3)
+            signal.setitimer(signal.ITIMER_REAL, left, outer_repeat)
 
 
 @contextmanager
-def _thread_cap(seconds: float) -> Iterator[None]:
+def _thread_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
     target = ctypes.c_ulong(threading.get_ident())
     lock = threading.Lock()
     left = threading.Event()
@@ -123,7 +136,7 @@ def _thread_cap(seconds: float) -> Iterator[None]:
             with lock:
                 if not active[0]:
                     return
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(ScoreTimeout))
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(exc))
             if left.wait(REPEAT_S):
                 return
 

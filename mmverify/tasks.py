@@ -63,6 +63,7 @@ class MetricSpec:
     comparable_reason: str | None = None
     ungated_reason: str | None = None
     description: str = ""
+    supported_by: tuple[str, ...] = ()
 
     @property
     def is_list(self) -> bool:
@@ -107,6 +108,7 @@ class TaskSpec:
     artifact_schema: Mapping[str, Any]
     directory: str
     notes: tuple[str, ...] = field(default=())
+    replay: str | None = None       # module of mmverify.replay that recomputes claims (level C)
 
     def metric(self, metric_id: str) -> MetricSpec:
         for m in self.metrics:
@@ -232,6 +234,11 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
     _unique([m.id for m in metrics], file, "metrics", "metric id")
     _unique([g["id"] for g in raw["gates"]], file, "gates", "gate id")
     by_id = {m.id: m for m in metrics}
+    for i, m in enumerate(metrics):
+        for k, sid in enumerate(m.supported_by):
+            if sid not in by_id or sid == m.id or by_id[sid].supported_by:
+                raise TaskLoadError(file, f"metrics/{i} ({m.id})/supported_by/{k}",
+                                    f"{sid!r} must be another metric of the task that is not itself supported_by")
     panel = tuple(_paper(p, by_id, file, i) for i, p in enumerate(raw["panel"]))
     _unique([p.paper_id for p in panel], file, "panel", "paper id")
     if not any(p.oracle for p in panel):
@@ -253,9 +260,29 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
         headline_reason=raw.get("headline_reason"), literature_split=split,
         provenance=raw["provenance"], metrics=metrics, gates=tuple(raw["gates"]), panel=panel,
         artifact_schema=schema, directory=directory, notes=tuple(raw.get("notes", ())),
+        replay=raw.get("replay"),
     )
+    if task.replay is not None:
+        _check_replay(task, file)
     _check_oracle(task, file)
     return task
+
+
+def _check_replay(task: TaskSpec, file: str) -> None:
+    """The declared replay module exists, is this task's, and its official data loads."""
+    from mmverify.replay import official_data, replay_module
+
+    try:
+        mod = replay_module(task)
+    except ValueError as exc:
+        raise TaskLoadError(file, "replay", str(exc)) from None
+    if mod.TASK_ID != task.id:
+        raise TaskLoadError(file, "replay", f"replay module {task.replay!r} is for task {mod.TASK_ID!r}")
+    try:
+        official_data(mod, task)
+    except Exception as exc:  # noqa: BLE001 - any defect of the shipped data is a task error
+        raise TaskLoadError(os.path.join(task.directory, "data"), "replay",
+                            f"official data of replay {task.replay!r} does not load: {type(exc).__name__}: {exc}") from None
 
 
 def _unique(ids: list[str], file: str, field_: str, what: str) -> None:
@@ -287,7 +314,7 @@ def _metric(m: Mapping[str, Any], file: str, i: int) -> MetricSpec:
         id=m["id"], path=path, unit=m["unit"], direction=m["direction"], weight=weight, band=band,
         match_by=m.get("match_by"), comparable=m.get("comparable", True),
         comparable_reason=m.get("comparable_reason"), ungated_reason=m.get("ungated_reason"),
-        description=m.get("description", ""),
+        description=m.get("description", ""), supported_by=tuple(m.get("supported_by", ())),
     )
 
 

@@ -30,9 +30,14 @@ from .common import anchors_option, executor_options, format_option, task_errors
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
+@click.option("--rules", "ruleset", type=click.Choice(["verified", "paper"]), default="verified", show_default=True,
+              help="named ruleset: 'verified' credits a one-sided value beyond the panel's best plus the band only "
+                   "when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel paper's pure "
+                   "one-sided scoring, to reproduce published tables")
 @executor_options
 @task_errors
-def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, executor, wait):
+def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, ruleset, executor,
+          wait):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -52,7 +57,7 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
                        err=True)
     if output is not None:
         sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
-                              executor, wait))
+                              executor, wait, ruleset))
     if executor != "local":
         click.echo("error: --executor needs --output (a batch file)", err=True)
         sys.exit(EXIT_USAGE)
@@ -64,7 +69,7 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             # score_one never raises for what the artifact holds: an engine
             # error or the time cap becomes an error row for this artifact
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
-                                timeout_s=timeout_s, fingerprint="")
+                                timeout_s=timeout_s, fingerprint="", ruleset=ruleset)
             if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
                 raise TaskNotInferred(path)
             if outcome.report is None:
@@ -98,7 +103,8 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     sys.exit(worst)
 
 
-def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, executor, wait) -> int:
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, executor="local",
+                 wait=False, ruleset: str = "verified") -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
     from mmverify.engine import OutputBusy
@@ -108,7 +114,8 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
     below = 0
     try:
         outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s, executor=executor, wait=wait)
+                                    run_gates=run_gates, timeout_s=timeout_s, executor=executor, wait=wait,
+                                    ruleset=ruleset)
     except (OutputBusy, ExecutorUnavailable) as exc:
         click.echo(f"error: {exc}", err=True)
         return EXIT_USAGE
