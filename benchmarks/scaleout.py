@@ -5,7 +5,7 @@ manifest rows on a local Ray cluster, killed halfway and resumed.
 
     pip install -e '.[ray,dask]'
     python benchmarks/scaleout.py                    # about 2,000 rows
-    python benchmarks/scaleout.py --rows 500 --json out.json
+    python benchmarks/scaleout.py --rows 400 --engines ray --acceptance-rows 2000 --json out.json
 
 Every distributed run's output file is compared byte for byte with the
 single-process run's; the script stops with an error if one differs.
@@ -156,6 +156,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--workers", default="1,2,4")
     ap.add_argument("--engines", default="ray,dask")
+    ap.add_argument("--acceptance-rows", type=int, default=None, help="rows of the acceptance board (default --rows)")
     ap.add_argument("--skip-acceptance", action="store_true")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
@@ -166,6 +167,10 @@ def main() -> None:
         out["throughput"] = throughput(manifest, n, folder, [int(w) for w in a.workers.split(",")],
                                        [e for e in a.engines.split(",") if e])
         if not a.skip_acceptance:
+            if a.acceptance_rows and a.acceptance_rows != a.rows:
+                sub = os.path.join(folder, "acceptance")
+                os.makedirs(sub)
+                manifest, n = make_board(sub, a.acceptance_rows)
             out["acceptance"] = acceptance(manifest, n, folder, 2)
         out["load_after"] = os.getloadavg()
         if a.json:
