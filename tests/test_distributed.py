@@ -334,7 +334,8 @@ def test_time_cap_applies_inside_ray_workers(tmp_path, ray_cluster):
     cluster, the same bytes as the local run's."""
     from mmverify.executors import RayExecutor
 
-    task = TASKS[0]
+    # a task without a replay stage, so that its oracle scores well inside the cap on a loaded machine
+    task = next((t for t in TASKS if "nipt" in t.id), TASKS[-1])
     paths = []
     for i in range(4):
         p = tmp_path / f"{task.id}_{i}.json"
@@ -343,8 +344,8 @@ def test_time_cap_applies_inside_ray_workers(tmp_path, ray_cluster):
     os.remove(paths[2])
     os.mkfifo(paths[2])
     t0 = time.monotonic()
-    outcomes, _ = run_batch(paths, str(tmp_path / "dist.jsonl"), timeout_s=1.0, executor=RayExecutor())
+    outcomes, _ = run_batch(paths, str(tmp_path / "dist.jsonl"), timeout_s=5.0, executor=RayExecutor())
     assert time.monotonic() - t0 < 60
     assert [(o.row["error"] or {}).get("code") for o in outcomes] == [None, None, "timeout", None]
-    run_batch(paths, str(tmp_path / "local.jsonl"), timeout_s=1.0)
+    run_batch(paths, str(tmp_path / "local.jsonl"), timeout_s=5.0)
     assert read(tmp_path / "dist.jsonl") == read(tmp_path / "local.jsonl")
