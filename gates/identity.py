@@ -24,6 +24,7 @@ import ast
 import re
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
+from mmverify.errors import MmverifyError
 
 _REL = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
@@ -32,7 +33,7 @@ MAX_EXPONENT = 64
 MAX_EXPR_LENGTH = 2000
 
 
-class IdentityError(ValueError):
+class IdentityError(MmverifyError, ValueError):
     """A defect in an identity expression (reported as a TaskLoadError)."""
 
 

@@ -62,6 +62,7 @@ from typing import Any, Iterable, Sequence
 
 from . import syntax as S
 from .syntax import INT, NAT, Lit, Prop, Rel, Term
+from mmverify.errors import MmverifyError
 
 EXPECT_PROVED = "proved"
 EXPECT_REFUTED = "refuted"
@@ -75,7 +76,7 @@ MAX_CONNECTIVE_PARTS = 48
 MAX_RELATION_LITERALS = 150
 
 
-class NotExpressible(ValueError):
+class NotExpressible(MmverifyError, ValueError):
     """A decided gate instance the IR cannot state (reported, never silently dropped)."""
 
 
@@ -83,7 +84,7 @@ class TooLarge(NotExpressible):
     """A claim beyond the resource limits of one kernel obligation."""
 
 
-class IRAgreementError(AssertionError):
+class IRAgreementError(MmverifyError, AssertionError):
     """The exact claim disagrees with the gate verdict: a bug in one of the layers."""
 
 

@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
+from mmverify.errors import MmverifyError
 
 ALLOWED_AXIOMS = frozenset({"propext", "Quot.sound"})
 PROVED, REFUTED, FAILED, AUDIT_FAILED = "proved", "refuted", "failed_to_elaborate", "audit_failed"
@@ -52,7 +53,7 @@ INSTALL_HINT = (
 )
 
 
-class LeanNotFound(RuntimeError):
+class LeanNotFound(MmverifyError, RuntimeError):
     """No usable Lean toolchain: ``missing`` says what, ``hint`` how to install it."""
 
     def __init__(self, missing: str, hint: str = INSTALL_HINT):
@@ -61,7 +62,7 @@ class LeanNotFound(RuntimeError):
         self.hint = hint
 
 
-class LeanRunError(RuntimeError):
+class LeanRunError(MmverifyError, RuntimeError):
     """Lean ran but its output could not be interpreted (crash, timeout)."""
 
 

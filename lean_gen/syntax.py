@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Iterator, Union
+from mmverify.errors import MmverifyError
 
 NAT = "Nat"
 INT = "Int"
@@ -260,7 +261,7 @@ TOKEN_SPEC = [
 _TOKEN_RE = re.compile("|".join(f"(?P<{n}>{p})" for n, p in TOKEN_SPEC))
 
 
-class ParseError(ValueError):
+class ParseError(MmverifyError, ValueError):
     pass
 
 

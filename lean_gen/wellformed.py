@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from . import syntax as S
+from mmverify.errors import MmverifyError
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORBIDDEN = ("sorry", "native_decide", "nativeDecide", "axiom", "import", "#eval", "set_option", "admit",
@@ -35,7 +36,7 @@ _THEOREM = re.compile(r"^theorem ([A-Za-z_][A-Za-z0-9_]*) : (.+) := by decide$")
 _PRINT = re.compile(r"^#print axioms ([A-Za-z_][A-Za-z0-9_]*)$")
 
 
-class NotWellFormed(ValueError):
+class NotWellFormed(MmverifyError, ValueError):
     def __init__(self, problems: list[str]):
         super().__init__("; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
         self.problems = problems

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from mmverify.errors import MmverifyError
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 32
@@ -45,7 +46,7 @@ MAX_NUMBER_TEXT = 100
 _DECIMAL_CONTEXT = decimal.Context(prec=1000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
 
-class ArtifactError(Exception):
+class ArtifactError(MmverifyError):
     """A structured, expected failure to read an artifact."""
 
     def __init__(self, code: str, message: str):

@@ -37,6 +37,8 @@ COMMANDS = {
     "adapt": ("mmverify.commands.adapt", "adapt"),
     "attack": ("mmverify.commands.attack", "attack"),
     "export": ("mmverify.commands.export", "export"),
+    "new-task": ("mmverify.commands.new_task", "new_task"),
+    "schema-from": ("mmverify.commands.schema_from", "schema_from"),
 }
 
 

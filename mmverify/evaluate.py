@@ -13,6 +13,7 @@ from .artifact import Artifact, ArtifactError, parse_file
 from .report import Report
 from .tasks import TaskSpec, load_index, load_task
 from .validate import validate_artifact
+from mmverify.errors import MmverifyError
 
 DEFAULT_RULESET = "verified"  # mmverify.scoring.rules.DEFAULT_RULESET (kept import-light)
 
@@ -117,7 +118,7 @@ def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = 
     return report
 
 
-class TaskNotInferred(ValueError):
+class TaskNotInferred(MmverifyError, ValueError):
     def __init__(self, path: str):
         super().__init__(f"cannot tell which task {path} belongs to: pass --task ID "
                          "(or name the file <task-id>_result.json, or set task_id in the artifact)")

@@ -32,6 +32,7 @@ from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
 from .engine import (  # noqa: F401  (the engine's parts, under the names this module always had)
     RETRIED, BatchStats, ScoreTimeout, read_bounded, row_line, run_job, time_cap, time_cap_available)
 from .numbers import fraction_text
+from mmverify.errors import MmverifyError
 
 ROW_SCHEMA = "mmverify.board-row/1"
 FIELDS = ("entry", "task", "seed", "artifact", "cost_usd", "wall_s", "harness", "model")
@@ -40,7 +41,7 @@ REQUIRED = ("entry", "task", "seed", "artifact")
 FORCED_STATUSES = frozenset({"infeasible", "invalid", "error", "missing"})
 
 
-class ManifestError(ValueError):
+class ManifestError(MmverifyError, ValueError):
     """The manifest as a whole cannot be read (not one bad row: those are rows)."""
 
 

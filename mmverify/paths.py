@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Union
+from mmverify.errors import MmverifyError
 
 # ``$replay`` is the reserved root under which gates read replay-derived values
 _KEY = re.compile(r"\$replay(?![A-Za-z0-9_\-])|[A-Za-z_][A-Za-z0-9_\-]*")
@@ -21,7 +22,7 @@ Segment = Union[str, int]  # a key, or a list index; WILDCARD marks ``[*]``
 WILDCARD = -1
 
 
-class PathError(ValueError):
+class PathError(MmverifyError, ValueError):
     """A malformed path in an anchor (a task defect, not an artifact defect)."""
 
 

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 from . import paths as P
 from .artifact import ArtifactError, parse_file
 from .numbers import is_decimal_text, to_fraction
+from mmverify.errors import MmverifyError
 
 EXCLUSION_REASONS = (
     "figure_only",
@@ -33,7 +34,7 @@ EXCLUSION_REASONS = (
 DIRECTIONAL = ("higher_is_better", "lower_is_better")
 
 
-class TaskLoadError(ValueError):
+class TaskLoadError(MmverifyError, ValueError):
     """A malformed task: names the file, the field and the problem."""
 
     def __init__(self, file: str, field_: str, problem: str):

@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
 from .multibo import BoTerm, bo_term, multi_bo
+from mmverify.errors import MmverifyError
 
 ZERO = Fraction(0)
 FORCED = frozenset({"infeasible", "invalid", "error", "missing", "absent"})
@@ -154,7 +155,7 @@ class Board:
     manifest: Mapping[str, Any] = field(default_factory=dict)
 
 
-class BoardError(ValueError):
+class BoardError(MmverifyError, ValueError):
     """The board cannot be built (e.g. the baseline entry has no rows)."""
 
 

@@ -39,15 +39,16 @@ from fractions import Fraction
 from typing import Any
 
 from mmverify import paths as P
+from mmverify.errors import MmverifyError
 
 CONTRACTS = ("loads", "oracle_validates", "gates_pass_on_oracle", "oracle_scores_one", "selfcheck_no_leak")
 
 
-class ContractFailure(AssertionError):
+class ContractFailure(MmverifyError, AssertionError):
     """A broken promise, with a message meant for the anchor's maintainer."""
 
 
-class ContractSkip(Exception):
+class ContractSkip(MmverifyError):
     """The contract does not apply to this task or metric (the message says why)."""
 
 

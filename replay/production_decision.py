@@ -1,0 +1,398 @@
+"""Replay of CUMCM 2024 B (decisions in a production process): expected profit
+per unit of the decisions an artifact hands in, for each situation of table 1.
+
+Witness (Q2, per item of ``experiment_result.q2.best_decisions``): ``case``
+(1-6, the situation of table 1) and the four 0/1 decisions ``inspect_part1``,
+``inspect_part2``, ``inspect_final``, ``dismantle_bad_final``. Q3 witness:
+``experiment_result.q3.decision_bits`` (16 flags, the reference's layout).
+Every number of the model comes from the statement's tables 1 and 2; nothing
+is read from data files.
+
+The statement fixes the process but not how "profit per unit" is normalised,
+nor what dismantled parts are worth; two readings are replayed, both in exact
+rational arithmetic:
+
+* ``reference`` (the published reproduction of paper B159, closed form). A part
+  that is inspected costs (price + inspection) / (1 - p) per good part and is
+  good; an uninspected part costs its price and is defective with probability p.
+  A product is good with probability g = (1 - d1)(1 - d2)(1 - pf) (d = 0 for an
+  inspected part). Per assembled product, with C = part costs + assembly cost:
+  without final inspection every product is sold and a defective one costs the
+  swap loss L: ``price - C - (1 - g) L``; with final inspection
+  ``g price - C - T + (1 - g) S`` where T is the inspection cost and the
+  dismantling salvage S = dismantle * max(0, 0.38 ((1 - d1) b1 + (1 - d2) b2) - D)
+  (0.38: the reproduction's own recovery share of the good parts' purchase
+  price, not in the statement; D the dismantling cost). Returned units are
+  neither replaced nor dismantled, and dismantled parts do not re-enter.
+* ``statement`` (the statement's process taken literally, per customer). A
+  customer pays the price once and the firm delivers products until the
+  customer holds a good one. Parts: bought (and, if decided, inspected, the
+  defective ones discarded and bought again); assembled (a product of two good
+  parts is defective with probability pf, appendix (1)); inspected or sold. A
+  defective sold unit is swapped: swap loss L (appendix (2): besides the
+  replacement unit, which is the next product delivered) and the returned unit
+  follows step (3). A defective unit found or returned is scrapped or
+  dismantled (cost D); dismantled parts repeat steps (1)-(2) under the same
+  decisions: inspected again if their part is inspected (cost of inspection,
+  a defective one replaced by a newly bought good part), otherwise assembled
+  as they are. Each physical part keeps its (hidden) state, so the process is
+  a finite Markov chain whose states are the hidden states of a recovered
+  pair; the expected cost V until delivery solves a linear system, solved
+  exactly, and the profit is ``price - V``. When a plan dismantles and leaves
+  a part uninspected, a defective part of that kind returns to assembly
+  forever: the expected cost is unbounded and the value is a gap.
+
+Every derived value is the exact rational rounded to ``PLACES`` = 9 decimals
+(error <= 5e-10 yuan; regrets are rounded up, so only an exact optimum gives
+regret 0). Derived per witness row i (0-5, the row of ``best_decisions`` it pairs with):
+``q2.row{i}.profit_reference``, ``q2.row{i}.profit_statement``, their
+``profit_low`` / ``profit_high`` (min/max; both the reference value when the
+statement reading is unbounded), ``best_profit_reference`` /
+``best_profit_statement`` (maximum over the 16 decision sets for that row's
+situation, finite values only), ``regret_statement`` = best - chosen in the
+statement reading, and ``regret`` = the smaller of the two shortfalls best -
+chosen (0 exactly when the chosen decisions are optimal in one of the
+readings). Q3: ``q3.profit_reference`` of the witness bits under
+the reproduction's 2-stage model (see :func:`q3_reference`).
+"""
+from __future__ import annotations
+
+import itertools
+from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Context, Decimal
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from .base import Derived
+
+TASK_ID = "cumcm-2024-b-production-decision"
+
+F = Fraction
+
+
+def _pct(n: int) -> Fraction:
+    return F(n, 100)
+
+
+# table 1: (p1, buy1, test1, p2, buy2, test2, pf, assemble, testf, price, swap loss, dismantle)
+CASES: dict[int, tuple[Fraction, ...]] = {
+    1: (_pct(10), F(4), F(2), _pct(10), F(18), F(3), _pct(10), F(6), F(3), F(56), F(6), F(5)),
+    2: (_pct(20), F(4), F(2), _pct(20), F(18), F(3), _pct(20), F(6), F(3), F(56), F(6), F(5)),
+    3: (_pct(10), F(4), F(2), _pct(10), F(18), F(3), _pct(10), F(6), F(3), F(56), F(30), F(5)),
+    4: (_pct(20), F(4), F(1), _pct(20), F(18), F(1), _pct(20), F(6), F(2), F(56), F(30), F(5)),
+    5: (_pct(10), F(4), F(8), _pct(20), F(18), F(1), _pct(10), F(6), F(2), F(56), F(10), F(5)),
+    6: (_pct(5), F(4), F(2), _pct(5), F(18), F(3), _pct(5), F(6), F(3), F(56), F(10), F(40)),
+}
+DECISIONS = ("inspect_part1", "inspect_part2", "inspect_final", "dismantle_bad_final")
+ALL_DECISIONS = tuple(itertools.product((0, 1), repeat=4))
+ROWS = 6                                  # table 1 has six situations
+REFERENCE_SALVAGE_SHARE = F(38, 100)      # the reproduction's recovery share (Q2)
+ZERO, ONE = F(0), F(1)
+
+ROW_FIELDS = ("profit_reference", "profit_statement", "profit_low", "profit_high",
+              "best_profit_reference", "best_profit_statement", "regret", "regret_statement")
+
+# table 2 (Q3): parts (p, buy, test, semi-finished product), semi-finished (p, assemble, test, dismantle), final
+Q3_PARTS = tuple((_pct(10), F(b), F(t), h) for b, t, h in
+                 ((2, 1, 0), (8, 1, 0), (12, 2, 0), (2, 1, 1), (8, 1, 1), (12, 2, 1), (8, 1, 2), (12, 2, 2)))
+Q3_HALVES = tuple((_pct(10), F(8), F(4), F(6)) for _ in range(3))
+Q3_FINAL = dict(p=_pct(10), assemble=F(8), test=F(6), dismantle=F(10), price=F(200), swap=F(40))
+Q3_HALF_SALVAGE_SHARE = F(1, 4)           # the reproduction's recovery shares (Q3)
+Q3_FINAL_SALVAGE_SHARE = F(1, 5)
+Q3_BITS = 16
+PLACES = 9                                # derived values: decimals of the exact rational
+_QUANTUM = Decimal(1).scaleb(-PLACES)
+_CTX = Context(prec=60)
+
+DERIVED = tuple(f"q2.row{i}.{f}" for i in range(ROWS) for f in ROW_FIELDS) + ("q3.profit_reference",)
+
+
+def load_official(data_dir: str) -> None:
+    """Statement-only task: tables 1 and 2 of the statement hold every number."""
+    return None
+
+
+# --------------------------------------------------------------------------- reference model (B159)
+
+def _part(p: Fraction, buy: Fraction, test: Fraction, inspect: int) -> tuple[Fraction, Fraction]:
+    """The reproduction's part: (cost per part reaching assembly, defect probability)."""
+    return ((buy + test) / (1 - p), ZERO) if inspect else (buy, p)
+
+
+def reference_profit(case: int, decision: Sequence[int]) -> Fraction:
+    """Expected profit per assembled product in the reproduction's model (exact)."""
+    p1, b1, t1, p2, b2, t2, pf, a, tf, price, swap, dis = CASES[case]
+    i1, i2, fin, dm = decision
+    c1, d1 = _part(p1, b1, t1, i1)
+    c2, d2 = _part(p2, b2, t2, i2)
+    good = (1 - d1) * (1 - d2) * (1 - pf)
+    base = c1 + c2 + a
+    if fin:
+        salvage = dm * max(ZERO, REFERENCE_SALVAGE_SHARE * ((1 - d1) * b1 + (1 - d2) * b2) - dis)
+        return good * price - base - tf + (1 - good) * salvage
+    return price - base - (1 - good) * swap
+
+
+# --------------------------------------------------------------------------- statement model
+
+FRESH = "fresh"
+
+
+def _draw(p: Fraction, buy: Fraction, test: Fraction, inspect: int, state: str | bool) -> list[tuple[Fraction, Fraction, bool]]:
+    """Steps (1) for one part: [(probability, cost, part is good)], from a fresh
+    purchase (``state`` = FRESH) or a recovered part of known hidden state."""
+    good_new = (buy + test) / (1 - p)          # inspect, discard, buy again: cost per good part
+    if state == FRESH:
+        return [(ONE, good_new, True)] if inspect else [(1 - p, buy, True), (p, buy, False)]
+    if not inspect:
+        return [(ONE, ZERO, bool(state))]
+    return [(ONE, test, True)] if state else [(ONE, test + good_new, True)]
+
+
+def _transitions(case: int, decision: Sequence[int], state) -> tuple[Fraction, dict[Any, Fraction]]:
+    """From an input state (FRESH or a recovered pair (s1, s2)): the expected cost
+    of one attempt and the probabilities of the next input states (None = the
+    customer holds a good product)."""
+    p1, b1, t1, p2, b2, t2, pf, a, tf, price, swap, dis = CASES[case]
+    i1, i2, fin, dm = decision
+    s1, s2 = (FRESH, FRESH) if state == FRESH else state
+    cost, nxt = ZERO, {}
+    for (q1, c1, g1), (q2, c2, g2) in itertools.product(_draw(p1, b1, t1, i1, s1), _draw(p2, b2, t2, i2, s2)):
+        q = q1 * q2
+        cost += q * (c1 + c2 + a + (tf if fin else ZERO))
+        ok = (1 - pf) if g1 and g2 else ZERO
+        bad = 1 - ok
+        nxt[None] = nxt.get(None, ZERO) + q * ok
+        if bad:
+            cost += q * bad * ((ZERO if fin else swap) + (dis if dm else ZERO))
+            after = (g1, g2) if dm else FRESH
+            nxt[after] = nxt.get(after, ZERO) + q * bad
+    return cost, nxt
+
+
+def _solve(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | None:
+    """Exact Gauss-Jordan elimination; None when singular."""
+    n = len(rhs)
+    m = [row[:] + [r] for row, r in zip(matrix, rhs)]
+    for col in range(n):
+        piv = next((r for r in range(col, n) if m[r][col] != 0), None)
+        if piv is None:
+            return None
+        m[col], m[piv] = m[piv], m[col]
+        inv = 1 / m[col][col]
+        m[col] = [x * inv for x in m[col]]
+        for r in range(n):
+            if r != col and m[r][col] != 0:
+                f = m[r][col]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col])]
+    return [m[r][n] for r in range(n)]
+
+
+def statement_profit(case: int, decision: Sequence[int]) -> Fraction | None:
+    """Expected profit per customer in the statement's process (exact), or None
+    when the expected cost is unbounded (a defective part recycled forever)."""
+    price = CASES[case][9]
+    states, edges, seen, todo = [], {}, {FRESH}, [FRESH]
+    while todo:                                   # at most 5 states: FRESH and 4 recovered pairs
+        s = todo.pop()
+        states.append(s)
+        edges[s] = _transitions(case, decision, s)
+        for t, q in edges[s][1].items():
+            if t is not None and q and t not in seen:
+                seen.add(t)
+                todo.append(t)
+    # every state must reach delivery with positive probability, else the cost is unbounded
+    ends = {s for s in states if edges[s][1].get(None, ZERO) > 0}
+    grew = True
+    while grew:
+        grew = False
+        for s in states:
+            if s not in ends and any(q and t in ends for t, q in edges[s][1].items() if t is not None):
+                ends.add(s)
+                grew = True
+    if len(ends) != len(states):
+        return None
+    index = {s: k for k, s in enumerate(states)}
+    n = len(states)
+    matrix = [[ZERO] * n for _ in range(n)]
+    rhs = [ZERO] * n
+    for s in states:
+        k = index[s]
+        matrix[k][k] += ONE
+        cost, nxt = edges[s]
+        rhs[k] = cost
+        for t, q in nxt.items():
+            if t is not None:
+                matrix[k][index[t]] -= q
+    values = _solve(matrix, rhs)
+    if values is None:                            # unreachable: every state reaches delivery
+        return None
+    return price - values[index[FRESH]]
+
+
+def case_table(case: int) -> dict[tuple[int, ...], tuple[Fraction, Fraction | None]]:
+    """Both readings' profit for all 16 decision sets of one situation."""
+    return {d: (reference_profit(case, d), statement_profit(case, d)) for d in ALL_DECISIONS}
+
+
+_TABLES = {c: case_table(c) for c in CASES}      # 6 x 16 exact values, fixed by the statement
+
+
+def best_profits(case: int) -> tuple[Fraction, Fraction]:
+    table = _TABLES[case]
+    return (max(r for r, _ in table.values()), max(s for _, s in table.values() if s is not None))
+
+
+# --------------------------------------------------------------------------- Q3 reference model
+
+def q3_reference(bits: Sequence[int]) -> Fraction:
+    """The reproduction's Q3 expected profit (its ``evaluate_q3``, exactly).
+
+    Bits: inspect parts 1-8, inspect semi-finished 1-3, dismantle semi-finished
+    1-3, inspect final, dismantle final. Part costs as in Q2; a semi-finished
+    product is good with probability prod(parts good) x 0.9, costs assembly plus
+    inspection, and is credited (1 - g) x dismantle-flag x max(0, 1/4 x its parts'
+    purchase price - 6); an inspected one then counts as good with no further
+    cost. The final product: good with probability prod(semi good) x 0.9; cost 8
+    (+ 6 if inspected); inspected: g x 200 - cost + (1 - g) x flag x max(0, 1/5 x
+    64 - 10); otherwise 200 - cost - (1 - g) x 40."""
+    part_cost, part_good = [], []
+    for (p, buy, test, _), b in zip(Q3_PARTS, bits[:8]):
+        c, d = _part(p, buy, test, b)
+        part_cost.append(c)
+        part_good.append(1 - d)
+    total = sum(part_cost, ZERO)
+    halves_good = []
+    for h, (p, assemble, test, dis) in enumerate(Q3_HALVES):
+        members = [k for k, part in enumerate(Q3_PARTS) if part[3] == h]
+        g = ONE
+        for k in members:
+            g *= part_good[k]
+        g *= 1 - p
+        cost = assemble + bits[8 + h] * test
+        salvage = bits[11 + h] * max(ZERO, Q3_HALF_SALVAGE_SHARE * sum(Q3_PARTS[k][1] for k in members) - dis)
+        total += cost - (1 - g) * salvage
+        halves_good.append(ONE if bits[8 + h] else g)
+    good = (1 - Q3_FINAL["p"])
+    for g in halves_good:
+        good *= g
+    total += Q3_FINAL["assemble"] + bits[14] * Q3_FINAL["test"]
+    if bits[14]:
+        salvage = bits[15] * max(ZERO, Q3_FINAL_SALVAGE_SHARE * sum(p[1] for p in Q3_PARTS) - Q3_FINAL["dismantle"])
+        return good * Q3_FINAL["price"] - total + (1 - good) * salvage
+    return Q3_FINAL["price"] - total - (1 - good) * Q3_FINAL["swap"]
+
+
+def decimal_value(x: Fraction, rounding: str = ROUND_HALF_EVEN) -> Fraction:
+    """``x`` rounded to ``PLACES`` decimals, as an exact Fraction (decimal values
+    scale to integers, so the Lean obligations can compare them)."""
+    q = _CTX.divide(Decimal(x.numerator), Decimal(x.denominator))
+    return Fraction(q.quantize(_QUANTUM, rounding=rounding, context=_CTX))
+
+
+# --------------------------------------------------------------------------- witness
+
+class _Gap(Exception):
+    pass
+
+
+def _is_number(v: Any) -> bool:
+    return not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, Decimal) and v.is_finite()))
+
+
+def _flag(row: Mapping[str, Any], key: str, where: str) -> int:
+    v = row.get(key)
+    if v is None:
+        raise _Gap(f"witness absent: {where}.{key}")
+    if not _is_number(v):
+        raise _Gap(f"witness malformed: {where}.{key} is not a number")
+    if v not in (0, 1):
+        raise _Gap(f"witness malformed: {where}.{key} is not 0 or 1")
+    return int(v)
+
+
+def _case(row: Mapping[str, Any], where: str) -> int:
+    v = row.get("case")
+    if v is None:
+        raise _Gap(f"witness absent: {where}.case")
+    if not _is_number(v):
+        raise _Gap(f"witness malformed: {where}.case is not a number")
+    if v not in CASES:                    # Decimal('1') == 1 hashes alike; Decimal('1.5') is not a key
+        raise _Gap(f"witness malformed: {where}.case is not a situation of table 1 (1-6)")
+    return int(v)
+
+
+def _row(rows: Any, i: int) -> tuple[int, tuple[int, ...]]:
+    where = f"experiment_result.q2.best_decisions[{i}]"
+    if not isinstance(rows, list):
+        raise _Gap("witness malformed: experiment_result.q2.best_decisions is not a list")
+    if i >= len(rows):
+        raise _Gap(f"witness absent: {where}")
+    row = rows[i]
+    if not isinstance(row, dict):
+        raise _Gap(f"witness malformed: {where} is not an object")
+    return _case(row, where), tuple(_flag(row, k, where) for k in DECISIONS)
+
+
+def _section(data: Mapping[str, Any], q: str, key: str) -> Any:
+    exp = data.get("experiment_result")
+    if not isinstance(exp, dict):
+        raise _Gap("witness absent: experiment_result")
+    sec = exp.get(q)
+    if not isinstance(sec, dict) or key not in sec:
+        raise _Gap(f"witness absent: experiment_result.{q}.{key}")
+    return sec[key]
+
+
+def _q2(data: Mapping[str, Any], i: int) -> dict[str, Fraction]:
+    case, decision = _row(_section(data, "q2", "best_decisions"), i)
+    ref, stmt = _TABLES[case][decision]
+    best_ref, best_stmt = best_profits(case)
+    out = {"profit_reference": ref, "best_profit_reference": best_ref, "best_profit_statement": best_stmt}
+    regret = best_ref - ref
+    if stmt is not None:
+        out.update(profit_statement=stmt, profit_low=min(ref, stmt), profit_high=max(ref, stmt),
+                   regret_statement=best_stmt - stmt)
+        regret = min(regret, best_stmt - stmt)
+    else:                                         # the literal reading's cost is unbounded: the reference decides
+        out.update(profit_low=ref, profit_high=ref)
+    out["regret"] = regret
+    return out
+
+
+def _q3(data: Mapping[str, Any]) -> Fraction:
+    bits = _section(data, "q3", "decision_bits")
+    where = "experiment_result.q3.decision_bits"
+    if not isinstance(bits, list):
+        raise _Gap(f"witness malformed: {where} is not a list")
+    if len(bits) != Q3_BITS:
+        raise _Gap(f"witness malformed: {where} holds {len(bits)} flags, the layout has {Q3_BITS}")
+    flags = []
+    for k, v in enumerate(bits):
+        if not _is_number(v) or v not in (0, 1):
+            raise _Gap(f"witness malformed: {where}[{k}] is not 0 or 1")
+        flags.append(int(v))
+    return q3_reference(flags)
+
+
+def replay(data: Mapping[str, Any], official: object = None) -> Derived:
+    values: dict[str, Fraction] = {}
+    gaps: dict[str, str] = {}
+    for i in range(ROWS):
+        names = {f: f"q2.row{i}.{f}" for f in ROW_FIELDS}
+        try:
+            got = _q2(data, i)
+        except _Gap as why:
+            gaps.update({n: str(why) for n in names.values()})
+            continue
+        for f, n in names.items():
+            if f in got:
+                # regrets round up: a decision set short of the best never rounds to regret 0
+                values[n] = decimal_value(got[f], ROUND_CEILING if f.startswith("regret") else ROUND_HALF_EVEN)
+            else:
+                gaps[n] = ("statement reading unbounded: the plan dismantles defective products but leaves a "
+                           "part uninspected, so a defective part of that kind returns to assembly forever")
+    try:
+        values["q3.profit_reference"] = decimal_value(_q3(data))
+    except _Gap as why:
+        gaps["q3.profit_reference"] = str(why)
+    return Derived(values=values, gaps=gaps)
