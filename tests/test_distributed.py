@@ -278,7 +278,7 @@ def test_worker_killed_mid_batch_is_retried_and_no_row_is_lost(tmp_path, anchors
     try:
         t, box, man, tasks = _board_in_thread(manifest, anchors, out, executor)
         assert pipe.kill_reader(finish=True)
-        t.join(60)
+        t.join(240)
         assert not t.is_alive() and "error" not in box, (box, pipe.killed, _readers_of(victim), pipe.thread.is_alive(),
                                                           os.path.exists(out) and read(out).count(b"\n"))
     finally:
