@@ -10,7 +10,8 @@ Promises
   dropped silently; the same path given twice is one input (and said so).
 * **Durable as it goes.** Each row is appended as one line and flushed and
   fsynced before the next input is read, so a crash loses at most the input
-  being scored. When the batch ends the file is rewritten atomically
+  being scored (on a cluster: rows are written per chunk as chunks come back,
+  and a crash loses at most the chunks in flight). When the batch ends the file is rewritten atomically
   (temporary file, fsync, rename) to hold exactly one line per input, in the
   order given: an interrupted and resumed batch ends byte-identical to an
   uninterrupted one.
@@ -23,106 +24,29 @@ Promises
 * **Bounded.** The file is read at most ``max_bytes + 1`` bytes (the size is
   checked first, so a 100 MB file is rejected without being read), the parser
   caps depth and value count, and ``timeout_s`` caps the wall time of one
-  artifact (POSIX ``setitimer`` on the main thread; elsewhere no cap, and
-  :func:`time_cap_available` says so). A cap interrupts Python code between
-  bytecodes: one long C call (a regular expression, ``json.loads``) finishes
-  first, and is itself bounded by the size caps.
+  artifact (:func:`mmverify.engine.time_cap`). A cap interrupts Python code
+  between bytecodes: one long C call (a regular expression, ``json.loads``)
+  finishes first, and is itself bounded by the size caps.
+* **One writer, any executor.** The run runs on the shared batch engine
+  (:mod:`mmverify.engine`): it locks the output file (a second run refuses or
+  waits), and scores in this process or on a Ray or Dask cluster
+  (:mod:`mmverify.executors`) with the same rows.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import signal
-import tempfile
-import threading
 import time
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, ClassVar, Container, Sequence
 
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
+from .engine import (  # noqa: F401  (the engine's parts, under the names this module always had)
+    RETRIED, BatchStats, ScoreTimeout, atomic_write, load_done, read_bounded, row_line, run_job, time_cap,
+    time_cap_available)
 
 ROW_SCHEMA = "mmverify.score-row/1"
-# error codes that say nothing about the artifact itself: scored again on resume
-RETRIED = frozenset({"timeout", "internal_error"})
-
-
-# ------------------------------------------------------------------ time cap
-
-class ScoreTimeout(BaseException):
-    """Raised by the time cap. A BaseException, so that no ``except Exception``
-    in the scoring code can swallow it."""
-
-
-def time_cap_available() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-# After the deadline the alarm repeats at this interval until the block is
-# left: an exception raised where Python cannot propagate it (a garbage
-# collector callback, a ``__del__``, a weakref callback) is printed and
-# dropped, and a single alarm lost there would let the block run uncapped.
-REPEAT_S = 0.1
-
-
-@contextmanager
-def time_cap(seconds: float | None, exc: type[BaseException] = ScoreTimeout) -> Iterator[None]:
-    """Raise ``exc`` (:class:`ScoreTimeout`) in the block after ``seconds`` of
-    wall time, and again every :data:`REPEAT_S` until the block is left (POSIX,
-    main thread; a no-op elsewhere or when ``seconds`` is None).
-
-    Caps nest: inside an outer cap that ends sooner, an inner one sets no timer
-    (the outer fires first); otherwise the outer timer and handler are restored,
-    less the time spent, when the block is left."""
-    if not seconds or not time_cap_available():
-        yield
-        return
-    outer_left, outer_repeat = signal.getitimer(signal.ITIMER_REAL)
-    if outer_left and outer_left <= seconds:
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise exc()
-
-    start = time.monotonic()
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer_left:
-            left = max(outer_left - (time.monotonic() - start), 1e-3)
-            signal.setitimer(signal.ITIMER_REAL, left, outer_repeat)
-
-
-# ------------------------------------------------------------------ reading
-
-def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
-    codes are those of :func:`mmverify.artifact.parse_file`."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
-    except IsADirectoryError:
-        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
-    if len(raw) > max_bytes:
-        raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
-    return raw
 
 
 def anchors_fingerprint(anchors_dir: str | None = None) -> str:
@@ -172,13 +96,13 @@ def row_key(path: str, sha256: str | None, read_error: str | None, task_id: str 
     return hashlib.sha256(json.dumps(ident, ensure_ascii=True).encode()).hexdigest()
 
 
-def _batch_block(path: str, sha256: str | None, key: str) -> dict:
-    return {"schema": ROW_SCHEMA, "input": path, "path": os.path.abspath(path), "input_sha256": sha256,
+def _batch_block(path: str, sha256: str | None, key: str, full: str | None = None) -> dict:
+    return {"schema": ROW_SCHEMA, "input": path, "path": full or os.path.abspath(path), "input_sha256": sha256,
             "key": key}
 
 
 def error_row(path: str, code: str, message: str, *, task=None, sha256: str | None = None,
-              key: str = "") -> dict:
+              key: str = "", full: str | None = None) -> dict:
     """A row with the shape of a report for an input no report could be made for."""
     from .report import SCHEMA_VERSION, STATUSES
 
@@ -191,20 +115,26 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
         "schema_version": SCHEMA_VERSION, "task": info, "artifact": {"source": path, "sha256": sha256},
         "status": "error", "status_meaning": STATUSES["error"], "oeval": 0.0, "oeval_exact": "0",
         "error": {"code": code, "message": message}, "schema_errors": [], "gates": None,
-        "batch": _batch_block(path, sha256, key),
+        "batch": _batch_block(path, sha256, key, full),
     }
 
 
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
-              done: dict[str, dict] | None = None, ruleset: str = "verified",
+              done: Container[str] | None = None, full: str | None = None, ruleset: str = "verified",
               strict_schema: bool = False) -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
-    an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate)."""
+    an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate).
+
+    ``full`` is the input's absolute path (default: ``path`` taken from the
+    current folder; a worker elsewhere is given the driver's). When the row's
+    key is in ``done`` the outcome is ``reused`` and carries the stored row if
+    ``done`` is a mapping, else no row (the caller holds it)."""
     from .evaluate import infer_task_id, score_artifact
     from .tasks import TaskLoadError, load_task
 
     fingerprint = fingerprint if fingerprint is not None else anchors_fingerprint(anchors_dir)
+    full = full or os.path.abspath(path)
     sha256 = read_error = None
     key = ""
     task = None
@@ -223,25 +153,26 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
         with time_cap(remaining()):
             artifact: Artifact | ArtifactError
             try:
-                raw = read_bounded(path, max_bytes)
+                raw = read_bounded(full, max_bytes)
             except ArtifactError as exc:
                 artifact, read_error = exc, exc.code
             else:
                 sha256 = hashlib.sha256(raw).hexdigest()
-            key = row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
+            key = row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
             if done is not None and key in done:
-                return Outcome(path, key, _as_given(done[key], path), reused=True)
+                stored = _as_given(done[key], path) if isinstance(done, dict) else None
+                return Outcome(path, key, stored, reused=True)  # type: ignore[arg-type]
             if read_error is None:
                 try:
                     artifact = parse_bytes(raw, source=path, max_bytes=max_bytes)
                 except ArtifactError as exc:
                     artifact = exc
                 del raw
-            tid = task_id or infer_task_id(artifact if isinstance(artifact, Artifact) else None, path, anchors_dir)
+            tid = task_id or infer_task_id(artifact if isinstance(artifact, Artifact) else None, full, anchors_dir)
         if tid is None and isinstance(artifact, ArtifactError):
             # the file itself is the problem (absent, unreadable, malformed):
             # say that, not "cannot tell the task"
-            row = error_row(path, artifact.code, artifact.message, sha256=sha256, key=key)
+            row = error_row(path, artifact.code, artifact.message, sha256=sha256, key=key, full=full)
             if artifact.code == "missing_artifact":
                 from .report import STATUSES
 
@@ -251,7 +182,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
             from .evaluate import TaskNotInferred
 
             return Outcome(path, key, error_row(path, "task_not_inferred", str(TaskNotInferred(path)),
-                                                sha256=sha256, key=key))
+                                                sha256=sha256, key=key, full=full))
         # not capped: loading the (trusted, cached) task and compiling its gates
         # is the engine's cost, not the artifact's
         task = load_task(tid, anchors_dir)
@@ -269,23 +200,23 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
             row = report.as_dict()
-        row["batch"] = _batch_block(path, sha256, key)
+        row["batch"] = _batch_block(path, sha256, key, full)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
+        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
         return Outcome(path, key, error_row(path, "timeout", f"scoring took longer than the cap of {timeout_s:g} s",
-                                            task=task or _task_by_name(task_id, path, anchors_dir),
-                                            sha256=sha256, key=key))
+                                            task=task or _task_by_name(task_id, full, anchors_dir),
+                                            sha256=sha256, key=key, full=full))
     except TaskLoadError:
         raise
     except RecursionError:
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
+        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
         return Outcome(path, key, error_row(path, "internal_error", "recursion limit reached while scoring",
-                                            task=task, sha256=sha256, key=key))
+                                            task=task, sha256=sha256, key=key, full=full))
     except Exception as exc:  # a bug in the engine: one input must not sink a batch
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
+        key = key or row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
         return Outcome(path, key, error_row(path, "internal_error", f"{type(exc).__name__}: {exc}"[:2000],
-                                            task=task, sha256=sha256, key=key))
+                                            task=task, sha256=sha256, key=key, full=full))
 
 
 def _as_given(row: dict, path: str) -> dict:
@@ -310,95 +241,7 @@ def _task_by_name(task_id: str | None, path: str, anchors_dir: str | None):
         return None
 
 
-# ------------------------------------------------------------------ the file
-
-def row_line(row: dict) -> bytes:
-    """One deterministic JSON line (UTF-8, no newline). A string that cannot be
-    UTF-8 (a path of undecodable bytes) is written as a JSON escape instead."""
-    try:
-        return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                          allow_nan=False).encode("ascii")
-
-
-def load_done(path: str) -> tuple[dict[str, dict], int]:
-    """Rows already in an output file, by key, and the number of lines dropped
-    (a torn last line without its newline, unreadable lines, foreign rows).
-    Rows that timed out or hit an internal error are left out: retried."""
-    done: dict[str, dict] = {}
-    dropped = 0
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        return done, 0
-    lines = raw.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    else:
-        lines.pop()        # no newline after the last line: torn by a crash
-        dropped += 1
-    for line in lines:
-        try:
-            obj = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            dropped += 1
-            continue
-        batch = obj.get("batch") if isinstance(obj, dict) else None
-        if not isinstance(batch, dict) or batch.get("schema") != ROW_SCHEMA or not isinstance(batch.get("key"), str):
-            dropped += 1
-            continue
-        if ((obj.get("error") or {}).get("code")) in RETRIED:
-            continue
-        done.setdefault(batch["key"], obj)
-    return done, dropped
-
-
-def atomic_write(path: str, lines: Sequence[bytes]) -> None:
-    """Replace ``path`` by these lines: temporary file in the same folder,
-    fsync, rename, fsync of the folder."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mmverify-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for line in lines:
-                fh.write(line + b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(folder)
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@dataclass
-class BatchStats:
-    inputs: int = 0
-    scored: int = 0              # computed in this run
-    reused: int = 0              # taken from the output file of an earlier run
-    dropped_lines: int = 0       # torn or unreadable lines dropped from the output file
-    stale_rows: int = 0          # earlier rows not kept: other inputs, or an input's older bytes
-    duplicates: list[str] = field(default_factory=list)   # inputs given more than once
-
+# ------------------------------------------------------------------ the batch
 
 def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     """Inputs in order, the same absolute path once; and the repeats."""
@@ -414,36 +257,73 @@ def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     return out, repeats
 
 
+@dataclass(frozen=True)
+class ScoreJob:
+    """One ``score --output`` batch for the engine: an item is ``(path as
+    given, absolute path)``; chunks are grouped by ``--task``, else by the task
+    the file's name or folder names (never its content, not read here)."""
+    task_id: str | None
+    anchors_dir: str | None
+    run_gates: bool
+    timeout_s: float | None
+    max_bytes: int
+    fingerprint: str
+    ruleset: str = "verified"
+    strict_schema: bool = False
+    fsync: ClassVar[bool] = True      # each new row is fsynced before the next is read
+
+    def group(self, item: tuple[str, str]) -> str:
+        from .evaluate import infer_task_id
+
+        try:
+            return self.task_id or infer_task_id(None, item[1], self.anchors_dir) or ""
+        except Exception:   # a broken index is reported by the worker that loads the task
+            return ""
+
+    def score(self, item: tuple[str, str], done_keys: Container[str]) -> tuple[str, dict | None]:
+        o = score_one(item[0], task_id=self.task_id, anchors_dir=self.anchors_dir, run_gates=self.run_gates,
+                      timeout_s=self.timeout_s, max_bytes=self.max_bytes, fingerprint=self.fingerprint,
+                      done=done_keys, full=item[1], ruleset=self.ruleset, strict_schema=self.strict_schema)
+        return o.key, (None if o.reused else o.row)
+
+    def reuse(self, item: tuple[str, str], stored: dict) -> dict:
+        return _as_given(stored, item[0])
+
+    def lost(self, item: tuple[str, str], message: str) -> tuple[str, dict]:
+        path, full = item
+        key = row_key(full, None, "worker_lost", self.task_id, self.run_gates, self.fingerprint, self.ruleset,
+                      self.strict_schema)
+        return key, error_row(path, "worker_lost", message, key=key, full=full,
+                              task=_task_by_name(self.task_id, full, self.anchors_dir))
+
+    @staticmethod
+    def key_of(obj: dict) -> str | None:
+        batch = obj.get("batch")
+        if isinstance(batch, dict) and batch.get("schema") == ROW_SCHEMA and isinstance(batch.get("key"), str):
+            return batch["key"]
+        return None
+
+
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-              on_outcome: Callable[[Outcome], None] | None = None,
-              ruleset: str = "verified", strict_schema: bool = False) -> tuple[list[Outcome], BatchStats]:
-    """Score every input into ``output`` (JSON Lines), resuming what is there."""
+              on_outcome: Callable[[Outcome], None] | None = None, executor: Any = None,
+              wait: bool = False, ruleset: str = "verified",
+              strict_schema: bool = False) -> tuple[list[Outcome], BatchStats]:
+    """Score every input into ``output`` (JSON Lines), resuming what is there.
+
+    ``executor``: where the scoring runs (see :mod:`mmverify.executors`; None
+    is this process). ``wait``: when another run holds the output file's lock,
+    wait for it instead of raising :class:`mmverify.engine.OutputBusy`."""
     inputs, repeats = unique_inputs(paths)
-    stats = BatchStats(inputs=len(inputs), duplicates=repeats)
-    fingerprint = anchors_fingerprint(anchors_dir)
-    done, stats.dropped_lines = load_done(output)
-    if os.path.exists(output) or done:
-        # drop torn and retried lines now, so that appending starts on a clean line
-        atomic_write(output, [row_line(r) for r in done.values()])
-    outcomes: list[Outcome] = []
-    with open(output, "ab") as fh:
-        for path in inputs:
-            outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
-                                timeout_s=timeout_s, max_bytes=max_bytes, fingerprint=fingerprint, done=done,
-                                ruleset=ruleset, strict_schema=strict_schema)
-            if outcome.reused:
-                stats.reused += 1
-            else:
-                stats.scored += 1
-                fh.write(row_line(outcome.row) + b"\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-                done.setdefault(outcome.key, outcome.row)
-            outcomes.append(outcome)
-            if on_outcome is not None:
-                on_outcome(outcome)
-    keys = {o.key for o in outcomes}
-    stats.stale_rows = sum(1 for k in done if k not in keys)
-    atomic_write(output, [row_line(o.row) for o in outcomes])
+    anchors_dir = os.path.abspath(anchors_dir) if anchors_dir else None
+    job = ScoreJob(task_id, anchors_dir, run_gates, timeout_s, max_bytes, anchors_fingerprint(anchors_dir), ruleset,
+                    strict_schema)
+    items = [(p, os.path.abspath(p)) for p in inputs]
+    stats = BatchStats(duplicates=repeats)
+    on_row = None
+    if on_outcome is not None:
+        def on_row(i: int, row: dict, reused: bool) -> None:
+            on_outcome(Outcome(inputs[i], job.key_of(row) or "", row, reused=reused))
+    rows, reused, stats = run_job(job, items, output, executor=executor, wait=wait, stats=stats, on_row=on_row)
+    outcomes = [Outcome(p, job.key_of(r) or "", r, reused=u) for p, r, u in zip(inputs, rows, reused)]
     return outcomes, stats

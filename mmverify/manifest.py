@@ -13,26 +13,24 @@ skipped; every other line is a row, and every row yields exactly one result
 row: a malformed line is an error row carrying its line number, never dropped.
 The full format is documented in ``docs/board.md``.
 
-Scoring (:func:`score_rows`) loads each task once, reads every artifact under an
-optional time cap, and can append each result to a JSON Lines file as soon as
-it is known, so that an interrupted batch resumes where it stopped.
+Scoring (:func:`score_manifest`) runs on the shared batch engine
+(:mod:`mmverify.engine`): each task loaded once per worker, every artifact read
+under an optional time cap, each result appended to a JSON Lines file as soon
+as it is known, so that an interrupted batch resumes where it stopped.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import signal
-import tempfile
-import threading
-import time
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Container, Iterable, Mapping
 
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
+from .engine import (  # noqa: F401  (the engine's parts, under the names this module always had)
+    RETRIED, BatchStats, ScoreTimeout, read_bounded, row_line, run_job, time_cap, time_cap_available)
 from .numbers import fraction_text
 from mmverify.errors import MmverifyError
 
@@ -230,52 +228,7 @@ def _replace(row: ManifestRow, **changes: Any) -> ManifestRow:
 
 # ------------------------------------------------------------------- scoring
 
-class ArtifactTimeout(BaseException):
-    """Raised by the time cap. A BaseException so that no ``except Exception``
-    inside the scoring code can swallow it."""
-
-
-def time_cap_available() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-@contextmanager
-def time_cap(seconds: float | None) -> Iterator[None]:
-    """Interrupt the block after ``seconds`` of wall time (POSIX, main thread;
-    a no-op elsewhere or when ``seconds`` is None)."""
-    if not seconds or not time_cap_available():
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise ArtifactTimeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def read_artifact_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """The artifact's bytes, with the same error codes as ``artifact.parse_file``."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {exc.strerror}") from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
+ArtifactTimeout = ScoreTimeout   # the engine's time cap exception, by its former name here
 
 
 def task_fingerprint(task) -> str:
@@ -387,10 +340,12 @@ def _problem_message(row: ManifestRow) -> tuple[str, str]:
 
 def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[str, str], *,
               run_gates: bool = True, timeout_s: float | None = None,
-              done: Mapping[str, Mapping[str, Any]] | None = None,
+              done: Container[str] | None = None,
               max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict[str, Any], bool]:
     """Score one manifest row. Returns (result row, reused) where ``reused`` says
-    the scoring part was taken from ``done`` (a previous run) instead of computed."""
+    the result's key is in ``done`` (a previous run): the result then holds the
+    stored scoring part when ``done`` is a mapping, else only its key (the
+    caller holds the stored row)."""
     from .evaluate import score_artifact
 
     done = done or {}
@@ -408,14 +363,14 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
                 artifact = ArtifactError("missing_artifact", "the manifest row names no artifact (null)")
             else:
                 try:
-                    raw = read_artifact_bytes(row.artifact_path, max_bytes)
+                    raw = read_bounded(row.artifact_path, max_bytes)
                 except ArtifactError as exc:
                     artifact = exc
                 else:
                     sha256 = hashlib.sha256(raw).hexdigest()
                     key = row_key(row, sha256, fingerprint, run_gates)
                     if key in done:
-                        return _reuse(row, done[key]), True
+                        return _reuse_from(row, done, key), True
                     try:
                         artifact = parse_bytes(raw, source=row.artifact_path, max_bytes=max_bytes)
                     except ArtifactError as exc:
@@ -423,7 +378,7 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
             if isinstance(artifact, ArtifactError):
                 key = row_key(row, sha256, fingerprint, run_gates)
                 if key in done:
-                    return _reuse(row, done[key]), True
+                    return _reuse_from(row, done, key), True
             report = score_artifact(task, artifact, run_gates=run_gates)
             return result_from_report(row, report, fingerprint, run_gates, sha256), False
     except ArtifactTimeout:
@@ -437,131 +392,83 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
                              sha256=sha256, fingerprint=fingerprint, run_gates=run_gates, task=task), False
 
 
+def _reuse_from(row: ManifestRow, done: Container[str], key: str) -> dict[str, Any]:
+    """The reused result; from a plain set of keys, only its key."""
+    return _reuse(row, done[key]) if isinstance(done, Mapping) else {"key": key}
+
+
 def _reuse(row: ManifestRow, stored: Mapping[str, Any]) -> dict[str, Any]:
     out = _meta(row)
     out.update({k: stored.get(k) for k in SCORED_FIELDS})
     return out
 
 
-# ---------------------------------------------------------- batch output file
+# ---------------------------------------------------------- the batch
 
 def result_line(result: Mapping[str, Any]) -> str:
-    return json.dumps(result, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return row_line(dict(result)).decode("utf-8")
 
 
-# error codes that say nothing about the artifact itself: retried on resume
-RETRIED = frozenset({"timeout", "internal_error"})
+@dataclass(frozen=True)
+class BoardJob:
+    """A manifest's rows for the engine: chunks grouped by task; each worker
+    loads a task once (from the folder it was loaded from here)."""
+    task_dirs: Mapping[str, str]          # task id -> anchors folder
+    fingerprints: Mapping[str, str]
+    run_gates: bool
+    timeout_s: float | None
+    max_bytes: int
+    # no fsync per row: after a machine crash lost rows are scored again
+    fsync: ClassVar[bool] = False
 
+    def group(self, row: ManifestRow) -> str:
+        return row.task or ""
 
-def load_done(path: str) -> tuple[dict[str, dict[str, Any]], int]:
-    """Results already in an output file, by key. A torn last line (a batch
-    killed mid-write) or any unreadable line is ignored, and rows that timed
-    out or hit an internal error are left out so that they are tried again;
-    returns (done, ignored lines)."""
-    done: dict[str, dict[str, Any]] = {}
-    ignored = 0
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        return done, 0
-    except OSError as exc:
-        raise ManifestError(f"cannot read output file {path}: {exc.strerror or exc}") from None
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    elif lines:
-        lines.pop()   # no trailing newline: the last line was torn
-        ignored += 1
-    for line in lines:
-        try:
-            obj = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            ignored += 1
-            continue
-        if isinstance(obj, dict) and obj.get("schema_version") == ROW_SCHEMA and isinstance(obj.get("key"), str):
-            if (obj.get("error") or {}).get("code") in RETRIED:
-                continue      # transient: scored again on resume
-            done[obj["key"]] = obj
-        else:
-            ignored += 1
-    return done, ignored
+    def score(self, row: ManifestRow, done_keys: Container[str]) -> tuple[str, dict | None]:
+        from .tasks import load_task
 
+        tasks = {row.task: load_task(row.task, self.task_dirs[row.task])} if row.task in self.task_dirs else {}
+        result, reused = score_row(row, tasks, self.fingerprints, run_gates=self.run_gates, timeout_s=self.timeout_s,
+                                   done=done_keys, max_bytes=self.max_bytes)
+        return result["key"], (None if reused else result)
 
-def atomic_write_lines(path: str, lines: Sequence[str]) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".board-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for line in lines:
-                fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    def reuse(self, row: ManifestRow, stored: dict) -> dict:
+        return _reuse(row, stored)
 
+    def lost(self, row: ManifestRow, message: str) -> tuple[str, dict]:
+        result = _error_result(row, "worker_lost", message,
+                               fingerprint=self.fingerprints.get(row.task) if row.task else None,
+                               run_gates=self.run_gates)
+        return result["key"], result
 
-@dataclass
-class BatchStats:
-    rows: int = 0
-    scored: int = 0            # computed in this run
-    reused: int = 0            # taken from the output file of an earlier run
-    ignored_lines: int = 0     # torn or unreadable lines dropped from the output file
-    seconds: float = 0.0
-    per_row_s: list[float] = field(default_factory=list)
+    @staticmethod
+    def key_of(obj: dict) -> str | None:
+        if obj.get("schema_version") == ROW_SCHEMA and isinstance(obj.get("key"), str):
+            return obj["key"]
+        return None
 
 
 def score_manifest(manifest: Manifest, tasks: Mapping[str, Any], *, run_gates: bool = True,
                    timeout_s: float | None = None, output: str | None = None,
-                   progress: Callable[[Iterable[ManifestRow]], Iterable[ManifestRow]] | None = None,
-                   max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[dict[str, Any]], BatchStats]:
+                   on_row: Callable[[int, dict, bool], None] | None = None,
+                   max_bytes: int = DEFAULT_MAX_BYTES, executor: Any = None,
+                   wait: bool = False) -> tuple[list[dict[str, Any]], BatchStats]:
     """Score every row of a manifest (one result per row, in manifest order).
 
     With ``output``, results already present there (same key) are reused, each
     new result is appended and flushed to disk as soon as it is known, and the
     file is finally rewritten atomically with exactly one line per manifest row
-    in manifest order."""
-    stats = BatchStats(rows=len(manifest.rows))
-    fingerprints = {tid: task_fingerprint(t) for tid, t in tasks.items()}
-    done: dict[str, dict[str, Any]] = {}
-    fh = None
-    start = time.perf_counter()
-    if output is not None:
-        done, stats.ignored_lines = load_done(output)
-        # drop torn lines now, so that appending cannot glue onto one
-        atomic_write_lines(output, [result_line(r) for r in done.values()])
-        fh = open(output, "a", encoding="utf-8", newline="\n")
-    results: list[dict[str, Any]] = []
+    in manifest order; the file is locked for the run (``wait``: wait for
+    another run's lock instead of raising :class:`mmverify.engine.OutputBusy`).
+    ``executor``: where the scoring runs (:mod:`mmverify.executors`)."""
+    job = BoardJob({tid: os.path.dirname(os.path.abspath(t.directory)) for tid, t in tasks.items()},
+                   {tid: task_fingerprint(t) for tid, t in tasks.items()}, run_gates, timeout_s, max_bytes)
     try:
-        rows: Iterable[ManifestRow] = manifest.rows if progress is None else progress(manifest.rows)
-        for row in rows:
-            t0 = time.perf_counter()
-            result, reused = score_row(row, tasks, fingerprints, run_gates=run_gates, timeout_s=timeout_s,
-                                       done=done, max_bytes=max_bytes)
-            stats.per_row_s.append(time.perf_counter() - t0)
-            results.append(result)
-            if reused:
-                stats.reused += 1
-            else:
-                stats.scored += 1
-                if fh is not None and result["key"] not in done:
-                    # one write per line, flushed: a killed process leaves whole
-                    # lines (or one torn last line, dropped on resume). No fsync
-                    # per row: after a machine crash lost rows are scored again.
-                    fh.write(result_line(result) + "\n")
-                    fh.flush()
-                    done[result["key"]] = result
-    finally:
-        if fh is not None:
-            fh.close()
-    if output is not None:
-        atomic_write_lines(output, [result_line(r) for r in results])
-    stats.seconds = time.perf_counter() - start
+        results, _, stats = run_job(job, manifest.rows, output, executor=executor, wait=wait, on_row=on_row)
+    except OSError as exc:
+        if getattr(exc, "filename", None) is None:   # not the output file (a lost connection)
+            raise
+        raise ManifestError(f"cannot read or write output file {output}: {exc.strerror or exc}") from None
     return results, stats
 
 

@@ -8,6 +8,7 @@ in which case the board is still printed); 3 an anchor definition error.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -15,26 +16,26 @@ import click
 
 from mmverify.cli import EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import anchors_option, format_option, task_errors
+from .common import anchors_option, executor_options, format_option, task_errors
 
 PLOT_HINT = "pip install 'mmverify[plot]'"
 
 
-def _progress(enabled: bool):
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int):
+    """A progress bar on stderr advanced once per finished row, or nothing."""
     if not enabled:
-        return None
-
-    def wrap(rows):
-        with click.progressbar(rows, label="scoring", file=sys.stderr, show_pos=True) as bar:
-            yield from bar
-
-    return wrap
+        yield None
+        return
+    with click.progressbar(length=total, label="scoring", file=sys.stderr, show_pos=True) as bar:
+        yield lambda i, row, reused: bar.update(1)
 
 
 def build(manifest_path: str, baseline: str, anchors_dir: str | None = None, *, seed: int = 0,
           replicates: int = 2000, output: str | None = None, timeout_s: float | None = None,
-          run_gates: bool = True, progress: bool = False):
-    """Read, score and aggregate a manifest. Returns (board, results, stats)."""
+          run_gates: bool = True, progress: bool = False, executor=None, wait: bool = False):
+    """Read, score and aggregate a manifest. Returns (board, results, stats).
+    ``executor``: where the rows are scored (see :mod:`mmverify.executors`)."""
     from mmverify.manifest import load_tasks_for, read_manifest, score_manifest
     from mmverify.scoring.board import TaskInfo, build_board
     from mmverify.tasks import load_index
@@ -43,8 +44,9 @@ def build(manifest_path: str, baseline: str, anchors_dir: str | None = None, *, 
     known = [t["id"] for t in index]
     manifest = read_manifest(manifest_path, known)
     tasks = load_tasks_for(manifest, anchors_dir)
-    results, stats = score_manifest(manifest, tasks, run_gates=run_gates, timeout_s=timeout_s, output=output,
-                                    progress=_progress(progress))
+    with _progress(progress, len(manifest.rows)) as on_row:
+        results, stats = score_manifest(manifest, tasks, run_gates=run_gates, timeout_s=timeout_s, output=output,
+                                        on_row=on_row, executor=executor, wait=wait)
     infos = [TaskInfo(t.id, t.suite, t.headline, t.headline_reason, t.title)
              for t in (tasks[tid] for tid in known if tid in tasks)]
     board = build_board(results, infos, baseline, bootstrap_replicates=replicates, bootstrap_seed=seed,
@@ -108,12 +110,16 @@ def plot_board(board, file: str) -> None:
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds (an artifact over it is an error row)")
 @click.option("--no-gates", is_flag=True, help="closeness only: skip the feasibility gates (diagnostic)")
+@executor_options
 @task_errors
-def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, output, timeout_s, no_gates):
+def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, output, timeout_s, no_gates, executor,
+          wait):
     """Score every row of MANIFEST (JSON Lines: entry, task, seed, artifact, ...)
     and print the leaderboard: O-EVAL +- sd over seeds, suites, MULTI-BO against
     --baseline, cost, hard-gate zeroes, missing artifacts, bootstrap intervals."""
-    from mmverify.manifest import ManifestError, time_cap_available
+    from mmverify.engine import OutputBusy, time_cap_available
+    from mmverify.executors import ExecutorUnavailable
+    from mmverify.manifest import ManifestError
     from mmverify.scoring.board import ROW_PROBLEMS, BoardError, render
 
     if timeout_s is not None and not time_cap_available():
@@ -122,14 +128,15 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, out
     try:
         result, results, stats = build(manifest, baseline, anchors_dir, seed=seed, replicates=replicates,
                                        output=output, timeout_s=timeout_s, run_gates=not no_gates,
-                                       progress=sys.stderr.isatty())
-    except (ManifestError, BoardError) as exc:
+                                       progress=sys.stderr.isatty(), executor=executor, wait=wait)
+    except (ManifestError, BoardError, OutputBusy, ExecutorUnavailable) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(render(result, fmt), nl=False)
     if output is not None:
         click.echo(f"{len(results)} result rows in {output} ({stats.scored} scored now, {stats.reused} reused"
-                   + (f", {stats.ignored_lines} torn/unreadable lines dropped" if stats.ignored_lines else "")
+                   + (f", {stats.dropped_lines} torn/unreadable lines dropped" if stats.dropped_lines else "")
+                   + (f", {stats.lost} lost with their worker (error rows, retried on resume)" if stats.lost else "")
                    + ")", err=True)
     code = EXIT_OK
     problems = [e for e in result.errors if e["code"] in ROW_PROBLEMS or not e["attributed"]]

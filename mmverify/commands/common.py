@@ -74,6 +74,18 @@ format_option = click.option(
     help="output format")
 
 
+
+def executor_options(func):
+    """``--executor`` and ``--wait``, for the commands that write a batch file."""
+    func = click.option("--wait", is_flag=True,
+                        help="when another run is writing the same --output file, wait for it instead of "
+                             "refusing")(func)
+    return click.option(
+        "--executor", default="local", show_default=True, metavar="local|ray|ray://HOST:PORT|dask|dask://HOST:PORT",
+        help="where the artifacts are scored: this process, a new local Ray or Dask cluster (ray: also the one "
+             "RAY_ADDRESS names), or a running cluster (needs mmverify[ray] or mmverify[dask])")(func)
+
+
 def task_errors(func):
     """Turn anchor/task definition errors into a clear message and exit code 3/4."""
 

@@ -13,7 +13,8 @@ import click
 
 from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import anchors_option, format_option, progress, progress_counter, strict_schema_option, task_errors
+from .common import (anchors_option, executor_options, format_option, progress, progress_counter,
+                     strict_schema_option, task_errors)
 
 
 @click.command()
@@ -35,9 +36,10 @@ from .common import anchors_option, format_option, progress, progress_counter, s
                    "when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel paper's pure "
                    "one-sided scoring, to reproduce published tables")
 @strict_schema_option
+@executor_options
 @task_errors
 def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, ruleset,
-          strict_schema):
+          strict_schema, executor, wait):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -57,7 +59,10 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
                        err=True)
     if output is not None:
         sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
-                              ruleset, strict_schema))
+                              executor, wait, ruleset, strict_schema))
+    if executor != "local":
+        click.echo("error: --executor needs --output (a batch file)", err=True)
+        sys.exit(EXIT_USAGE)
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
@@ -101,18 +106,24 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     sys.exit(worst)
 
 
-def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under,
-                 ruleset: str = "verified", strict_schema: bool = False) -> int:
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, executor="local",
+                 wait=False, ruleset: str = "verified", strict_schema: bool = False) -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
+    from mmverify.engine import OutputBusy
+    from mmverify.executors import ExecutorUnavailable
 
     worst = EXIT_OK
     below = 0
     bar = progress_counter(len(artifacts))
     try:
         outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s, ruleset=ruleset,
-                                    strict_schema=strict_schema, on_outcome=bar.step if bar else None)
+                                    run_gates=run_gates, timeout_s=timeout_s, executor=executor, wait=wait,
+                                    ruleset=ruleset, strict_schema=strict_schema,
+                                    on_outcome=bar.step if bar else None)
+    except (OutputBusy, ExecutorUnavailable) as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_USAGE
     except OSError as exc:   # the output file, not an artifact: those are rows
         click.echo(f"error: cannot write the output file {output}: {exc.strerror or exc}", err=True)
         return EXIT_USAGE
@@ -136,6 +147,7 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
                + (f", {stats.dropped_lines} torn/unreadable line(s) dropped and redone" if stats.dropped_lines else "")
                + (f", {stats.stale_rows} earlier row(s) of other inputs or older bytes not kept"
                   if stats.stale_rows else "")
+               + (f", {stats.lost} lost with their worker (error rows, retried on resume)" if stats.lost else "")
                + f"): {summary or 'nothing'}", err=True)
     if stats.duplicates:
         click.echo(f"note: {len(stats.duplicates)} artifact(s) given more than once, scored once: "

@@ -15,8 +15,9 @@ raises :class:`TypeError`.
 Process safety: nothing here keeps mutable module state of its own. The only
 caches are the per-process ``lru_cache`` of loaded tasks and the validator and
 compiled-gate caches of the core, which hold immutable values. ``reward_batch``
-with ``processes=N`` starts its own worker pool; each worker loads each task it
-is sent once; results come back in input order.
+with ``processes=N`` starts its own worker pool, and with ``executor=`` runs on a
+Ray or Dask cluster; each worker loads each task it is sent once; results come
+back in input order.
 """
 from __future__ import annotations
 
@@ -74,19 +75,22 @@ def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None)
 
 # --------------------------------------------------------------------- batch
 
-def _score_group(job: tuple[str, str | None, list[tuple[int, ArtifactLike]]]) -> list[tuple[int, float]]:
-    """Worker: one task, many artifacts. The task is loaded once for the group."""
+def _score_chunk(anchors_dir: str | None, chunk: list[tuple[int, tuple[str, ArtifactLike]]]) -> list[tuple[int, float]]:
+    """Worker: one chunk of one task's artifacts. Each task is loaded once per
+    worker process (the task cache)."""
     from mmverify.evaluate import score_artifact
     from mmverify.tasks import load_task
 
-    task_id, anchors_dir, items = job
-    task = load_task(task_id, anchors_dir)
-    return [(i, score_artifact(task, coerce_artifact(a)).reward) for i, a in items]
+    tasks: dict[str, Any] = {}
+    out = []
+    for i, (task_id, a) in chunk:
+        task = tasks.get(task_id) or tasks.setdefault(task_id, load_task(task_id, anchors_dir))
+        out.append((i, score_artifact(task, coerce_artifact(a)).reward))
+    return out
 
 
-def _groups(pairs: Sequence[tuple[str, ArtifactLike]], anchors_dir: str | None,
-            pieces: int) -> list[tuple[str, str | None, list[tuple[int, ArtifactLike]]]]:
-    by_task: dict[str, list[tuple[int, ArtifactLike]]] = {}
+def _checked(pairs: Sequence[Any]) -> list[tuple[str, ArtifactLike]]:
+    out = []
     for i, pair in enumerate(pairs):
         try:
             task_id, artifact = pair
@@ -94,49 +98,57 @@ def _groups(pairs: Sequence[tuple[str, ArtifactLike]], anchors_dir: str | None,
             raise TypeError(f"pair {i} is not a (task_id, artifact) pair") from None
         if not isinstance(task_id, str):
             raise TypeError(f"pair {i}: task id must be a string, not {type(task_id).__name__}")
-        by_task.setdefault(task_id, []).append((i, artifact))
-    jobs = []
-    for task_id in sorted(by_task):
-        items = by_task[task_id]
-        size = max(1, -(-len(items) // max(1, pieces)))
-        for k in range(0, len(items), size):
-            jobs.append((task_id, anchors_dir, items[k:k + size]))
-    return jobs
+        out.append((task_id, artifact))
+    return out
 
 
 def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | None = None,
-                 processes: int | None = None, start_method: str | None = None) -> list[float]:
+                 processes: int | None = None, start_method: str | None = None, executor: Any = None) -> list[float]:
     """Rewards of many ``(task_id, artifact)`` pairs, in input order.
 
-    Each distinct task is loaded once (and its schema validator and gates
-    compiled once) and every artifact of that task is scored against it. The
-    gate multiplier is the pipeline's: an artifact failing a hard gate gets 0.0.
+    Each distinct task is loaded once per worker (and its schema validator and
+    gates compiled once) and every artifact of that task is scored against it.
+    The gate multiplier is the pipeline's: an artifact failing a hard gate gets
+    0.0. The work runs on the shared batch engine (:mod:`mmverify.engine`), in
+    chunks that each hold one task.
 
     ``processes``: ``None``, 0 or 1 scores in this process; ``N > 1`` uses a
-    fresh pool of ``N`` worker processes, splitting each task's artifacts into
-    at most ``N`` groups, and closes it before returning. ``start_method``:
-    ``None`` is the platform's default (``fork`` on Linux: fast, no
-    ``if __name__ == "__main__"`` guard needed); pass ``"spawn"`` when the
-    calling process runs threads (a fork then copies their locks) - spawn and
-    forkserver need the main-module guard. Artifacts sent to workers must be
-    picklable (paths, bytes and dicts are). A task error (unknown id, broken
-    anchors) is raised.
+    fresh pool of ``N`` worker processes and closes it before returning.
+    ``start_method``: ``None`` is the platform's default (``fork`` on Linux:
+    fast, no ``if __name__ == "__main__"`` guard needed); pass ``"spawn"`` when
+    the calling process runs threads (a fork then copies their locks) - spawn
+    and forkserver need the main-module guard. ``executor``: instead of a pool,
+    a Ray or Dask cluster (``"ray"``, ``"ray://HOST:PORT"``, ``"dask://HOST:PORT"``,
+    an executor object from :mod:`mmverify.executors`, a ``distributed.Client``
+    or the ``ray`` module once ``ray.init`` ran); an executor object is left
+    open, one made from a string is closed before returning. A chunk whose
+    worker died is sent again; if it keeps failing, RuntimeError is raised
+    (a reward is never made up). Artifacts sent to workers must be picklable
+    (paths, bytes and dicts are; a path must be readable where the worker
+    runs). A task error (unknown id, broken anchors) is raised.
     """
-    pairs = list(pairs)
+    from mmverify.engine import is_task_error, chunks_by_group, map_chunks
+    from mmverify.executors import LocalExecutor, PoolExecutor, make_executor, owned
+
+    pairs = _checked(list(pairs))
     if anchors_dir is not None:
         anchors_dir = os.path.abspath(anchors_dir)
     out: list[float | None] = [None] * len(pairs)
-    if not processes or processes <= 1 or len(pairs) <= 1:
-        for job in _groups(pairs, anchors_dir, 1):
-            for i, r in _score_group(job):
-                out[i] = r
+    if executor is not None:
+        ex = make_executor(executor)
+    elif processes and processes > 1 and len(pairs) > 1:
+        ex = PoolExecutor(min(processes, len(pairs)), start_method)
     else:
-        import multiprocessing
-
-        jobs = _groups(pairs, anchors_dir, processes)
-        ctx = multiprocessing.get_context(start_method)
-        with ctx.Pool(processes=min(processes, len(jobs))) as pool:
-            for chunk in pool.imap_unordered(_score_group, jobs):
-                for i, r in chunk:
-                    out[i] = r
-    return [float(r) for r in out]  # every slot is filled: each index is in exactly one job
+        ex = LocalExecutor()
+    try:
+        chunks = chunks_by_group(pairs, lambda pair: pair[0], ex.workers)  # local: one chunk per task
+        for chunk, result in map_chunks(ex, _score_chunk, (anchors_dir,), chunks, is_fatal=is_task_error):
+            if isinstance(result, BaseException):
+                raise RuntimeError(f"the workers scoring {len(chunk)} artifact(s) of task {chunk[0][1][0]!r} "
+                                   f"kept failing: {type(result).__name__}: {result}") from result
+            for i, r in result:
+                out[i] = r
+    finally:
+        if executor is None or owned(executor):
+            ex.close()
+    return [float(r) for r in out]  # type: ignore[arg-type]  (every index is in exactly one chunk)

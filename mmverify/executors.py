@@ -1,0 +1,195 @@
+"""Where the batch engine's chunks run: this process, a local process pool, a
+Ray cluster or a Dask cluster.
+
+An executor has ``workers`` (how many chunks it runs at once, used to size the
+chunks), ``share(objects)`` (send objects once, get handles to pass to every
+chunk), ``map_unordered(fn, handles, chunks)`` yielding ``(chunk, ok, value)``
+as chunks finish (``value`` is the result, or the exception when ``ok`` is
+False) and ``close()``. Ray and Dask are optional: they are imported only
+when chosen, and a missing one is reported with the extra to install.
+
+Spellings accepted by :func:`make_executor` (and ``--executor``):
+
+* ``local``: in this process, one item after the other (the default);
+* ``ray``: the Ray cluster named by ``RAY_ADDRESS``, else a new local one;
+* ``ray://HOST:PORT``: a running Ray cluster, through the Ray client;
+* ``dask``: a new local Dask cluster (one process per core);
+* ``dask://HOST:PORT``: a running Dask scheduler (``tcp://HOST:PORT``);
+* an executor object, a ``distributed.Client``, or the ``ray`` module itself
+  (use the Ray cluster this process is already connected to).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Sequence
+
+
+class ExecutorUnavailable(ImportError):
+    """The chosen executor's package is not installed, or the spelling is unknown."""
+
+
+def _need(module: str, extra: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ExecutorUnavailable(f"the {extra} executor needs the '{module}' package, which is not installed; "
+                                  f"install it with: pip install 'mmverify[{extra}]'") from None
+
+
+class LocalExecutor:
+    """Chunks run in this process, in order; an exception propagates."""
+
+    workers = 1
+
+    def share(self, objects: Sequence[Any]) -> tuple:
+        return tuple(objects)
+
+    def map_unordered(self, fn: Callable, handles: tuple, chunks: Sequence[Any]) -> Iterator[tuple[Any, bool, Any]]:
+        for chunk in chunks:
+            yield chunk, True, fn(*handles, chunk)
+
+    def close(self) -> None:
+        pass
+
+
+def _call(args):
+    fn, handles, chunk = args
+    return chunk, fn(*handles, chunk)
+
+
+class PoolExecutor:
+    """A fresh ``multiprocessing`` pool of ``processes`` workers (``start_method``
+    None is the platform default). Exceptions propagate."""
+
+    def __init__(self, processes: int, start_method: str | None = None):
+        import multiprocessing
+
+        self.workers = processes
+        self._pool = multiprocessing.get_context(start_method).Pool(processes=processes)
+
+    def share(self, objects: Sequence[Any]) -> tuple:
+        return tuple(objects)
+
+    def map_unordered(self, fn, handles, chunks):
+        for chunk, value in self._pool.imap_unordered(_call, [(fn, handles, c) for c in chunks]):
+            yield chunk, True, value
+
+    def close(self) -> None:
+        self._pool.close()
+        self._pool.join()
+
+
+class RayExecutor:
+    """Chunks as Ray tasks. ``address`` None joins ``RAY_ADDRESS`` or starts a
+    local cluster (``num_cpus`` caps it); ``ray://HOST:PORT`` uses the Ray
+    client. Ray's own task retries are off: the engine retries a failed chunk."""
+
+    def __init__(self, address: str | None = None, *, num_cpus: int | None = None):
+        ray = _need("ray", "ray")
+        self._ray = ray
+        self._owns = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
+            if address is None:
+                kwargs.update(num_cpus=num_cpus, include_dashboard=False)
+            ray.init(**kwargs)
+            self._owns = True
+        self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self._remote: dict[Callable, Any] = {}
+
+    def share(self, objects):
+        return tuple(self._ray.put(o) for o in objects)
+
+    def map_unordered(self, fn, handles, chunks):
+        ray = self._ray
+        remote = self._remote.get(fn)
+        if remote is None:
+            remote = self._remote[fn] = ray.remote(max_retries=0)(fn)
+        pending = {remote.remote(*handles, c): c for c in chunks}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                chunk = pending.pop(ref)
+                try:
+                    yield chunk, True, ray.get(ref)
+                except Exception as exc:   # a dead worker, a lost node, an error in the chunk
+                    yield chunk, False, _unwrap_ray(exc)
+
+    def close(self) -> None:
+        if self._owns:
+            self._ray.shutdown()
+            self._owns = False
+
+
+def _unwrap_ray(exc: BaseException) -> BaseException:
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, BaseException) else exc
+
+
+class DaskExecutor:
+    """Chunks as Dask futures on ``client`` or on a client of ``address``
+    (``tcp://HOST:PORT``); neither: a new ``LocalCluster``. A task whose worker
+    died is rescheduled by Dask itself, then the engine retries it."""
+
+    def __init__(self, address: str | None = None, *, client: Any = None, n_workers: int | None = None):
+        distributed = _need("distributed", "dask")
+        self._owns = client is None
+        if client is None:
+            if address is None:
+                cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                                   dashboard_address=None)
+                client = distributed.Client(cluster)
+                self._cluster = cluster
+            else:
+                client = distributed.Client(address)
+        self.client = client
+        self._as_completed = distributed.as_completed
+        self.workers = max(1, sum(client.nthreads().values()))
+
+    def share(self, objects):
+        return tuple(self.client.scatter([o], broadcast=True, hash=False)[0] for o in objects)
+
+    def map_unordered(self, fn, handles, chunks):
+        futures = {self.client.submit(fn, *handles, c, pure=False): c for c in chunks}
+        for fut in self._as_completed(list(futures)):
+            chunk = futures[fut]
+            try:
+                yield chunk, True, fut.result()
+            except Exception as exc:   # KilledWorker, a lost connection, an error in the chunk
+                yield chunk, False, exc
+
+    def close(self) -> None:
+        if self._owns:
+            self.client.close()
+            cluster = getattr(self, "_cluster", None)
+            if cluster is not None:
+                cluster.close()
+            self._owns = False
+
+
+def make_executor(spec: Any) -> Any:
+    """An executor from a spelling (see the module doc) or an object."""
+    if spec is None or spec == "local":
+        return LocalExecutor()
+    if hasattr(spec, "map_unordered"):
+        return spec
+    if getattr(spec, "__name__", None) == "ray":
+        return RayExecutor()
+    if type(spec).__module__.startswith("distributed") and hasattr(spec, "submit"):
+        return DaskExecutor(client=spec)
+    if isinstance(spec, str):
+        if spec == "ray":
+            return RayExecutor()
+        if spec.startswith("ray://"):
+            return RayExecutor(spec)
+        if spec == "dask":
+            return DaskExecutor()
+        if spec.startswith("dask://"):
+            return DaskExecutor("tcp://" + spec[len("dask://"):])
+    raise ExecutorUnavailable(f"unknown executor {spec!r}: use local, ray, ray://HOST:PORT, dask or dask://HOST:PORT")
+
+
+def owned(spec: Any) -> bool:
+    """Whether an executor made from ``spec`` belongs to the run (closed at its end)."""
+    return not hasattr(spec, "map_unordered")
