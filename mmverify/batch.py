@@ -155,6 +155,8 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
             try:
                 raw = read_bounded(full, max_bytes)
             except ArtifactError as exc:
+                # name the file as the user gave it (the absolute path is for workers)
+                exc = ArtifactError(exc.code, exc.message.replace(full, path)) if full != path else exc
                 artifact, read_error = exc, exc.code
             else:
                 sha256 = hashlib.sha256(raw).hexdigest()
