@@ -27,9 +27,12 @@ from mmverify import paths as P
 from . import identity as I
 from .compile import compile_gates
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, normalise, read, show, type_name
-from .model import Gate, GateInstance, GateReport
+from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, make_instance
 
 ZERO = Fraction(0)
+
+# Detail texts are built lazily: each decision passes a function that makes the
+# text, run only when a report shows it (``GateInstance.detail``).
 
 
 def evaluate_gates(task, data: Any) -> GateReport:
@@ -39,6 +42,28 @@ def evaluate_gates(task, data: Any) -> GateReport:
     for gate in gates:
         out.extend(evaluate_gate(gate, data))
     return GateReport(task.id, tuple(out), gates)
+
+
+_TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
+
+
+def _template(gate: Gate) -> dict[str, Any]:
+    """Every field of a :class:`GateInstance` of ``gate`` that does not depend on
+    the artifact (built once per compiled gate)."""
+    hit = _TEMPLATES.get(id(gate))
+    if hit is not None and hit[0] is gate:
+        return hit[1]
+    template = dict(INSTANCE_DEFAULTS, gate_id=gate.id, form=gate.form, level=gate.level,
+                    severity=gate.severity, tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
+    _TEMPLATES[id(gate)] = (gate, template)
+    return template
+
+
+def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -> GateInstance:
+    fields["index"] = index
+    fields["paths"] = tuple([r.path for r in reads])
+    fields["values"] = tuple([r.text for r in reads])
+    return make_instance(_template(gate), fields)
 
 
 def evaluate_gate(gate: Gate, data: Any) -> list[GateInstance]:
@@ -98,17 +123,10 @@ def _rows(data: Any, paths: list[P.Path]) -> list[tuple[int | None, list[Read]]]
     return rows
 
 
-def _base(gate: Gate, index: int | None, reads: list[Read]) -> dict[str, Any]:
-    return dict(gate_id=gate.id, form=gate.form, level=gate.level, severity=gate.severity, index=index,
-                paths=tuple(r.path for r in reads), values=tuple(r.text for r in reads),
-                tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
-
-
 def _gap_list(gate: Gate, gap: _ListGap) -> GateInstance:
-    return GateInstance(gate_id=gate.id, form=gate.form, level=gate.level, severity=gate.severity, index=None,
-                        paths=(gap.path.text,), values=(None,), verdict=gap.verdict, reason=gap.reason,
-                        detail=f"no elements to check: {gap.why}", tolerance=gate.tolerance_text,
-                        tolerance_value=gate.tolerance or ZERO)
+    return make_instance(_template(gate), dict(
+        index=None, paths=(gap.path.text,), values=(None,), verdict=gap.verdict, reason=gap.reason,
+        detail_source=f"no elements to check: {gap.why}"))
 
 
 def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool = False) -> GateInstance | None:
@@ -118,11 +136,11 @@ def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool =
         reason = "not_a_label" if want_label else "not_a_number"
         what = "a number or a label" if want_label else "a number"
         detail = "; ".join(f"{r.path} holds {r.text}, not {what}" for r in bad)
-        return GateInstance(verdict="fail", reason=reason, detail=detail, **_base(gate, index, reads))
+        return _instance(gate, index, reads, verdict="fail", reason=reason, detail_source=detail)
     absent = [r for r in reads if r.kind == ABSENT]
     if absent:
         detail = "input absent: " + "; ".join(r.why or r.path for r in absent)
-        return GateInstance(verdict="gap", reason="missing", detail=detail, **_base(gate, index, reads))
+        return _instance(gate, index, reads, verdict="gap", reason="missing", detail_source=detail)
     return None
 
 
@@ -139,81 +157,97 @@ def _verdict(ok: bool) -> tuple[str, str | None]:
 # ------------------------------------------------------------------ decide
 
 def _decide(gate: Gate, index: int | None, reads: list[Read]) -> GateInstance:
-    screened = _screen(gate, index, reads, want_label=gate.form == "finite_domain")
-    if screened is not None:
-        return screened
-    base = _base(gate, index, reads)
+    for r in reads:
+        if r.kind != NUMBER:
+            screened = _screen(gate, index, reads, want_label=gate.form == "finite_domain")
+            if screened is not None:
+                return screened
+            break
+    base = (gate, index, reads)
     tol = gate.tolerance or ZERO
-    if gate.form == "range":
+    form = gate.form
+    if form == "range":
         return _range(gate, base, reads[0].number, tol)
-    if gate.form == "integer":
-        return _integer(gate, base, reads[0].number, tol)
-    if gate.form == "order":
-        return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
-    if gate.form == "identity":
+    if form == "identity":
         return _identity(gate, base, reads, tol)
-    if gate.form == "finite_domain":
+    if form == "integer":
+        return _integer(gate, base, reads[0].number, tol)
+    if form == "order":
+        return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
+    if form == "finite_domain":
         return _domain(gate, base, reads[0], tol)
-    if gate.form == "partition_sum":
+    if form == "partition_sum":
         n_parts = len(gate.parts)
         return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
-    raise AssertionError(gate.form)
+    raise AssertionError(form)
 
 
-def _range(gate: Gate, base: dict, x: Fraction, tol: Fraction) -> GateInstance:
+def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
-    problems = []
+    ok = True
     if lo is not None:
-        ok_lo = x > lo.value - tol if lo.strict else x >= lo.value - tol
-        if not ok_lo:
+        ok = x > lo.value - tol if lo.strict else x >= lo.value - tol
+    if hi is not None and ok:
+        ok = x < hi.value + tol if hi.strict else x <= hi.value + tol
+    verdict, reason = _verdict(ok)
+    xs = base[2][0].text
+
+    def detail() -> str:
+        problems = []
+        if lo is not None and not (x > lo.value - tol if lo.strict else x >= lo.value - tol):
             problems.append(f"{'at or ' if lo.strict and x == lo.value - tol else ''}below the "
                             f"{'strict ' if lo.strict else ''}minimum {lo.text}")
-    if hi is not None:
-        ok_hi = x < hi.value + tol if hi.strict else x <= hi.value + tol
-        if not ok_hi:
+        if hi is not None and not (x < hi.value + tol if hi.strict else x <= hi.value + tol):
             problems.append(f"{'at or ' if hi.strict and x == hi.value + tol else ''}above the "
                             f"{'strict ' if hi.strict else ''}maximum {hi.text}")
-    interval = (("(" if lo.strict else "[") + lo.text if lo else "(-inf") + ", " + \
-               (hi.text + (")" if hi.strict else "]") if hi else "+inf)")
-    verdict, reason = _verdict(not problems)
-    xs = base["values"][0]
-    detail = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=(x,),
-                        lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
-                        upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict), **base)
+        interval = (("(" if lo.strict else "[") + lo.text if lo else "(-inf") + ", " + \
+                   (hi.text + (")" if hi.strict else "]") if hi else "+inf)")
+        text = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
+        return text + _tol_note(gate)
+
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+                     lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
+                     upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
 
-def _integer(gate: Gate, base: dict, x: Fraction, tol: Fraction) -> GateInstance:
-    xs = base["values"][0]
+def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+    xs = base[2][0].text
     if gate.binary:
         ok = min(abs(x), abs(x - 1)) <= tol
-        detail = f"{xs} {'in' if ok else 'not in'} {{0, 1}}"
     else:
-        nearest = round(x)
-        ok = abs(x - nearest) <= tol
-        detail = f"{xs} {'is' if ok else 'is not'} an integer"
+        ok = abs(x - round(x)) <= tol
+
+    def detail() -> str:
+        if gate.binary:
+            return f"{xs} {'in' if ok else 'not in'} {{0, 1}}" + _tol_note(gate)
+        return f"{xs} {'is' if ok else 'is not'} an integer" + _tol_note(gate)
+
     verdict, reason = _verdict(ok)
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=(x,),
-                        binary=gate.binary, **base)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+                     binary=gate.binary)
 
 
-def _order(gate: Gate, base: dict, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    rel = "<" if gate.strict else "<="
+def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
     broken = None
     for k in range(len(xs) - 1):
         ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
         if not ok:
             broken = k
             break
-    chain = f" {rel} ".join(t or "?" for t in texts)
-    if broken is None:
-        detail = chain
-    else:
-        a, b = texts[broken], texts[broken + 1]
-        detail = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
+
+    def detail() -> str:
+        rel = "<" if gate.strict else "<="
+        chain = f" {rel} ".join(t or "?" for t in texts)
+        if broken is None:
+            text = chain
+        else:
+            a, b = texts[broken], texts[broken + 1]
+            text = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
+        return text + _tol_note(gate)
+
     verdict, reason = _verdict(broken is None)
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=tuple(xs),
-                        strict=gate.strict, **base)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=tuple(xs),
+                     strict=gate.strict)
 
 
 def _order_list(gate: Gate, data: Any) -> list[GateInstance]:
@@ -232,30 +266,35 @@ def _order_list(gate: Gate, data: Any) -> list[GateInstance]:
     return out
 
 
-def _identity(gate: Gate, base: dict, reads: list[Read], tol: Fraction) -> GateInstance:
+def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     ident = gate.identity
     assert ident is not None
-    bindings = tuple((n, r.number) for n, r in zip(ident.var_names, reads))
-    bmap = dict(bindings)
-    lhs_v = I.evaluate_side(ident.lhs, bmap)
-    rhs_v = I.evaluate_side(ident.rhs, bmap)
-    shown = I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
-    common = dict(relation=ident.relation, lhs=ident.lhs, rhs=ident.rhs, bindings=bindings,
-                  operands=tuple(b for _, b in bindings), **base)
+    operands = tuple([r.number for r in reads])
+    bindings = tuple(zip(ident.var_names, operands))
+    lhs_v, rhs_v = ident.evaluate(operands)
+
+    def shown() -> str:
+        return I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
+
+    common = dict(relation=ident.relation, identity=ident, bindings=bindings, operands=operands,
+                  lhs_value=lhs_v, rhs_value=rhs_v)
     if lhs_v is None or rhs_v is None:
-        return GateInstance(verdict="fail", reason="undefined", lhs_value=lhs_v, rhs_value=rhs_v,
-                            detail=f"{ident.expr}: {shown} divides by zero", **common)
+        return _instance(*base, verdict="fail", reason="undefined",
+                         detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
     ok = I.relation_holds(ident.relation, lhs_v, rhs_v, tol)
     verdict, reason = _verdict(ok)
-    actual = I.actual_relation(lhs_v, rhs_v)
-    detail = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
-    if not ok:
-        detail += f", violating {ident.relation}"
-    return GateInstance(verdict=verdict, reason=reason, lhs_value=lhs_v, rhs_value=rhs_v,
-                        detail=detail + _tol_note(gate), **common)
+
+    def detail() -> str:
+        actual = I.actual_relation(lhs_v, rhs_v)
+        text = f"{ident.expr}: {shown()}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
+        if not ok:
+            text += f", violating {ident.relation}"
+        return text + _tol_note(gate)
+
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, **common)
 
 
-def _domain(gate: Gate, base: dict, r: Read, tol: Fraction) -> GateInstance:
+def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
     member = None
     label = None
     if r.kind == NUMBER:
@@ -272,27 +311,33 @@ def _domain(gate: Gate, base: dict, r: Read, tol: Fraction) -> GateInstance:
                 break
         operands = ()
     verdict, reason = _verdict(member is not None)
-    members = "{" + ", ".join(gate.domain) + "}"
-    detail = f"{r.text} {'in' if member is not None else 'not in'} {members}"
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=operands,
-                        domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member,
-                        **base)
+
+    def detail() -> str:
+        members = "{" + ", ".join(gate.domain) + "}"
+        return f"{r.text} {'in' if member is not None else 'not in'} {members}" + _tol_note(gate)
+
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=operands,
+                     domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member)
 
 
-def _partition(gate: Gate, base: dict, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
+def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
     s = sum(parts, ZERO)
     ok = abs(s - total) <= tol
     verdict, reason = _verdict(ok)
-    n = len(parts)
-    total_text = gate.total_text if gate.total is None else show(total)
-    if ok:
-        detail = f"sum of {n} part(s) = {show(s)}" + (f" = total {total_text}" if s == total
-                                                      else f", within tolerance of total {total_text}")
-    else:
-        detail = f"sum of {n} part(s) = {show(s)} != total {total_text} (difference {show(s - total)})"
+
+    def detail() -> str:
+        n = len(parts)
+        total_text = gate.total_text if gate.total is None else show(total)
+        if ok:
+            text = f"sum of {n} part(s) = {show(s)}" + (f" = total {total_text}" if s == total
+                                                        else f", within tolerance of total {total_text}")
+        else:
+            text = f"sum of {n} part(s) = {show(s)} != total {total_text} (difference {show(s - total)})"
+        return text + _tol_note(gate)
+
     operands = tuple(parts) + ((total,) if gate.total is not None else ())
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=operands,
-                        parts=tuple(parts), total=total, parts_sum=s, **base)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=operands,
+                     parts=tuple(parts), total=total, parts_sum=s)
 
 
 def _partition_whole(gate: Gate, data: Any) -> GateInstance:
@@ -316,7 +361,7 @@ def _partition_whole(gate: Gate, data: Any) -> GateInstance:
     screened = _screen(gate, None, reads)
     if screened is not None:
         return screened
-    base = _base(gate, None, reads)
+    base = (gate, None, reads)
     if gate.total is not None:
         total = reads[-1].number
     else:
