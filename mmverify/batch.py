@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import signal
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -332,6 +331,8 @@ def atomic_write(path: str, lines: Sequence[bytes]) -> None:
     """Replace ``path`` by these lines: temporary file in the same folder,
     fsync, rename, fsync of the folder."""
     folder = os.path.dirname(os.path.abspath(path))
+    import tempfile  # only when a batch file is rewritten (keeps the CLI's start cheap)
+
     fd, tmp = tempfile.mkstemp(prefix=".mmverify-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-import jsonschema
-from jsonschema import Draft202012Validator
-
 from .paths import _render
+
+# jsonschema is imported only when an artifact is not certainly valid (the
+# compiled pre-check below decides the valid case) or its schema uses a keyword
+# the pre-check does not model: naming errors is its job, not deciding validity.
 
 
 def _is_number(checker, instance) -> bool:
@@ -30,7 +31,6 @@ def _is_integer(checker, instance) -> bool:
     return isinstance(instance, float) and instance.is_integer()
 
 
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many({"number": _is_number, "integer": _is_integer})
 
 
 # Two keywords are replaced because jsonschema's own are not safe on hostile
@@ -61,6 +61,8 @@ def _frozen(value: Any) -> Any:
 
 
 def _unique_items(validator, unique, instance, schema):
+    import jsonschema
+
     if unique and validator.is_type(instance, "array"):
         frozen = [_frozen(v) for v in instance]
         if len(set(frozen)) != len(frozen):
@@ -77,6 +79,8 @@ def _exact(value: Any) -> Any:
 
 
 def _multiple_of(validator, divisor, instance, schema):
+    import jsonschema
+
     if not validator.is_type(instance, "number"):
         return
     x, d = _exact(instance), _exact(divisor)
@@ -86,9 +90,27 @@ def _multiple_of(validator, divisor, instance, schema):
         yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
 
 
-ExactValidator = jsonschema.validators.extend(
-    Draft202012Validator, validators={"uniqueItems": _unique_items, "multipleOf": _multiple_of},
-    type_checker=_TYPES)
+_EXACT: list[Any] = []
+
+
+def exact_validator_class() -> Any:
+    """Draft 2020-12 with exact number types and the two safe keywords (built once)."""
+    if not _EXACT:
+        import jsonschema
+        from jsonschema import Draft202012Validator
+
+        types = Draft202012Validator.TYPE_CHECKER.redefine_many({"number": _is_number, "integer": _is_integer})
+        _EXACT.append(jsonschema.validators.extend(
+            Draft202012Validator, validators={"uniqueItems": _unique_items, "multipleOf": _multiple_of},
+            type_checker=types))
+    return _EXACT[0]
+
+
+def __getattr__(name: str) -> Any:
+    # ``ExactValidator`` stays importable by name, built on first access
+    if name == "ExactValidator":
+        return exact_validator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -109,7 +131,7 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
     key = id(schema)
     v = _CACHE.get(key)
     if v is None or v.schema is not schema:
-        v = ExactValidator(schema)
+        v = exact_validator_class()(schema)
         _CACHE[key] = v
     return v
 
