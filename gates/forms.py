@@ -39,9 +39,36 @@ def evaluate_gates(task, data: Any) -> GateReport:
     """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc)."""
     gates = compile_gates(task)
     out: list[GateInstance] = []
+    reader = _Reader(data)
     for gate in gates:
-        out.extend(evaluate_gate(gate, data))
+        out.extend(evaluate_gate(gate, data, reader))
     return GateReport(task.id, tuple(out), gates)
+
+
+class _Reader:
+    """The reads of one artifact, each made once: gates share their inputs."""
+
+    __slots__ = ("data", "scalars", "lists")
+
+    def __init__(self, data: Any):
+        self.data = data
+        self.scalars: dict[str, Read] = {}
+        self.lists: dict[str, list[Read]] = {}
+
+    def scalar(self, path: P.Path) -> Read:
+        hit = self.scalars.get(path.text)
+        if hit is None:
+            hit = self.scalars[path.text] = read(path.text, P.get(self.data, path))
+        return hit
+
+    def elements(self, path: P.Path) -> list[Read]:
+        """One read per element of a ``[*]`` path whose list exists (see ``_list_of``)."""
+        hit = self.lists.get(path.text)
+        if hit is None:
+            values = P.items(self.data, path)
+            assert not isinstance(values, P.Missing)
+            hit = self.lists[path.text] = [read(P.concrete(path, i), v) for i, v in enumerate(values)]
+        return hit
 
 
 _TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
@@ -66,13 +93,14 @@ def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -
     return make_instance(_template(gate), fields)
 
 
-def evaluate_gate(gate: Gate, data: Any) -> list[GateInstance]:
+def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
+    reader = reader if reader is not None and reader.data is data else _Reader(data)
     if gate.form == "order" and gate.chain_list is not None:
-        return _order_list(gate, data)
+        return _order_list(gate, data, reader)
     if gate.form == "partition_sum" and (gate.total is None or not gate.total.is_list):
-        return [_partition_whole(gate, data)]
+        return [_partition_whole(gate, data, reader)]
     paths = list(gate.inputs)
-    rows = _rows(data, paths)
+    rows = _rows(data, paths, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows)]
     return [_decide(gate, index, reads) for index, reads in rows]
@@ -106,20 +134,20 @@ def _list_of(data: Any, path: P.Path) -> list[Any] | _ListGap:
     return container
 
 
-def _rows(data: Any, paths: list[P.Path]) -> list[tuple[int | None, list[Read]]] | _ListGap:
+def _rows(data: Any, paths: list[P.Path], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
     """One row of reads per instance; ``[*]`` paths (all on one list) pair by index,
     scalar paths are broadcast to every element."""
     lists = [p for p in paths if p.is_list]
     if not lists:
-        return [(None, [read(p.text, P.get(data, p)) for p in paths])]
+        return [(None, [reader.scalar(p) for p in paths])]
     container = _list_of(data, lists[0])
     if isinstance(container, _ListGap):
         return container
-    per_path = {p: P.items(data, p) for p in lists}
-    scalars = {p: read(p.text, P.get(data, p)) for p in paths if not p.is_list}
+    columns = [reader.elements(p) if p.is_list else None for p in paths]
+    scalars = [None if p.is_list else reader.scalar(p) for p in paths]
     rows = []
     for i in range(len(container)):
-        rows.append((i, [read(P.concrete(p, i), per_path[p][i]) if p.is_list else scalars[p] for p in paths]))
+        rows.append((i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)]))
     return rows
 
 
@@ -250,15 +278,13 @@ def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None],
                      strict=gate.strict)
 
 
-def _order_list(gate: Gate, data: Any) -> list[GateInstance]:
+def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
     path = gate.chain_list
     assert path is not None
     container = _list_of(data, path)
     if isinstance(container, _ListGap):
         return [_gap_list(gate, container)]
-    values = P.items(data, path)
-    assert not isinstance(values, P.Missing)
-    reads = [read(P.concrete(path, i), v) for i, v in enumerate(values)]
+    reads = reader.elements(path)
     out = []
     for i in range(len(reads) - 1):
         pair = [reads[i], reads[i + 1]]
@@ -340,7 +366,7 @@ def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, 
                      parts=tuple(parts), total=total, parts_sum=s)
 
 
-def _partition_whole(gate: Gate, data: Any) -> GateInstance:
+def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
     """A partition with a scalar (or declared) total: every part of every list is summed."""
     reads: list[Read] = []
     for p in gate.parts:
@@ -350,14 +376,12 @@ def _partition_whole(gate: Gate, data: Any) -> GateInstance:
                 if container.reason == "empty_list":
                     continue  # an empty list of parts sums to 0
                 return _gap_list(gate, container)
-            values = P.items(data, p)
-            assert not isinstance(values, P.Missing)
-            reads.extend(read(P.concrete(p, i), v) for i, v in enumerate(values))
+            reads.extend(reader.elements(p))
         else:
-            reads.append(read(p.text, P.get(data, p)))
+            reads.append(reader.scalar(p))
     n_parts = len(reads)
     if gate.total is not None:
-        reads.append(read(gate.total.text, P.get(data, gate.total)))
+        reads.append(reader.scalar(gate.total))
     screened = _screen(gate, None, reads)
     if screened is not None:
         return screened

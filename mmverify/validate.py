@@ -304,6 +304,20 @@ def fast_check_for(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
     return check
 
 
+def is_valid(schema: Mapping[str, Any], data: Any) -> bool:
+    """Whether ``data`` satisfies ``schema``: the verdict of
+    :func:`validate_artifact` without naming the errors (the pre-check decides
+    the valid case; otherwise jsonschema stops at its first error)."""
+    check = fast_check_for(schema)
+    if check is not None:
+        try:
+            if check(data):
+                return True
+        except RecursionError:
+            pass
+    return next(iter(validator_for(schema).iter_errors(data)), None) is None
+
+
 def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int = 20) -> tuple[SchemaError, ...]:
     """All schema violations (up to ``limit``), in a deterministic order."""
     check = fast_check_for(schema)

@@ -216,11 +216,23 @@ def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
                         value, read_status, detail, removed, tuple(per_paper))
 
 
+_WIDTHS: dict[tuple[int, int, str], tuple[Any, Any, tuple[Fraction | None, RuleApplication | None]]] = {}
+
+
 def _width(metric, anchor: Any, paper_id: str) -> tuple[Fraction | None, RuleApplication | None]:
+    # a pure function of the task's own (immutable) metric and anchor objects:
+    # computed once per process, not once per artifact
+    key = (id(metric), id(anchor), paper_id)
+    hit = _WIDTHS.get(key)
+    if hit is not None and hit[0] is metric and hit[1] is anchor:
+        return hit[2]
     if not DIRECTIONS[metric.direction].needs_band:
-        return None, None
-    eb = band_width(metric, anchor, paper_id)
-    return eb.width, eb.rule
+        out: tuple[Fraction | None, RuleApplication | None] = (None, None)
+    else:
+        eb = band_width(metric, anchor, paper_id)
+        out = (eb.width, eb.rule)
+    _WIDTHS[key] = (metric, anchor, out)
+    return out
 
 
 def _anchor_text_any(anchor: Any) -> Any:

@@ -3,9 +3,11 @@
 A reward is the task's O-EVAL as a float in [0, 1], after the schema check and
 the hard gates (an invalid, infeasible, unreadable or missing artifact gets
 0.0, as does one no panel paper can vote on). These functions are thin: they
-coerce the artifact, load the task and call :func:`mmverify.evaluate.score_artifact`,
-the same pipeline ``mmverify score`` runs, so a reward always equals the
-``oeval`` of the full report.
+coerce the artifact, load the task and run the stages of
+:func:`mmverify.evaluate.score_artifact` (schema, gates, panel), the same
+pipeline ``mmverify score`` runs, so a reward always equals the ``oeval`` of
+the full report. They take the verdict-only path (:func:`mmverify.evaluate.reward_of`): no
+report, no schema error list and no detail text is built.
 
 Errors in the *artifact* are verdicts (reward 0.0). Errors in the *call* are
 raised: an unknown task id or a broken anchors folder raises
@@ -69,19 +71,25 @@ def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None)
 
     ``artifact`` is a path, bytes, or a Python dict (see :func:`coerce_artifact`).
     """
-    return score(task_id, artifact, anchors_dir).reward
+    from mmverify.evaluate import reward_of
+    from mmverify.tasks import TaskSpec, load_task
+
+    task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
+    return reward_of(task, coerce_artifact(artifact))
+
+
 
 
 # --------------------------------------------------------------------- batch
 
 def _score_group(job: tuple[str, str | None, list[tuple[int, ArtifactLike]]]) -> list[tuple[int, float]]:
     """Worker: one task, many artifacts. The task is loaded once for the group."""
-    from mmverify.evaluate import score_artifact
+    from mmverify.evaluate import reward_of
     from mmverify.tasks import load_task
 
     task_id, anchors_dir, items = job
     task = load_task(task_id, anchors_dir)
-    return [(i, score_artifact(task, coerce_artifact(a)).reward) for i, a in items]
+    return [(i, reward_of(task, coerce_artifact(a))) for i, a in items]
 
 
 def _groups(pairs: Sequence[tuple[str, ArtifactLike]], anchors_dir: str | None,
