@@ -11,7 +11,8 @@ Checks, beyond what the shipped ``task.schema.json`` already enforces:
 * range: min <= max, and a non-empty interval;
 * order: a single ``path`` must hold ``[*]``;
 * identity: the restricted parse of :mod:`mmverify.gates.identity`, compiled
-  into an exact closure (no sympy);
+  into an exact closure, and sympy's reading of it (its result cached on disk
+  with the anchors' content, see :mod:`mmverify.cache`);
 * finite_domain: members distinct after trim + case-fold;
 * partition_sum: a ``[*]`` total needs its ``[*]`` parts on the same list.
 
@@ -29,7 +30,7 @@ from mmverify import paths as P
 from mmverify.numbers import is_decimal_text, to_fraction
 from mmverify.tasks import TaskLoadError, TaskSpec
 
-from .identity import IdentityError, compile_identity
+from .identity import IdentityError, compile_identity, side_texts
 from .model import Bound, Gate, Identity
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "$comment"}
@@ -191,6 +192,10 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
         _same_list(list(var_paths), ctx, "vars")
         try:
             relation, evaluate = compile_identity(spec.get("expr", ""), names)
+            # sympy's reading of the sides (cached with the anchors' content, so
+            # only a cache miss imports sympy) also rejects a side it folds into
+            # a non-rational constant, such as a division by ``x - x``
+            side_texts(spec["expr"], names)
         except IdentityError as exc:
             raise ctx.fail("expr", str(exc)) from None
         ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, var_names=names,

@@ -297,7 +297,9 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
     assert ident is not None
     operands = tuple([r.number for r in reads])
     bindings = tuple(zip(ident.var_names, operands))
-    lhs_v, rhs_v = ident.evaluate(operands)
+    lhs_p, rhs_p = ident.evaluate(operands)
+    lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
+    rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
 
     def shown() -> str:
         return I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
@@ -307,7 +309,7 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
     if lhs_v is None or rhs_v is None:
         return _instance(*base, verdict="fail", reason="undefined",
                          detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
-    ok = I.relation_holds(ident.relation, lhs_v, rhs_v, tol)
+    ok = I.pair_holds(ident.relation, lhs_p, rhs_p, tol)
     verdict, reason = _verdict(ok)
 
     def detail() -> str:

@@ -243,26 +243,47 @@ def compile_identity(expr: str, var_names: Sequence[str]):
     """(relation, evaluate) of an anchor's identity text, without sympy.
 
     ``evaluate(values)`` takes the variables' exact values (Fractions, in
-    ``var_names`` order) and returns ``(lhs, rhs)``, each a Fraction or None
-    where that side divides by zero. IdentityError on any defect (the same
+    ``var_names`` order) and returns ``(lhs, rhs)``, each an unreduced integer
+    pair ``(numerator, denominator > 0)`` or None where that side divides by
+    zero (decide with :func:`pair_holds`; ``Fraction(*pair)`` is the value). IdentityError on any defect (the same
     checks as :func:`parse_identity`)."""
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     left = _compile_node(left_tree, text, index)
     right = _compile_node(right_tree, text, index)
 
-    def side(fn, pairs) -> Fraction | None:
+    def side(fn, pairs) -> tuple[int, int] | None:
         try:
             n, d = fn(pairs)
         except _Undefined:
             return None
-        return Fraction(n, d)
+        return (-n, -d) if d < 0 else (n, d)
 
-    def evaluate(values: Sequence[Fraction]) -> tuple[Fraction | None, Fraction | None]:
-        pairs = tuple((x.numerator, x.denominator) for x in values)
+    def evaluate(values: Sequence[Fraction]) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        pairs = tuple([(x.numerator, x.denominator) for x in values])
         return side(left, pairs), side(right, pairs)
 
     return relation, evaluate
+
+
+def pair_holds(relation: str, lhs: tuple[int, int], rhs: tuple[int, int], tol: Fraction) -> bool:
+    """:func:`relation_holds` on unreduced pairs (positive denominators), in
+    integers: ``lhs - rhs`` against the tolerance, cross-multiplied."""
+    a, b = lhs
+    c, d = rhs
+    diff = (a * d - c * b) * tol.denominator      # (lhs - rhs) * b*d*u
+    bound = tol.numerator * b * d                  # tol * b*d*u
+    if relation == "==":
+        return abs(diff) <= bound
+    if relation == "<=":
+        return diff <= bound
+    if relation == "<":
+        return diff < bound
+    if relation == ">=":
+        return diff >= -bound
+    if relation == ">":
+        return diff > -bound
+    raise ValueError(relation)
 
 
 def side_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:

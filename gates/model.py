@@ -58,8 +58,9 @@ class Identity:
     """A compiled identity relation ``lhs <relation> rhs``.
 
     ``evaluate(values)`` gives both sides' exact values at the variables'
-    values (Fractions in ``var_names`` order), each None where it divides by
-    zero: a closure compiled from the checked ``ast`` of ``expr``, no sympy.
+    values (Fractions in ``var_names`` order) as integer pairs, each None where
+    it divides by zero: a closure compiled from the checked ``ast`` of
+    ``expr``, no sympy (see :func:`mmverify.gates.identity.compile_identity`).
     ``var_paths`` is aligned with ``var_names`` (declaration order of ``vars``).
 
     ``lhs``/``rhs`` are the sides as sympy expressions over the Symbols named
@@ -73,7 +74,7 @@ class Identity:
     relation: str                       # one of RELATIONS
     var_names: tuple[str, ...]
     var_paths: tuple[P.Path, ...]
-    evaluate: Callable[[Sequence[Fraction]], tuple[Fraction | None, Fraction | None]] = field(
+    evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
         repr=False, compare=False)
 
     @cached_property
