@@ -30,10 +30,14 @@ from mmverify import paths as P
 from mmverify.numbers import is_decimal_text, to_fraction
 from mmverify.tasks import TaskLoadError, TaskSpec
 
+from mmverify.replay import ROOT as REPLAY_ROOT
+from mmverify.replay import declared_names
+
 from .identity import IdentityError, compile_identity, side_texts
 from .model import Bound, Gate, Identity
 
-COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "$comment"}
+COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
+               "$comment"}
 FORM_KEYS = {
     "range": {"path", "min", "max", "min_strict", "max_strict"},
     "integer": {"path", "binary"},
@@ -81,6 +85,12 @@ class _Ctx:
             path = P.parse_path(text)
         except P.PathError as exc:
             raise self.fail(field_, str(exc)) from None
+        if path.segments[0] == REPLAY_ROOT:
+            name = path.text[len(REPLAY_ROOT) + 1:]
+            if path.is_list or name not in declared_names(self.task.id):
+                raise self.fail(field_, f"reads {text!r}, which the task's replay does not declare "
+                                        f"(declared: {sorted(declared_names(self.task.id)) or 'no replay'})")
+            return path
         if not sub_schemas(self.task.artifact_schema, path):
             raise self.fail(field_, f"reads {text!r}, a field the artifact schema does not describe")
         return path
@@ -137,7 +147,8 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
             raise ctx.fail("tolerance", "a tolerance is non-negative")
         if not spec.get("tolerance_reason"):
             raise ctx.fail("tolerance_reason", "a tolerance needs its written reason")
-    common: dict[str, Any] = dict(
+    verifies = _verifies(spec, ctx)
+    common: dict[str, Any] = dict(verifies=verifies,
         id=spec["id"], form=form, level=spec["level"], severity=spec["severity"],
         description=spec.get("description", ""), position=position,
         tolerance=tol, tolerance_text=tol_text, tolerance_reason=spec.get("tolerance_reason"))
@@ -242,6 +253,24 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
     inputs = parts + ((total,) if total is not None else ())
     return Gate(inputs=inputs, parts=parts, total=total, total_value=total_value, total_text=total_text,
                 **common)
+
+
+def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[P.Path, ...]:
+    """The claims a passing hard gate verifies: artifact paths it reads itself."""
+    raw = spec.get("verifies")
+    if raw is None:
+        return ()
+    if spec.get("severity") != "hard" or spec.get("form") != "identity":
+        raise ctx.fail("verifies", "only a hard identity gate (claimed == replayed) can verify a claim")
+    out = []
+    for k, text in enumerate(raw):
+        path = ctx.path(text, f"verifies/{k}")
+        if path.segments[0] == REPLAY_ROOT or text not in (spec.get("vars") or {}).values():
+            raise ctx.fail(f"verifies/{k}", f"{text!r} is not an artifact path this gate reads")
+        out.append(path)
+    if not any(isinstance(p, str) and p.startswith(REPLAY_ROOT + ".") for p in (spec.get("vars") or {}).values()):
+        raise ctx.fail("verifies", "a verifying gate must read a replayed value ($replay....)")
+    return tuple(out)
 
 
 def _norm(text: str) -> str:

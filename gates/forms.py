@@ -30,19 +30,30 @@ from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, normalise, read, show, ty
 from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, make_instance
 
 ZERO = Fraction(0)
+_RUN = object()  # evaluate_gates default: run the task's replay
 
 # Detail texts are built lazily: each decision passes a function that makes the
 # text, run only when a report shows it (``GateInstance.detail``).
 
 
-def evaluate_gates(task, data: Any) -> GateReport:
-    """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc)."""
+def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
+    """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc).
+
+    Gates read the artifact and the values its replay derived (``$replay.``
+    paths). ``replayed`` is the replay stage's :class:`~mmverify.replay.ReplayReport`
+    for this data (None for a task without replay); by default the replay is run
+    here, so every caller sees the same verdicts."""
+    from mmverify.replay import gate_view, run_replay
+
+    if replayed is _RUN:
+        replayed = run_replay(task, data)
+    view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(data)
+    reader = _Reader(view)
     for gate in gates:
-        out.extend(evaluate_gate(gate, data, reader))
-    return GateReport(task.id, tuple(out), gates)
+        out.extend(evaluate_gate(gate, view, reader))
+    return GateReport(task.id, tuple(out), gates, replayed)
 
 
 class _Reader:

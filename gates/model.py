@@ -161,6 +161,7 @@ class Gate:
     total: P.Path | None = None
     total_value: Fraction | None = None
     total_text: str | None = None
+    verifies: tuple[P.Path, ...] = ()
 
     @property
     def hard(self) -> bool:
@@ -323,6 +324,19 @@ class GateReport:
     task_id: str
     instances: tuple[GateInstance, ...]
     gates: tuple[Gate, ...] = field(default=(), repr=False)
+    replay: Any = None         # mmverify.replay.ReplayReport, None for a task without replay
+
+    def verified(self) -> frozenset[str]:
+        """Concrete artifact paths a passing hard gate verifies (``verifies``)."""
+        by_id = {g.id: g for g in self.gates}
+        out = set()
+        for inst in self.instances:
+            gate = by_id.get(inst.gate_id)
+            if gate is None or not gate.verifies or not inst.hard or inst.verdict != "pass":
+                continue
+            for path in gate.verifies:
+                out.add(P.concrete(path, inst.index) if path.is_list and inst.index is not None else path.text)
+        return frozenset(out)
 
     @property
     def hard_failures(self) -> tuple[GateInstance, ...]:
@@ -356,8 +370,11 @@ class GateReport:
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        return {"task": self.task_id, "counts": self.counts,
-                "instances": [i.as_dict() for i in self.instances]}
+        out = {"task": self.task_id, "counts": self.counts,
+               "instances": [i.as_dict() for i in self.instances]}
+        if self.replay is not None:
+            out["replay"] = self.replay.as_dict()
+        return out
 
     def count_line(self) -> str:
         c = self.counts

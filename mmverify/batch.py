@@ -66,17 +66,26 @@ REPEAT_S = 0.1
 
 
 @contextmanager
-def time_cap(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`ScoreTimeout` in the block after ``seconds`` of wall time,
-    and again every :data:`REPEAT_S` until the block is left (POSIX, main
-    thread; a no-op elsewhere or when ``seconds`` is None)."""
+def time_cap(seconds: float | None, exc: type[BaseException] = ScoreTimeout) -> Iterator[None]:
+    """Raise ``exc`` (:class:`ScoreTimeout`) in the block after ``seconds`` of
+    wall time, and again every :data:`REPEAT_S` until the block is left (POSIX,
+    main thread; a no-op elsewhere or when ``seconds`` is None).
+
+    Caps nest: inside an outer cap that ends sooner, an inner one sets no timer
+    (the outer fires first); otherwise the outer timer and handler are restored,
+    less the time spent, when the block is left."""
     if not seconds or not time_cap_available():
+        yield
+        return
+    outer_left, outer_repeat = signal.getitimer(signal.ITIMER_REAL)
+    if outer_left and outer_left <= seconds:
         yield
         return
 
     def on_alarm(signum, frame):
-        raise ScoreTimeout()
+        raise exc()
 
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
     try:
@@ -84,6 +93,9 @@ def time_cap(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            left = max(outer_left - (time.monotonic() - start), 1e-3)
+            signal.setitimer(signal.ITIMER_REAL, left, outer_repeat)
 
 
 # ------------------------------------------------------------------ reading
@@ -149,8 +161,10 @@ class Outcome:
 
 
 def row_key(path: str, sha256: str | None, read_error: str | None, task_id: str | None, run_gates: bool,
-            fingerprint: str) -> str:
+            fingerprint: str, ruleset: str = "verified") -> str:
     ident = [ROW_SCHEMA, os.path.abspath(path), sha256, read_error, task_id, run_gates, fingerprint]
+    if ruleset != "verified":
+        ident.append(ruleset)
     return hashlib.sha256(json.dumps(ident, ensure_ascii=True).encode()).hexdigest()
 
 
@@ -179,7 +193,7 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
-              done: dict[str, dict] | None = None) -> Outcome:
+              done: dict[str, dict] | None = None, ruleset: str = "verified") -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate)."""
     from .evaluate import infer_task_id, score_artifact
@@ -209,7 +223,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 artifact, read_error = exc, exc.code
             else:
                 sha256 = hashlib.sha256(raw).hexdigest()
-            key = row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+            key = row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
             if done is not None and key in done:
                 return Outcome(path, key, _as_given(done[key], path), reused=True)
             if read_error is None:
@@ -236,25 +250,25 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
         # phase 2, capped: schema, gates, scoring and the report's JSON form
         # (tens of thousands of gate instances take seconds to render too)
         with time_cap(remaining()):
-            report = score_artifact(task, artifact, run_gates=run_gates)
+            report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset)
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
             row = report.as_dict()
         row["batch"] = _batch_block(path, sha256, key)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "timeout", f"scoring took longer than the cap of {timeout_s:g} s",
                                             task=task or _task_by_name(task_id, path, anchors_dir),
                                             sha256=sha256, key=key))
     except TaskLoadError:
         raise
     except RecursionError:
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "internal_error", "recursion limit reached while scoring",
                                             task=task, sha256=sha256, key=key))
     except Exception as exc:  # a bug in the engine: one input must not sink a batch
-        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint)
+        key = key or row_key(path, sha256, read_error, task_id, run_gates, fingerprint, ruleset)
         return Outcome(path, key, error_row(path, "internal_error", f"{type(exc).__name__}: {exc}"[:2000],
                                             task=task, sha256=sha256, key=key))
 
@@ -389,7 +403,8 @@ def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-              on_outcome: Callable[[Outcome], None] | None = None) -> tuple[list[Outcome], BatchStats]:
+              on_outcome: Callable[[Outcome], None] | None = None,
+              ruleset: str = "verified") -> tuple[list[Outcome], BatchStats]:
     """Score every input into ``output`` (JSON Lines), resuming what is there."""
     inputs, repeats = unique_inputs(paths)
     stats = BatchStats(inputs=len(inputs), duplicates=repeats)
@@ -402,7 +417,8 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
     with open(output, "ab") as fh:
         for path in inputs:
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
-                                timeout_s=timeout_s, max_bytes=max_bytes, fingerprint=fingerprint, done=done)
+                                timeout_s=timeout_s, max_bytes=max_bytes, fingerprint=fingerprint, done=done,
+                                ruleset=ruleset)
             if outcome.reused:
                 stats.reused += 1
             else:

@@ -1,4 +1,4 @@
-"""The pipeline: parse -> schema -> gates -> scoring -> report.
+"""The pipeline: parse -> schema -> replay -> gates -> scoring -> report.
 
 Each stage is a pure function of its inputs; this module only wires them
 together and turns every expected failure into a report (never a traceback).
@@ -14,6 +14,8 @@ from .report import Report
 from .tasks import TaskSpec, load_index, load_task
 from .validate import validate_artifact
 
+DEFAULT_RULESET = "verified"  # mmverify.scoring.rules.DEFAULT_RULESET (kept import-light)
+
 ZERO = Fraction(0)
 
 
@@ -23,8 +25,16 @@ def task_info(task: TaskSpec) -> dict[str, Any]:
 
 
 def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
-                   run_gates: bool = True) -> Report:
-    """Score one artifact (or the error met reading it) against one task."""
+                   run_gates: bool = True, ruleset: str = DEFAULT_RULESET) -> Report:
+    """Score one artifact (or the error met reading it) against one task, under
+    a named ruleset (``verified``, the default, or ``paper``)."""
+    from dataclasses import replace
+
+    report = _score(task, artifact, run_gates, ruleset)
+    return replace(report, ruleset=ruleset) if ruleset != report.ruleset else report
+
+
+def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates: bool, ruleset: str) -> Report:
     info = task_info(task)
     if artifact is None or (isinstance(artifact, ArtifactError) and artifact.code == "missing_artifact"):
         err = artifact.as_dict() if isinstance(artifact, ArtifactError) else {
@@ -38,8 +48,10 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
         # gates are pure and robust to malformed data, so they run before the
         # schema verdict: an invalid artifact's report still names the gate
         from mmverify.gates import evaluate_gates
+        from mmverify.replay import run_replay
 
-        gates = evaluate_gates(task, artifact.data)
+        replayed = run_replay(task, artifact.data)          # level C: witness -> derived values
+        gates = evaluate_gates(task, artifact.data, replayed)
     schema_errors = validate_artifact(task.artifact_schema, artifact.data)
     if schema_errors:
         first = schema_errors[0]
@@ -52,7 +64,7 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
 
     from mmverify.scoring.panel import score_panel
 
-    panel = score_panel(task, artifact.data, gates)
+    panel = score_panel(task, artifact.data, gates, ruleset)
     if gates is not None and gates.hard_failures:
         return Report(task.id, info, artifact.source, artifact.sha256, "infeasible", ZERO,
                       error={"code": "hard_gate_failed",
@@ -62,24 +74,25 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
     return Report(task.id, info, artifact.source, artifact.sha256, status, panel.oeval, gates=gates, panel=panel)
 
 
-def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None) -> float:
-    """``score_artifact(task, artifact).reward`` without the report: the same
-    stages and verdicts (gates, schema, panel; 0.0 for a missing, unreadable,
-    invalid or infeasible artifact, or one no paper votes on), but no report
-    object, no schema error list and no detail text is made. The verdict-only
-    path of ``mmverify.reward`` and ``reward_batch``; keep it in step with
-    :func:`score_artifact`."""
+def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET) -> float:
+    """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the
+    report: the same stages and verdicts (replay, gates, schema, panel; 0.0 for
+    a missing, unreadable, invalid or infeasible artifact, or one no paper
+    votes on), but no report object, no schema error list and no detail text
+    is made. The verdict-only path of ``mmverify.reward`` and
+    ``reward_batch``; keep it in step with :func:`_score`."""
     if artifact is None or isinstance(artifact, ArtifactError):
         return 0.0
     from mmverify.gates import evaluate_gates
+    from mmverify.replay import run_replay
     from mmverify.scoring.panel import score_panel
 
     from .validate import is_valid
 
-    gates = evaluate_gates(task, artifact.data)
+    gates = evaluate_gates(task, artifact.data, run_replay(task, artifact.data))
     if gates.hard_failures or not is_valid(task.artifact_schema, artifact.data):
         return 0.0
-    oeval = score_panel(task, artifact.data, gates).oeval
+    oeval = score_panel(task, artifact.data, gates, ruleset).oeval
     return float(oeval) if oeval is not None else 0.0
 
 
@@ -104,7 +117,8 @@ def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: 
 
 
 def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = None,
-               *, run_gates: bool = True, max_bytes: int | None = None) -> Report:
+               *, run_gates: bool = True, max_bytes: int | None = None,
+               ruleset: str = DEFAULT_RULESET) -> Report:
     """Read, infer the task if needed, and score one artifact file."""
     kwargs = {"max_bytes": max_bytes} if max_bytes else {}
     try:
@@ -116,7 +130,7 @@ def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = 
         if task_id is None:
             raise TaskNotInferred(path)
     task = load_task(task_id, anchors_dir)
-    report = score_artifact(task, artifact, run_gates=run_gates)
+    report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset)
     if isinstance(artifact, ArtifactError):
         # keep where the bad input came from
         from dataclasses import replace

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Union
 
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+# ``$replay`` is the reserved root under which gates read replay-derived values
+_KEY = re.compile(r"\$replay(?![A-Za-z0-9_\-])|[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[(\d+|\*)\]")
 
 Segment = Union[str, int]  # a key, or a list index; WILDCARD marks ``[*]``
@@ -68,6 +69,8 @@ def parse_path(text: str) -> Path:
             m = _KEY.match(text, pos)
             if not m:
                 raise PathError(f"bad path {text!r}: expected a key at position {pos}")
+            if m.group(0) == "$replay" and segments:
+                raise PathError(f"bad path {text!r}: $replay can only be the first key")
             segments.append(m.group(0))
             pos = m.end()
             expect_key = False

@@ -41,6 +41,7 @@ class Report:
     schema_errors: tuple = ()
     gates: Any = None          # mmverify.gates.GateReport or None
     panel: Any = None          # mmverify.scoring.panel.PanelScore or None
+    ruleset: str = "verified"  # the named ruleset scores were computed under
 
     @property
     def closeness(self) -> Fraction | None:
@@ -63,6 +64,7 @@ class Report:
             "artifact": {"source": self.source, "sha256": self.sha256},
             "status": self.status,
             "status_meaning": STATUSES[self.status],
+            "ruleset": self.ruleset,
             "oeval": report_float(self.oeval),
             "oeval_exact": fraction_text(self.oeval) if self.oeval is not None else None,
             "error": dict(self.error) if self.error else None,

@@ -8,15 +8,16 @@ no part in any paper's R.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from mmverify import paths as P
 from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
-from .kernels import DIRECTIONS, ZERO, kernel_score, normalise_label
-from .rules import RuleApplication, band_width, incomparable, unwitnessed
+from .kernels import DIRECTIONS, ONE, ZERO, kernel_score, normalise_label
+from .rules import (DEFAULT_RULESET, RULESETS, Ceiling, RuleApplication, band_width, ceiling, incomparable,
+                    unverified_improvement, unwitnessed)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class PanelScore:
     papers: tuple[PaperResult, ...]
     oeval: Fraction | None          # None when no paper votes
     rules: tuple[RuleApplication, ...]
+    ruleset: str = DEFAULT_RULESET
 
     @property
     def voting(self) -> tuple[PaperResult, ...]:
@@ -134,12 +136,17 @@ def _item_key(raw: Any) -> str | None:
 
 # ---------------------------------------------------------------- scoring
 
-def score_panel(task, data: Any, gates=None) -> PanelScore:
+def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> PanelScore:
     """Score artifact data against every paper of ``task``'s panel.
 
     ``gates`` (a :class:`mmverify.gates.GateReport` of the same artifact) lets the
-    ``unwitnessed_claim`` rule see hard gates that could not be checked.
+    ``unwitnessed_claim`` rule see hard gates that could not be checked, and the
+    ``unverified_improvement`` rule see which claims a passing replay gate
+    verifies. ``ruleset`` is ``verified`` (default) or ``paper``.
     """
+    if ruleset not in RULESETS:
+        raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
+    verified = gates.verified() if gates is not None and ruleset == "verified" else frozenset()
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
     for metric in task.metrics:
@@ -149,7 +156,10 @@ def score_panel(task, data: Any, gates=None) -> PanelScore:
         claim = unwitnessed(metric, gates) if removed is None else None
         if claim is not None:
             rules.append(claim)
-        result = _score_metric(task, metric, data, removed, claim)
+        guard = _Guard(task, metric, verified) if ruleset == "verified" else None
+        result = _score_metric(task, metric, data, removed, claim, guard)
+        if guard is not None:
+            rules.extend(guard.applied.values())
         results.append(result)
         for pm in result.per_paper:
             rules.extend(pm.rules)
@@ -168,17 +178,52 @@ def score_panel(task, data: Any, gates=None) -> PanelScore:
                                   num / den if den > 0 else None))
     voting = [p.r for p in papers if p.r is not None]
     oeval = sum(voting, ZERO) / len(voting) if voting else None
-    return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules))
+    return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
+
+
+class _Guard:
+    """The unverified_improvement rule for one metric of one artifact: the
+    credit factor of each read value (1 unless the value is an unverified
+    improvement), recording each application once."""
+
+    def __init__(self, task, metric, verified: frozenset[str]):
+        self.metric, self.verified = metric, verified
+        self.applied: dict[str | None, RuleApplication] = {}
+        self.caps: dict[str | None, Ceiling | None] = {}
+        voting = [p.values[metric.id] for p in task.panel if metric.id in p.values]
+        if metric.direction not in ("higher_is_better", "lower_is_better") or not voting:
+            return
+        if not metric.is_list:
+            self.caps[None] = ceiling(metric, list(voting))
+            return
+        by_key: dict[str, list[Fraction]] = {}
+        for anchor in voting:
+            pairs = ([(_item_key(k), a) for k, a in anchor] if metric.match_by
+                     else [(str(i), a) for i, a in enumerate(anchor)])
+            for k, a in pairs:
+                by_key.setdefault(k, []).append(a)
+        for k, anchors in by_key.items():
+            self.caps[k] = ceiling(metric, anchors)
+
+    def factor(self, key: str | None, x: Any, concrete: str) -> Fraction:
+        cap = self.caps.get(key)
+        if cap is None or not isinstance(x, Fraction) or concrete in self.verified:
+            return ONE
+        f = cap.factor(x)
+        if f < 1 and key not in self.applied:
+            self.applied[key] = unverified_improvement(self.metric.id, key, x, cap)
+        return f
 
 
 def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
-                  claim: RuleApplication | None = None) -> MetricResult:
+                  claim: RuleApplication | None = None, guard: _Guard | None = None) -> MetricResult:
     band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
     sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
     if metric.is_list and sample:
         sample = sample[0][1] if metric.match_by else sample[0]
     want = _want(sample) if metric.direction == "exact_value" else _NUMBER
 
+    factor = ONE
     if metric.is_list:
         read = _read_list(metric, data, want)
         value, read_status, detail = read.text, read.status, read.detail
@@ -187,6 +232,8 @@ def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
         detail = None
         if read_status == "missing":
             detail = P.get(data, metric.path).reason
+        elif guard is not None and removed is None and claim is None:
+            factor = guard.factor(None, x, metric.path.text)
     per_paper = []
     for paper in task.panel:
         if metric.id not in paper.values:
@@ -203,13 +250,13 @@ def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
             per_paper.append(PaperMetricScore(paper.paper_id, "unwitnessed", _anchor_text_any(anchor), None,
                                               ZERO, reason=claim.detail, audited=audited))
         elif metric.is_list:
-            per_paper.append(_score_list(metric, paper.paper_id, anchor, read, audited))
+            per_paper.append(_score_list(metric, paper.paper_id, anchor, read, audited, guard))
         elif read_status != "ok":
             per_paper.append(PaperMetricScore(paper.paper_id, read_status, _anchor_text(anchor), None, ZERO,
                                               reason=detail, audited=audited))
         else:
             w, rule = _width(metric, anchor, paper.paper_id)
-            r = kernel_score(metric.direction, x, anchor, w)
+            r = kernel_score(metric.direction, x, anchor, w) * factor
             per_paper.append(PaperMetricScore(paper.paper_id, "scored", _anchor_text(anchor), w, r,
                                               audited=audited, rules=(rule,) if rule else ()))
     return MetricResult(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, band,
@@ -249,6 +296,7 @@ class _ListRead:
     detail: str | None
     text: Any                        # list of texts, or mapping key -> text
     values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
+    index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
 
 
 def _read_list(metric, data: Any, want: str) -> _ListRead:
@@ -258,6 +306,7 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
     _, inner = metric.path.split()
     out: list[tuple[str, Any, str]] = []
     seen: set[str] = set()
+    index: dict[str, int] = {}
     dupes = 0
     for i, item in enumerate(raw_items):
         raw = P.get(item, inner) if inner.segments else item
@@ -274,15 +323,17 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
         else:
             key = str(i)
         out.append((key, value, status))
+        index[key] = i
     detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
     if metric.match_by:
         text = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
     else:
         text = [_anchor_text(v) if v is not None else None for _, v, _ in out]
-    return _ListRead("ok", detail, text, tuple(out))
+    return _ListRead("ok", detail, text, tuple(out), index)
 
 
-def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: bool) -> PaperMetricScore:
+def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: bool,
+                guard: _Guard | None = None) -> PaperMetricScore:
     if metric.match_by:
         pairs = [(_item_key(k), a) for k, a in anchor]
         anchor_text = {k: _anchor_text(a) for k, a in anchor}
@@ -306,8 +357,10 @@ def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: 
         if status != "ok":
             items.append(ItemScore(key, None, _anchor_text(a), w, ZERO, status))
             continue
-        items.append(ItemScore(key, _anchor_text(v), _anchor_text(a), w,
-                               kernel_score(metric.direction, v, a, w), "scored"))
+        r = kernel_score(metric.direction, v, a, w)
+        if guard is not None:
+            r *= guard.factor(key, v, P.concrete(metric.path, read.index[key]))
+        items.append(ItemScore(key, _anchor_text(v), _anchor_text(a), w, r, "scored"))
     anchor_keys = {k for k, _ in pairs}
     extra = [k for k, _, s in read.values if k not in anchor_keys]
     short = [it.key for it in items if it.status == "short"]

@@ -10,6 +10,17 @@ that made it fire, so a report can be traced back to the rule.
   gate reading that value cannot be checked (another of the gate's inputs is
   absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
   the claim must not be sidestepped by leaving its other inputs out.
+* ``unverified_improvement``: a one-sided value beyond the best value any panel
+  paper reports for the metric by more than the band ``w`` (taken at that best
+  value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
+  passing hard gate declared to verify it (a replay: claimed == replayed)
+  vouches for it; otherwise its credit falls linearly from 1 at one band past
+  the best to 0 at two bands. Below one band past the best nothing changes, so
+  matching a stronger paper never scores below matching a weaker one.
+
+Rulesets: ``verified`` (the default) applies every rule above; ``paper`` leaves
+out ``unverified_improvement``, reproducing the TB-MathModel paper's purely
+one-sided semantics (a value beyond the anchor always scores 1).
 """
 from __future__ import annotations
 
@@ -84,6 +95,53 @@ def incomparable(task: "TaskSpec", metric: "MetricSpec") -> RuleApplication | No
 
 
 ONE_SIDED = ("higher_is_better", "lower_is_better")
+
+RULESETS = {
+    "verified": "one-sided credit beyond the panel's best plus the band only for verified claims "
+                "(unverified_improvement on)",
+    "paper": "the TB-MathModel paper's pure one-sided semantics (unverified_improvement off)",
+}
+DEFAULT_RULESET = "verified"
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """Where unverified one-sided credit ends: the panel's best value for a
+    metric (or a list item) in its good direction, and the band width there."""
+
+    best: Fraction
+    width: Fraction
+    higher: bool
+
+    def excess(self, x: Fraction) -> Fraction:
+        """How far ``x`` lies beyond the best value, in the good direction."""
+        return x - self.best if self.higher else self.best - x
+
+    def factor(self, x: Fraction) -> Fraction:
+        """1 up to one band past the best, then linearly down to 0 at two bands."""
+        e = self.excess(x)
+        if e <= self.width:
+            return Fraction(1)
+        return max(Fraction(0), (2 * self.width - e) / self.width)
+
+
+def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
+    """The unverified-credit ceiling of a one-sided metric over its panel anchors."""
+    if metric.direction not in ONE_SIDED or not anchors:
+        return None
+    higher = metric.direction == "higher_is_better"
+    best = max(anchors) if higher else min(anchors)
+    return Ceiling(best, band_width(metric, best, None).width, higher)
+
+
+def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: Ceiling) -> RuleApplication:
+    """The record of one unverified improvement (``factor(x) < 1``)."""
+    where = f"item {item}: " if item is not None else ""
+    return RuleApplication(
+        "unverified_improvement", metric_id, None,
+        f"{where}{fraction_text(x)} is {fraction_text(cap.excess(x))} beyond the panel's best "
+        f"{fraction_text(cap.best)} (band {fraction_text(cap.width)}) and no passing replay gate verifies it; "
+        f"credit x {fraction_text(cap.factor(x))} (0 at two bands)")
 
 
 def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:

@@ -30,8 +30,12 @@ from .common import anchors_option, format_option, task_errors
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
+@click.option("--rules", "ruleset", type=click.Choice(["verified", "paper"]), default="verified", show_default=True,
+              help="named ruleset: 'verified' credits a one-sided value beyond the panel's best plus the band only "
+                   "when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel paper's pure "
+                   "one-sided scoring, to reproduce published tables")
 @task_errors
-def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s):
+def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, ruleset):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -50,7 +54,8 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
                        err=True)
     if output is not None:
-        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under))
+        sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
+                              ruleset))
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
@@ -59,7 +64,7 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
             # score_one never raises for what the artifact holds: an engine
             # error or the time cap becomes an error row for this artifact
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
-                                timeout_s=timeout_s, fingerprint="")
+                                timeout_s=timeout_s, fingerprint="", ruleset=ruleset)
             if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
                 raise TaskNotInferred(path)
             if outcome.report is None:
@@ -93,7 +98,8 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     sys.exit(worst)
 
 
-def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under) -> int:
+def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under,
+                 ruleset: str = "verified") -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
 
@@ -101,7 +107,7 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
     below = 0
     try:
         outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s)
+                                    run_gates=run_gates, timeout_s=timeout_s, ruleset=ruleset)
     except OSError as exc:   # the output file, not an artifact: those are rows
         click.echo(f"error: cannot write the output file {output}: {exc.strerror or exc}", err=True)
         return EXIT_USAGE

@@ -1,0 +1,121 @@
+"""``mmverify.replay``: level-C replay, between parsing and the gates.
+
+Each task that allows an independent replay has one module here exposing
+``TASK_ID``, ``DERIVED`` (the names it may derive), ``load_official(data_dir)``
+(I/O: the task's official data under ``anchors/<task>/data/``, read once) and
+``replay(data, official) -> Derived`` (pure). :func:`run_replay` runs it with a
+time cap and turns every failure into gaps, so a replay can never crash scoring:
+a time-out or an engine error leaves the claims unverified and is reported.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .base import ROOT, Derived
+
+__all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names", "run_replay", "gate_view"]
+
+# task id -> module name inside this package; one line per replayable task
+REGISTRY: dict[str, str] = {}
+
+DEFAULT_TIME_CAP_S = 10.0
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """What the replay stage did for one artifact."""
+
+    task_id: str
+    module: str
+    values: Mapping[str, Fraction] = field(default_factory=dict)
+    gaps: Mapping[str, str] = field(default_factory=dict)
+    status: str = "ok"            # ok | timeout | error
+    detail: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        from mmverify.numbers import fraction_text
+
+        return {"module": self.module, "status": self.status, "detail": self.detail,
+                "values": {k: fraction_text(v) for k, v in sorted(self.values.items())},
+                "gaps": dict(sorted(self.gaps.items()))}
+
+
+def replay_module(task_id: str):
+    """The replay module of a task, or None when the task has no replay."""
+    name = REGISTRY.get(task_id)
+    return importlib.import_module(f"{__name__}.{name}") if name else None
+
+
+def declared_names(task_id: str) -> frozenset[str]:
+    """Every derived name the task's replay may produce (empty without a replay)."""
+    mod = replay_module(task_id)
+    return frozenset(mod.DERIVED) if mod is not None else frozenset()
+
+
+class ReplayTimeout(BaseException):
+    """The replay's own time cap (a BaseException: no ``except Exception`` in a
+    replay module can swallow it)."""
+
+
+_official: dict[tuple[str, str], Any] = {}
+_official_lock = threading.Lock()
+
+
+def _official_data(mod, task) -> Any:
+    key = (task.id, os.path.abspath(task.directory))
+    with _official_lock:
+        if key in _official:
+            return _official[key]
+    value = mod.load_official(os.path.join(task.directory, "data"))
+    with _official_lock:
+        _official[key] = value
+    return value
+
+
+def run_replay(task, data: Any, *, time_cap_s: float | None = DEFAULT_TIME_CAP_S) -> ReplayReport | None:
+    """Run the task's replay on parsed artifact data; None when the task has none."""
+    mod = replay_module(task.id)
+    if mod is None:
+        return None
+    names = tuple(mod.DERIVED)
+    official = _official_data(mod, task)   # anchor data: a defect here is the task's, so it may raise
+    if not isinstance(data, dict):
+        return ReplayReport(task.id, mod.__name__, {}, {n: "artifact is not an object" for n in names})
+    from mmverify.batch import time_cap
+
+    try:
+        with time_cap(time_cap_s, ReplayTimeout):
+            derived = mod.replay(data, official)
+    except ReplayTimeout:
+        return ReplayReport(task.id, mod.__name__, {}, {n: f"replay time-out after {time_cap_s} s" for n in names},
+                            status="timeout", detail=f"replay exceeded {time_cap_s} s; claims left unverified")
+    except Exception as exc:  # noqa: BLE001 - a replay defect must not crash scoring
+        return ReplayReport(task.id, mod.__name__, {}, {n: "replay error" for n in names}, status="error",
+                            detail=f"{type(exc).__name__}: {exc}"[:300])
+    values = {k: v for k, v in derived.values.items() if k in names and isinstance(v, Fraction)}
+    gaps = {n: derived.gaps.get(n, "not derived") for n in names if n not in values}
+    return ReplayReport(task.id, mod.__name__, values, gaps)
+
+
+def gate_view(data: Any, report: ReplayReport | None) -> Any:
+    """The data gates read: the artifact, with the derived values under ``$replay``.
+
+    An artifact key named ``$replay`` is replaced, so an artifact can never
+    supply its own derived values."""
+    if report is None or not isinstance(data, dict):
+        return data
+    tree: dict[str, Any] = {}
+    for name, value in report.values.items():
+        node = tree
+        *heads, last = name.split(".")
+        for h in heads:
+            node = node.setdefault(h, {})
+        node[last] = value
+    view = dict(data)
+    view[ROOT] = tree
+    return view
