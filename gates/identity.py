@@ -260,7 +260,7 @@ def compile_identity(expr: str, var_names: Sequence[str]):
         return (-n, -d) if d < 0 else (n, d)
 
     def evaluate(values: Sequence[Fraction]) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-        pairs = tuple([(x.numerator, x.denominator) for x in values])
+        pairs = tuple([x.as_integer_ratio() for x in values])
         return side(left, pairs), side(right, pairs)
 
     return relation, evaluate
