@@ -41,6 +41,8 @@ Kinds
                            ``ungated_reason``: audited)
 ``optional_gate_input``    hard gates an artifact may dodge by omitting an input (info)
 ``context_unapplied``      a context value the audit could not place (info)
+``anchor_leak``            a panel value written in the artifact schema's prose, which agents
+                           read (problem; see :mod:`mmverify.gates.leaks`)
 """
 from __future__ import annotations
 
@@ -223,6 +225,11 @@ def audit_task(task) -> TaskAudit:
     out.extend(_split(task))
     out.extend(_ungated(task, gates))
     out.extend(_optional_inputs(task, gates))
+    from .leaks import find_schema_leaks
+
+    for leak in find_schema_leaks(task):
+        add(Finding("anchor_leak", task.id, leak.metric, leak.paper, "problem",
+                    f"panel value {leak.value} appears in agent-facing schema text at {leak.where}"))
     return TaskAudit(task.id, True, gates=len(gates), hard_gates=sum(1 for g in gates if g.hard),
                      papers=len(task.panel), oracle_counts=oracle_report.counts, findings=tuple(out))
 

@@ -43,6 +43,8 @@ def read(path: str, raw: Any) -> Read:
         return Read(path, ABSENT, None, None, None, f"{path!r} is null")
     if isinstance(raw, str):
         return Read(path, LABEL, None, raw, show_label(raw))
+    if isinstance(raw, Fraction):  # a replayed value under $replay: exact already
+        return Read(path, NUMBER, raw, None, show(raw))
     num = to_fraction(raw) if isinstance(raw, (Decimal, int)) and not isinstance(raw, bool) else None
     if num is not None:
         return Read(path, NUMBER, num, None, decimal_text(raw))

@@ -62,6 +62,7 @@ class MetricSpec:
     comparable_reason: str | None = None
     ungated_reason: str | None = None
     description: str = ""
+    supported_by: tuple[str, ...] = ()
 
     @property
     def is_list(self) -> bool:
@@ -262,6 +263,11 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
     _unique([m.id for m in metrics], file, "metrics", "metric id")
     _unique([g["id"] for g in raw["gates"]], file, "gates", "gate id")
     by_id = {m.id: m for m in metrics}
+    for i, m in enumerate(metrics):
+        for k, sid in enumerate(m.supported_by):
+            if sid not in by_id or sid == m.id or by_id[sid].supported_by:
+                raise TaskLoadError(file, f"metrics/{i} ({m.id})/supported_by/{k}",
+                                    f"{sid!r} must be another metric of the task that is not itself supported_by")
     panel = tuple(_paper(p, by_id, file, i) for i, p in enumerate(raw["panel"]))
     _unique([p.paper_id for p in panel], file, "panel", "paper id")
     if not any(p.oracle for p in panel):
@@ -318,7 +324,7 @@ def _metric(m: Mapping[str, Any], file: str, i: int) -> MetricSpec:
         id=m["id"], path=path, unit=m["unit"], direction=m["direction"], weight=weight, band=band,
         match_by=m.get("match_by"), comparable=m.get("comparable", True),
         comparable_reason=m.get("comparable_reason"), ungated_reason=m.get("ungated_reason"),
-        description=m.get("description", ""),
+        description=m.get("description", ""), supported_by=tuple(m.get("supported_by", ())),
     )
 
 

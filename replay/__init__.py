@@ -21,7 +21,11 @@ from .base import ROOT, Derived
 __all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names", "run_replay", "gate_view"]
 
 # task id -> module name inside this package; one line per replayable task
-REGISTRY: dict[str, str] = {}
+REGISTRY: dict[str, str] = {
+    "cumcm-2023-b-multibeam-lines": "multibeam",
+    "cumcm-2025-a-smoke-screen": "smoke_screen",
+    "cumcm-2024-a-dragon-dance": "dragon_dance",
+}
 
 DEFAULT_TIME_CAP_S = 10.0
 

@@ -17,7 +17,7 @@ from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
 from .kernels import DIRECTIONS, ONE, ZERO, kernel_score, normalise_label
 from .rules import (DEFAULT_RULESET, RULESETS, Ceiling, RuleApplication, band_width, ceiling, incomparable,
-                    unverified_improvement, unwitnessed)
+                    support_factor, unverified_improvement, unwitnessed)
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,8 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
         results.append(result)
         for pm in result.per_paper:
             rules.extend(pm.rules)
+    if ruleset == "verified":
+        results = _supported(task, results, rules)
     papers = []
     for i, paper in enumerate(task.panel):
         num = den = ZERO
@@ -179,6 +181,31 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     voting = [p.r for p in papers if p.r is not None]
     oeval = sum(voting, ZERO) / len(voting) if voting else None
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
+
+
+def _supported(task, results: list[MetricResult], rules: list[RuleApplication]) -> list[MetricResult]:
+    """The unsupported_conclusion rule: a conclusion's r times its support's mean r."""
+    from dataclasses import replace
+
+    by_id = {m.metric_id: m for m in results}
+    out = []
+    for metric, res in zip(task.metrics, results):
+        if not metric.supported_by or res.removed is not None:
+            out.append(res)
+            continue
+        per_paper = []
+        for i, pm in enumerate(res.per_paper):
+            f = support_factor(metric, by_id, i)
+            if pm.r is None or f is None or f == 1 or pm.r == 0:
+                per_paper.append(pm)
+                continue
+            rule = RuleApplication("unsupported_conclusion", metric.id, pm.paper_id,
+                                   f"r {fraction_text(pm.r)} x mean r {fraction_text(f)} of its support "
+                                   f"({', '.join(metric.supported_by)})")
+            rules.append(rule)
+            per_paper.append(replace(pm, r=pm.r * f, rules=pm.rules + (rule,)))
+        out.append(replace(res, per_paper=tuple(per_paper)))
+    return out
 
 
 class _Guard:

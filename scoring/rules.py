@@ -9,7 +9,10 @@ that made it fire, so a report can be traced back to the rule.
 * ``unwitnessed_claim``: a one-sided metric whose value is present while a hard
   gate reading that value cannot be checked (another of the gate's inputs is
   absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
-  the claim must not be sidestepped by leaving its other inputs out.
+  the claim must not be sidestepped by leaving its other inputs out. A gate
+  whose only absent inputs are replayed values (``$replay.``: the witness is
+  absent) does not count: that claim is unverified, and
+  ``unverified_improvement`` governs it.
 * ``unverified_improvement``: a one-sided value beyond the best value any panel
   paper reports for the metric by more than the band ``w`` (taken at that best
   value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
@@ -17,6 +20,12 @@ that made it fire, so a report can be traced back to the rule.
   vouches for it; otherwise its credit falls linearly from 1 at one band past
   the best to 0 at two bands. Below one band past the best nothing changes, so
   matching a stronger paper never scores below matching a weaker one.
+
+* ``unsupported_conclusion``: a metric declared ``supported_by`` other metrics
+  (a conclusion: a decision, a label, a count of a small answer space that a
+  guess can hit) scores, per paper, its own r times the mean r of its
+  supporting metrics for that paper. A conclusion is worth what the numbers
+  behind it are worth: a right label on wrong numbers is a guess.
 
 Rulesets: ``verified`` (the default) applies every rule above; ``paper`` leaves
 out ``unverified_improvement``, reproducing the TB-MathModel paper's purely
@@ -134,6 +143,14 @@ def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
     return Ceiling(best, band_width(metric, best, None).width, higher)
 
 
+def support_factor(metric: "MetricSpec", by_id: dict, paper_index: int) -> Fraction | None:
+    """Mean r of a metric's supporting metrics for one paper (None: no support declared
+    or no supporting metric scored by that paper)."""
+    rs = [by_id[s].per_paper[paper_index].r for s in metric.supported_by if s in by_id]
+    rs = [r for r in rs if r is not None]
+    return sum(rs, Fraction(0)) / len(rs) if rs else None
+
+
 def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: Ceiling) -> RuleApplication:
     """The record of one unverified improvement (``factor(x) < 1``)."""
     where = f"item {item}: " if item is not None else ""
@@ -155,6 +172,8 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
         if inst.values[inst.paths.index(target)] is None:
             continue  # the claim itself is absent: the metric scores 0 as missing anyway
         absent = [p for p, v in zip(inst.paths, inst.values) if v is None]
+        if absent and all(p.startswith("$replay.") for p in absent):
+            continue  # only replayed values missing (witness absent): unverified, not unwitnessed
         return RuleApplication(
             "unwitnessed_claim", metric.id, None,
             f"hard gate {inst.name} reads this value but cannot be checked: "

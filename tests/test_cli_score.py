@@ -39,10 +39,21 @@ def test_oracle_scores_one_with_table_json_md(tmp_path, anchors):
     assert rep["schema_version"] == "mmverify.report/1"
 
 
-def test_overshoot_never_costs_points(tmp_path, anchors):
-    art = write(tmp_path, "a.json", json.dumps({"result": {"speed": 1.9, "pitch": 0.31, "handles": 224}}))
+def test_overshoot_within_a_band_never_costs_points(tmp_path, anchors):
+    # speed 1.3 > anchor 1.246266 and pitch 0.38 < anchor 0.4, both within one band (12 %)
+    art = write(tmp_path, "a.json", json.dumps({"result": {"speed": 1.3, "pitch": 0.38, "handles": 224}}))
     rep = json.loads(run("score", art, "--task", "t-speed", "--anchors", anchors, "--json").stdout)
-    assert rep["oeval"] == 1.0
+    assert rep["oeval"] == 1.0 and rep["ruleset"] == "verified"
+
+
+def test_paper_ruleset_pays_any_overshoot_and_verified_does_not(tmp_path, anchors):
+    art = write(tmp_path, "a.json", json.dumps({"result": {"speed": 1.9, "pitch": 0.31, "handles": 224}}))
+    paper = json.loads(run("score", art, "--task", "t-speed", "--anchors", anchors, "--json",
+                           "--rules", "paper").stdout)
+    assert paper["oeval"] == 1.0 and paper["ruleset"] == "paper" and not paper["rules"]
+    verified = json.loads(run("score", art, "--task", "t-speed", "--anchors", anchors, "--json").stdout)
+    assert verified["oeval"] < 0.5
+    assert {r["rule"] for r in verified["rules"]} == {"unverified_improvement"}
 
 
 def test_fail_under(tmp_path, anchors):

@@ -85,7 +85,7 @@ def test_batch_matches_single_calls_in_input_order(anchors):
 def test_batch_applies_the_gate_multiplier(anchors):
     fast, ok = art(speed=1.5), art(speed=1.2)
     task = load_task(TID, anchors)
-    closeness = score_artifact(task, coerce_artifact(fast), run_gates=False).oeval
+    closeness = score_artifact(task, coerce_artifact(fast), run_gates=False, ruleset="paper").oeval
     assert closeness == 1  # beyond the anchor: one-sided closeness is full ...
     assert reward_batch([(TID, fast), (TID, ok)], anchors)[0] == 0.0  # ... but infeasible
 

@@ -34,8 +34,17 @@ def test_claim_without_its_witness_scores_zero(tmp_path):
 
 
 def test_witnessed_claim_is_scored(tmp_path):
-    rep = score(tmp_path, {"speed": 1.9, "ratio": 1.0, "pitch": 0.4, "handles": 224})
+    # 1.3 m/s: past the anchor 1.246266 but within one band (12 %): full credit
+    rep = score(tmp_path, {"speed": 1.3, "ratio": 1.0, "pitch": 0.4, "handles": 224})
     assert rep.status == "scored" and rep.oeval == 1 and not rep.panel.rules
+
+
+def test_far_claim_with_its_witness_is_still_an_unverified_improvement(tmp_path):
+    # 1.9 m/s passes the 2 m/s limit with ratio 1, but no replay verifies it and it is
+    # more than two bands past the panel's best: the bare claim earns nothing
+    rep = score(tmp_path, {"speed": 1.9, "ratio": 1.0, "pitch": 0.4, "handles": 224})
+    assert rep.status == "scored" and speed_row(rep).per_paper[0].r == 0
+    assert [r.rule for r in rep.panel.rules] == ["unverified_improvement"]
 
 
 def test_infeasible_claim_is_zeroed_by_the_gate(tmp_path):

@@ -44,7 +44,7 @@ def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None
     if artifact is None:
         return dict(out, status="error", error=error, schema_errors=[], gates=None)
     schema_errors = validate_artifact(task.artifact_schema, artifact.data)
-    report = evaluate_gates(task, artifact.data)
+    report = evaluate_gates(task, artifact.data, None)  # no replay: see mmverify.plugin.selfcheck
     if report.hard_failures:
         status = "infeasible"
     elif schema_errors:

@@ -39,7 +39,8 @@ from mmverify.artifact import Artifact, ArtifactError
 
 SELFCHECK_VERSION = "mmverify.selfcheck/1"
 NOTE = ("computed from this artifact, the artifact schema and the task's gate specs only: "
-        "no panel, oracle or metric-band value is read")
+        "no panel, oracle or metric-band value is read; replays are not run (gates reading "
+        "replayed values show as gaps and are decided when the artifact is scored)")
 
 
 def public_task(task):
@@ -104,7 +105,11 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
     from mmverify.gates import evaluate_gates
 
     schema_errors = validate_artifact(public.artifact_schema, art.data)
-    gates = evaluate_gates(public, art.data)
+    # no replay: gates reading replayed values ($replay) are gaps here. A replay
+    # can derive a reference answer from the statement alone (the dragon's
+    # speed ratio), and a verdict on "claimed == replayed" would let an agent
+    # bisect its way to it; replay verdicts are revealed by scoring only.
+    gates = evaluate_gates(public, art.data, None)
     out["schema_errors"] = [e.as_dict() for e in schema_errors]
     out["gates"] = _without_author_text(gates)
     out["hard_failures"] = [i.name for i in gates.hard_failures]
@@ -280,7 +285,7 @@ def public_values(task, artifact_data: Any, also_public: Iterable[Any] = ()) -> 
     """What an output may show without leaking: ``(numbers, numbers as decimals, labels)``.
 
     The checked artifact (every number and string, and numbers written in its
-    strings); the gate specs minus their descriptions; compiled gate constants
+    strings); the values the task's replay derives from it; the gate specs minus their descriptions; compiled gate constants
     (bounds, identity sides as sympy normalises them, domains, declared
     totals); the artifact schema minus descriptions/examples/defaults; and the
     structural integers 0..N (counts, indices, list sizes)."""
@@ -296,6 +301,14 @@ def public_values(task, artifact_data: Any, also_public: Iterable[Any] = ()) -> 
 
     take(artifact_data)
     take(list(also_public))
+    try:  # values the task's replay derives from this artifact's own witness are the artifact's
+        from mmverify.replay import run_replay
+
+        replayed = run_replay(task, artifact_data)
+    except Exception:  # a task without loadable replay data: nothing derived
+        replayed = None
+    if replayed is not None:
+        nums.update(replayed.values.values())
     take(list(task.gates), _SKIP_GATE_KEYS)
     take(task.artifact_schema, _SKIP_SCHEMA_KEYS)
     try:

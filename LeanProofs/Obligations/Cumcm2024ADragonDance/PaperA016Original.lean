@@ -3,7 +3,7 @@
   task: cumcm-2024-a-dragon-dance
   artifact: panel paper A016, original (pre-audit) values
   values from: anchors/cumcm-2024-a-dragon-dance/task.json, panel paper A016 with the audit record's original value of q5.max_head_speed
-  obligations: 1 (0 stated as proved, 1 as refuted: the negation of a violated gate)
+  obligations: 3 (0 stated as proved, 3 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -18,5 +18,21 @@ namespace Cumcm2024ADragonDance_PaperA016Original
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
+
+/-- gate q5.max_head_speed_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_head_speed_mps [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.000002
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed : ¬ (1406276 ≤ 1246266 + 1 * 2 ∧ 1246266 ≤ 1406276 + 1 * 2) := by decide
+#print axioms cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed
+
+/-- gate q5.head_speed_feasible_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_speed_ratio [no unit]
+    expression: v_head * ratio <= 2
+    declared tolerance (an audited assumption): 0.000002
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : ¬ ((1406276 : Nat) * (1604793 : Nat) ≤ (2 : Nat) * (1000000 : Nat) * (1000000 : Nat) + (1 : Nat) * (2 : Nat) * (1000000 : Nat)) := by decide
+#print axioms cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed
 
 end Cumcm2024ADragonDance_PaperA016Original

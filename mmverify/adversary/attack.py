@@ -1,0 +1,347 @@
+"""The blind attack: artifacts from public material, backed off until ``gate``
+is silent, each scored once.
+
+Strategies (each a full artifact; a task's result is its best):
+
+* ``mid``: round mid-range values in every number field;
+* ``statement``: numbers taken from the statement, at random (seeded) among
+  those the field's schema range admits;
+* ``extreme`` / ``extreme_statement``: on the ``mid`` / ``statement`` base,
+  every scored directional field starts at the most extreme value the schema
+  admits in its good direction and is backed off by bisection until no hard
+  gate fails that the base did not already fail.
+
+Every base is first repaired against the hard gates the way an attacker reads
+``gate`` output: values clipped into printed ranges, rounded to integers,
+chains sorted, totals set to the sum of their parts, labels set to a domain
+member, and identities solved for one variable by bisection. Labels are then
+varied over each enumerated member (one artifact per variant).
+"""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from .build import (Knowledge, Leaf, clip, extreme_value, generic, knowledge, leaves, mid_value, round_value,
+                    set_value, skeleton)
+
+STRATEGIES = ("mid", "statement", "extreme", "extreme_statement")
+BISECT_STEPS = 24
+MAX_LABEL_VARIANTS = 6
+
+
+@dataclass(frozen=True)
+class Attempt:
+    strategy: str
+    variant: int
+    status: str
+    oeval: Fraction | None
+    artifact: dict = field(repr=False, compare=False)
+
+    @property
+    def score(self) -> Fraction:
+        return self.oeval if self.oeval is not None else Fraction(0)
+
+
+@dataclass(frozen=True)
+class TaskAttack:
+    task_id: str
+    attempts: tuple[Attempt, ...]
+
+    @property
+    def best(self) -> Attempt:
+        return max(self.attempts, key=lambda a: (a.score, -STRATEGIES.index(a.strategy.split("#")[0])))
+
+
+class _Gates:
+    """Hard-gate verdicts of the public task (what ``mmverify gate`` shows).
+
+    Gates are evaluated one at a time where only some can change, which keeps
+    the bisection cheap on tasks with many identities."""
+
+    def __init__(self, task):
+        from mmverify.gates import compile_gates, evaluate_gates
+        from mmverify.gates.forms import evaluate_gate
+        from mmverify.plugin.selfcheck import public_task
+
+        self.public = public_task(task)
+        self._all = evaluate_gates
+        self._one = evaluate_gate
+        self.hard = tuple(g for g in compile_gates(self.public) if g.hard)
+        self.by_id = {g.id: g for g in self.hard}
+
+    def failing(self, data: Any, gates=None) -> dict[str, Any]:
+        out = {}
+        for gate in (self.hard if gates is None else gates):
+            for inst in self._one(gate, data):
+                if inst.verdict == "fail":
+                    out[inst.name] = inst
+        return out
+
+    def reading(self, path: str) -> tuple:
+        """The hard gates that read the field at concrete ``path``."""
+        g = generic(path)
+        return tuple(gate for gate in self.hard if any(p.text == g or p.text == path for p in gate.inputs))
+
+    def instance(self, data: Any, name: str):
+        gate = self.by_id[name.split("[")[0]]
+        return next((i for i in self._one(gate, data) if i.name == name), None)
+
+
+def _parsed(data: Any) -> Any:
+    return data  # skeletons hold Decimals already, exactly as the parser would
+
+
+def _text(data: Any) -> bytes:
+    return json.dumps(data, default=_decimal_json, ensure_ascii=False).encode()
+
+
+class _Raw(float):
+    """A float subclass whose repr is the exact decimal text (for json.dumps)."""
+
+    def __new__(cls, text: str):
+        obj = super().__new__(cls, float(text))
+        obj.text = text
+        return obj
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _decimal_json(obj: Any) -> Any:
+    raise TypeError(type(obj).__name__)
+
+
+def _encode(data: Any) -> Any:
+    if isinstance(data, Decimal):
+        text = format(data, "f") if abs(data.adjusted()) < 30 else str(data)
+        return int(text) if data == data.to_integral_value() and "." not in text and "E" not in text else _Raw(text)
+    if isinstance(data, dict):
+        return {k: _encode(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_encode(v) for v in data]
+    return data
+
+
+def to_json(data: Any) -> str:
+    """The artifact as JSON text, numbers written exactly."""
+    return json.dumps(_encode(data), ensure_ascii=False, indent=1)
+
+
+# ---------------------------------------------------------------- one task
+
+def attack_task(task, *, strategies: tuple[str, ...] = STRATEGIES, seed: int = 0,
+                label_variants: bool = True) -> TaskAttack:
+    """Run every strategy on ``task``; score each artifact once with the full task."""
+    from mmverify.artifact import parse_bytes
+    from mmverify.evaluate import score_artifact
+
+    know = knowledge(task)
+    gates = _Gates(task)
+    numbers, labels = leaves(know)
+    attempts: list[Attempt] = []
+    for strategy in strategies:
+        rng = random.Random(f"{task.id}/{strategy}/{seed}")
+        base_of = _statement_value(know, rng) if strategy.endswith("statement") else mid_value
+        values = {leaf.path: base_of(leaf) for leaf in numbers}
+        data = _assemble(know, task, values, 0)
+        _repair(data, numbers, gates)
+        if strategy.startswith("extreme"):
+            _push(data, numbers, know, gates)
+        variants = _variant_count(labels) if label_variants else 1
+        for k in range(variants):
+            art = data if k == 0 else _relabel(data, labels, k)
+            if k and gates.failing(art):
+                continue
+            parsed = parse_bytes(to_json(art).encode())
+            report = score_artifact(task, parsed)
+            attempts.append(Attempt(strategy, k, report.status, report.oeval, art))
+    return TaskAttack(task.id, tuple(attempts))
+
+
+def _statement_value(know: Knowledge, rng: random.Random):
+    def pick(leaf: Leaf) -> Decimal:
+        pool = [x for x in know.statement_numbers if clip(x, leaf) == x
+                and (leaf.kind != "integer" or x == x.to_integral_value())]
+        return rng.choice(pool) if pool else mid_value(leaf)
+    return pick
+
+
+def _assemble(know: Knowledge, task, values: dict[str, Decimal], variant: int) -> dict:
+    def number(leaf: Leaf) -> Decimal:
+        return values.get(leaf.path, mid_value(leaf))
+
+    def label(leaf: Leaf) -> str:
+        last = leaf.path.rsplit(".", 1)[-1]
+        if last == "task_id":
+            return task.id
+        if last == "problem_id" and task.problem_id:
+            return task.problem_id
+        enum = leaf.node.get("enum")
+        if enum:
+            return enum[variant % len(enum)]
+        return "n/a"
+
+    return skeleton(know, number, label)
+
+
+def _variant_count(labels: list[Leaf]) -> int:
+    sizes = [len(leaf.node.get("enum") or ()) for leaf in labels]
+    return max([1] + [min(n, MAX_LABEL_VARIANTS) for n in sizes])
+
+
+def _relabel(data: dict, labels: list[Leaf], k: int) -> dict:
+    import copy
+
+    out = copy.deepcopy(data)
+    for leaf in labels:
+        enum = leaf.node.get("enum")
+        if enum:
+            set_value(out, leaf.path, enum[k % len(enum)])
+    return out
+
+
+# ---------------------------------------------------------------- reading gate output
+
+def _repair(data: dict, numbers: list[Leaf], gates: _Gates, passes: int = 6) -> None:
+    """Make the base pass the hard gates the way ``gate``'s output suggests."""
+    by_path = {leaf.path: leaf for leaf in numbers}
+    for _ in range(passes):
+        failing = gates.failing(data)
+        if not failing:
+            return
+        for inst in failing.values():
+            _fix(data, inst, by_path, gates)
+
+
+def _get(data: Any, path: str) -> Any:
+    from mmverify import paths as P
+
+    return P.get(data, path)
+
+
+def _fix(data: dict, inst, by_path: dict[str, Leaf], gates: _Gates) -> None:
+    paths = [p for p in inst.paths if p in by_path]
+    if not paths:
+        return
+    if inst.form == "range" and (inst.lower is not None or inst.upper is not None):
+        leaf = by_path[paths[0]]
+        x = _get(data, leaf.path)
+        step = Decimal("0.001")
+        if inst.lower is not None and Fraction(x) <= inst.lower:
+            x = _dec(inst.lower) + (step if inst.lower_strict else 0)
+        if inst.upper is not None and Fraction(x) >= inst.upper:
+            x = _dec(inst.upper) - (step if inst.upper_strict else 0)
+        set_value(data, leaf.path, clip(x, leaf))
+    elif inst.form == "integer":
+        leaf = by_path[paths[0]]
+        x = round_value(_get(data, leaf.path), True)
+        set_value(data, leaf.path, min(max(x, Decimal(0)), Decimal(1)) if inst.binary else x)
+    elif inst.form == "order":
+        vals = sorted(_get(data, p) for p in inst.paths if p in by_path)
+        if inst.strict:
+            vals = [v + Decimal(i) * Decimal("0.01") for i, v in enumerate(vals)]
+        for p, v in zip([p for p in inst.paths if p in by_path], vals):
+            set_value(data, p, v)
+    elif inst.form == "partition_sum" and inst.parts_sum is not None:
+        total_path = inst.paths[-1] if len(inst.paths) == len(inst.parts) + 1 else None
+        if total_path in by_path:
+            set_value(data, total_path, _dec(inst.parts_sum))
+        elif inst.total is not None and inst.parts:
+            share = _dec(inst.total / len(inst.parts))
+            for p in inst.paths[:len(inst.parts)]:
+                if p in by_path:
+                    set_value(data, p, share)
+    elif inst.form == "finite_domain" and inst.domain_numbers and inst.domain_numbers[0] is not None:
+        set_value(data, paths[0], _dec(inst.domain_numbers[0]))
+    elif inst.form == "identity":
+        for p in paths:
+            if _solve(data, p, inst.name, by_path[p], gates):
+                return
+        for v in (Decimal(0), Decimal(1)):      # e.g. x**2 + y**2 == 0
+            for p in paths:
+                set_value(data, p, clip(v, by_path[p]))
+            if inst.name not in gates.failing(data, (gates.by_id[inst.gate_id],)):
+                return
+
+
+def _dec(x: Fraction) -> Decimal:
+    return (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("1e-9")).normalize() + 0
+
+
+def _solve(data: dict, path: str, name: str, leaf: Leaf, gates: _Gates) -> bool:
+    """Solve identity instance ``name`` for one variable: secant steps on the
+    printed lhs - rhs, then a small search around the root (the attacker reads
+    both sides from ``gate``)."""
+    start = _get(data, path)
+
+    def gap(v: Decimal) -> Fraction | None:
+        set_value(data, path, v)
+        inst = gates.instance(data, name)
+        if inst is None or inst.lhs_value is None or inst.rhs_value is None:
+            return None
+        return inst.lhs_value - inst.rhs_value
+
+    only = (gates.by_id[name.split("[")[0]],)
+
+    def ok(v: Decimal) -> bool:
+        set_value(data, path, v)
+        return name not in gates.failing(data, only)
+
+    x0, x1 = start, start * Decimal("1.5") + 1
+    for _ in range(40):
+        f0, f1 = gap(x0), gap(x1)
+        if f0 is None or f1 is None or f1 == f0:
+            break
+        x2 = _dec(Fraction(x1) - f1 * (Fraction(x1) - Fraction(x0)) / (f1 - f0))
+        x0, x1 = x1, clip(x2, leaf)
+        if ok(x1):
+            return True
+    for v in sorted([start * Decimal(2) ** k for k in range(-12, 13)] + [Decimal(0), Decimal(1)],
+                    key=lambda v: abs(v - start)):
+        if ok(clip(v, leaf)):
+            return True
+    set_value(data, path, start)
+    return False
+
+
+# ---------------------------------------------------------------- extreme claims
+
+def _push(data: dict, numbers: list[Leaf], know: Knowledge, gates: _Gates) -> None:
+    """Every scored directional field to its extreme, backed off by bisection
+    until the hard failures are no more than the base's."""
+    base_fail = set(gates.failing(data))
+    for leaf in numbers:
+        direction = know.directions.get(generic(leaf.path))
+        if direction is None:
+            continue
+        reading = gates.reading(leaf.path)
+        base = _get(data, leaf.path)
+        far = extreme_value(leaf, direction)
+
+        def value(t: float) -> Decimal:
+            if base > 0 and far > 0:
+                x = base * (far / base) ** Decimal(t)
+            else:
+                x = base + (far - base) * Decimal(t)
+            return clip(round_value(x, leaf.kind == "integer") if leaf.kind == "integer"
+                        else Decimal(f"{x:.6g}"), leaf)
+
+        def fine(t: float) -> bool:
+            set_value(data, leaf.path, value(t))
+            return set(gates.failing(data, reading)) <= base_fail
+
+        if fine(1.0):
+            continue
+        lo, hi = 0.0, 1.0
+        for _ in range(BISECT_STEPS):
+            mid = (lo + hi) / 2
+            if fine(mid):
+                lo = mid
+            else:
+                hi = mid
+        set_value(data, leaf.path, value(lo))
