@@ -463,6 +463,8 @@ def table(res: dict[str, Any]) -> str:
                      f"{rw['per_s_cpu']:,.0f}/s cpu, {rw['per_s_wall']:,.0f}/s wall "
                      f"({rw['us_per_artifact_cpu']:.0f} us/artifact cpu)", ">= 10,000/s",
                      res["targets"]["reward_per_s"]))
+        rows.append(("replay, apart (cpu ms per artifact, excluded above)",
+                     ", ".join(f"{k} {v:.0f}" for k, v in tp["replay_ms_cpu"].items()) or "-", "", ""))
         ps, fl = tp["parse_and_score"], tp["floor"]
         rows.append(("parse + score, from bytes", f"{ps['per_s_cpu']:,.0f}/s cpu ({ps['us_per_artifact_cpu']:.0f} us)",
                      "", ""))
