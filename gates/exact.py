@@ -34,8 +34,9 @@ class Read(NamedTuple):
 def read(path: str, raw: Any) -> Read:
     cls = type(raw)
     if cls is Decimal:           # the common case first: a finite JSON number
-        if raw.is_finite():
-            return Read(path, NUMBER, decimal_fraction(raw), None, decimal_text(raw))
+        if raw.is_finite():      # (the text is numbers.decimal_text's, inlined)
+            return Read(path, NUMBER, decimal_fraction(raw), None,
+                        format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw))
         return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
     if isinstance(raw, P.Missing):
         return Read(path, ABSENT, None, None, None, raw.reason)

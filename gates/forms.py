@@ -78,7 +78,9 @@ class _Reader:
         if hit is None:
             values = P.items(self.data, path)
             assert not isinstance(values, P.Missing)
-            hit = self.lists[path.text] = [read(P.concrete(path, i), v) for i, v in enumerate(values)]
+            # P.concrete(path, i), spelled out: the rendered path around its one [*]
+            before, after = P._render(path.segments).split("[*]")
+            hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
 
 
@@ -99,8 +101,8 @@ def _template(gate: Gate) -> dict[str, Any]:
 
 def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -> GateInstance:
     fields["index"] = index
-    fields["paths"] = tuple([r.path for r in reads])
-    fields["values"] = tuple([r.text for r in reads])
+    fields["paths"] = tuple([r[0] for r in reads])     # Read.path
+    fields["values"] = tuple([r[4] for r in reads])    # Read.text
     return make_instance(_template(gate), fields)
 
 
@@ -221,13 +223,27 @@ def _decide(gate: Gate, index: int | None, reads: list[Read]) -> GateInstance:
     raise AssertionError(form)
 
 
+_BOUNDS: dict[int, tuple[Gate, tuple[Fraction | None, Fraction | None]]] = {}
+
+
+def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fraction | None]:
+    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate."""
+    hit = _BOUNDS.get(id(gate))
+    if hit is None or hit[0] is not gate:
+        hit = (gate, (gate.lower.value - tol if gate.lower is not None else None,
+                      gate.upper.value + tol if gate.upper is not None else None))
+        _BOUNDS[id(gate)] = hit
+    return hit[1]
+
+
 def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
+    lo_eff, hi_eff = _effective_bounds(gate, tol)
     ok = True
     if lo is not None:
-        ok = x > lo.value - tol if lo.strict else x >= lo.value - tol
+        ok = x > lo_eff if lo.strict else x >= lo_eff
     if hi is not None and ok:
-        ok = x < hi.value + tol if hi.strict else x <= hi.value + tol
+        ok = x < hi_eff if hi.strict else x <= hi_eff
     verdict, reason = _verdict(ok)
     xs = base[2][0].text
 
@@ -251,7 +267,9 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
 
 def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
     xs = base[2][0].text
-    if gate.binary:
+    if not tol:  # exact: the common case, without Fraction arithmetic
+        ok = (x == 0 or x == 1) if gate.binary else x.denominator == 1
+    elif gate.binary:
         ok = min(abs(x), abs(x - 1)) <= tol
     else:
         ok = abs(x - round(x)) <= tol
