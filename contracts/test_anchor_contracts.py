@@ -121,3 +121,16 @@ def test_broken_copies_of_the_oracle_are_rejected_naming_the_field(tid):
     assert any(e.field == path.text for e in errors), errors
     report = score_artifact(task, from_python(broken))
     assert report.status == "invalid" and report.oeval == 0
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_readme_one_sided_review_is_current(tid):
+    """Each task README carries the one-sided review generated from its anchors
+    (`mmverify audit --review --write-readmes` rewrites it)."""
+    import os
+
+    from mmverify.gates.review import readme_with_review
+
+    task = present(tid)
+    text = open(os.path.join(task.directory, "README.md"), encoding="utf-8").read()
+    assert readme_with_review(text, task) == text, f"{tid}: README one-sided review is stale"

@@ -35,6 +35,7 @@ COMMANDS = {
     "board": ("mmverify.commands.board", "board"),
     "verify": ("mmverify.commands.verify", "verify"),
     "adapt": ("mmverify.commands.adapt", "adapt"),
+    "attack": ("mmverify.commands.attack", "attack"),
 }
 
 

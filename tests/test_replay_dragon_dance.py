@@ -110,10 +110,10 @@ def test_inflated_claim_fails_through_the_cli(tmp_path):
     out = CliRunner().invoke(main, ["score", str(path), "--task", TASK, "--anchors", str(ANCHORS),
                                     "--format", "json"]).output
     report = json.loads(out)
-    assert report["status"] == "infeasible" and "q5.max_head_speed_replayed" in report["error"]["message"]
+    assert report["status"] == "infeasible" and "q5.head_speed_feasible_replayed" in report["error"]["message"]
     # the agent-facing self-check runs no replay: the replayed (statement-determined) ratio stays hidden
     shown = CliRunner().invoke(main, ["gate", str(path), "--task", TASK, "--anchors", str(ANCHORS)]).output
-    assert "1.246266" not in shown and "GAP  hard C identity      q5.max_head_speed_replayed" in shown
+    assert "1.246266" not in shown and "GAP  hard C identity      q5.head_speed_feasible_replayed" in shown
 
 
 def test_claimed_pitch_absent_is_a_gap(task, official):

@@ -21,9 +21,16 @@ from .common import anchors_option, format_option, task_errors
 @anchors_option
 @format_option
 @click.option("--task", "task_ids", multiple=True, help="audit only this task (repeatable)")
+@click.option("--review", is_flag=True,
+              help="print the one-sided review instead: for every higher/lower_is_better metric, its band, the "
+                   "panel's best value, the bounds on its good side and the rule that governs a claim beyond it")
+@click.option("--write-readmes", is_flag=True,
+              help="with --review: write each table into its task's README.md (a contract test checks it is current)")
 @task_errors
-def audit(anchors_dir, fmt, task_ids):
+def audit(anchors_dir, fmt, task_ids, review, write_readmes):
     """Audit the references: gates, schema and scoring rules on every panel value."""
+    if review:
+        sys.exit(_review(anchors_dir, task_ids, write_readmes))
     from mmverify.gates.audit import AuditReport, audit_anchors, audit_task_id, render_markdown, render_table
     from mmverify.report import dumps
     from mmverify.tasks import default_anchors_dir
@@ -42,3 +49,22 @@ def audit(anchors_dir, fmt, task_ids):
     if report.task_errors:
         sys.exit(EXIT_TASK)
     sys.exit(EXIT_VERDICT if report.problems else EXIT_OK)
+
+
+def _review(anchors_dir, task_ids, write: bool) -> int:
+    import os
+
+    from mmverify.gates.review import readme_with_review, render_markdown
+    from mmverify.tasks import load_task, task_ids as all_ids
+
+    for tid in task_ids or all_ids(anchors_dir):
+        task = load_task(tid, anchors_dir)
+        if write:
+            path = os.path.join(task.directory, "README.md")
+            text = open(path, encoding="utf-8").read() if os.path.exists(path) else f"# {task.id}\n"
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(readme_with_review(text, task))
+            click.echo(f"{path}: one-sided review written")
+        else:
+            click.echo(f"## {task.id}\n\n{render_markdown(task)}\n")
+    return EXIT_OK

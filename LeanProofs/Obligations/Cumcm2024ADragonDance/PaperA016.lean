@@ -68,7 +68,7 @@ theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : 1246266 * 1604793 ≤ 
 theorem cumcm_2024_a_dragon_dance_q5_ratio_at_least_one : 1000000 ≤ 1604793 := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_ratio_at_least_one
 
-/-- gate q5.speed_ratio_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q5.speed_ratio_replayed (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5.max_speed_ratio_when_head_1mps [1], ?replay.q5.max_speed_ratio [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.000002
@@ -76,7 +76,7 @@ theorem cumcm_2024_a_dragon_dance_q5_ratio_at_least_one : 1000000 ≤ 1604793 :=
 theorem cumcm_2024_a_dragon_dance_q5_speed_ratio_replayed : 1604793 ≤ 1604793 + 1 * 2 ∧ 1604793 ≤ 1604793 + 1 * 2 := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_speed_ratio_replayed
 
-/-- gate q5.max_head_speed_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q5.max_head_speed_replayed (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_head_speed_mps [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.000002

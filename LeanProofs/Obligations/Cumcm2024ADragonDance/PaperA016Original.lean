@@ -19,7 +19,7 @@ namespace Cumcm2024ADragonDance_PaperA016Original
 theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
 
-/-- gate q5.max_head_speed_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate q5.max_head_speed_replayed (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_head_speed_mps [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.000002
