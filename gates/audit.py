@@ -43,6 +43,8 @@ Kinds
 ``context_unapplied``      a context value the audit could not place (info)
 ``anchor_leak``            a panel value written in the artifact schema's prose, which agents
                            read (problem; see :mod:`mmverify.gates.leaks`)
+``unfinished_placeholder``, ``unitless_field``, ``unranged_field``, ``unjustified_direction``
+                           what a task in progress still lacks (see :mod:`mmverify.gates.authoring`)
 """
 from __future__ import annotations
 
@@ -230,6 +232,9 @@ def audit_task(task) -> TaskAudit:
     for leak in find_schema_leaks(task):
         add(Finding("anchor_leak", task.id, leak.metric, leak.paper, "problem",
                     f"panel value {leak.value} appears in agent-facing schema text at {leak.where}"))
+    from .authoring import authoring_findings
+
+    out.extend(authoring_findings(task, gates))
     return TaskAudit(task.id, True, gates=len(gates), hard_gates=sum(1 for g in gates if g.hard),
                      papers=len(task.panel), oracle_counts=oracle_report.counts, findings=tuple(out))
 

@@ -87,9 +87,9 @@ class _Ctx:
             raise self.fail(field_, str(exc)) from None
         if path.segments[0] == REPLAY_ROOT:
             name = path.text[len(REPLAY_ROOT) + 1:]
-            if path.is_list or name not in declared_names(self.task.id):
+            if path.is_list or name not in declared_names(self.task):
                 raise self.fail(field_, f"reads {text!r}, which the task's replay does not declare "
-                                        f"(declared: {sorted(declared_names(self.task.id)) or 'no replay'})")
+                                        f"(declared: {sorted(declared_names(self.task)) or 'no replay'})")
             return path
         if not sub_schemas(self.task.artifact_schema, path):
             raise self.fail(field_, f"reads {text!r}, a field the artifact schema does not describe")

@@ -36,6 +36,9 @@ COMMANDS = {
     "verify": ("mmverify.commands.verify", "verify"),
     "adapt": ("mmverify.commands.adapt", "adapt"),
     "attack": ("mmverify.commands.attack", "attack"),
+    "export": ("mmverify.commands.export", "export"),
+    "new-task": ("mmverify.commands.new_task", "new_task"),
+    "schema-from": ("mmverify.commands.schema_from", "schema_from"),
 }
 
 

@@ -107,6 +107,7 @@ class TaskSpec:
     artifact_schema: Mapping[str, Any]
     directory: str
     notes: tuple[str, ...] = field(default=())
+    replay: str | None = None       # module of mmverify.replay that recomputes claims (level C)
 
     def metric(self, metric_id: str) -> MetricSpec:
         for m in self.metrics:
@@ -288,11 +289,31 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
         headline_reason=raw.get("headline_reason"), literature_split=split,
         provenance=raw["provenance"], metrics=metrics, gates=tuple(raw["gates"]), panel=panel,
         artifact_schema=schema, directory=directory, notes=tuple(raw.get("notes", ())),
+        replay=raw.get("replay"),
     )
+    if task.replay is not None:
+        _check_replay(task, file)
     _check_oracle(task, file)
     if key is not None and not known:
         cache.store(key, True)
     return task
+
+
+def _check_replay(task: TaskSpec, file: str) -> None:
+    """The declared replay module exists, is this task's, and its official data loads."""
+    from mmverify.replay import official_data, replay_module
+
+    try:
+        mod = replay_module(task)
+    except ValueError as exc:
+        raise TaskLoadError(file, "replay", str(exc)) from None
+    if mod.TASK_ID != task.id:
+        raise TaskLoadError(file, "replay", f"replay module {task.replay!r} is for task {mod.TASK_ID!r}")
+    try:
+        official_data(mod, task)
+    except Exception as exc:  # noqa: BLE001 - any defect of the shipped data is a task error
+        raise TaskLoadError(os.path.join(task.directory, "data"), "replay",
+                            f"official data of replay {task.replay!r} does not load: {type(exc).__name__}: {exc}") from None
 
 
 def _unique(ids: list[str], file: str, field_: str, what: str) -> None:

@@ -1,6 +1,7 @@
 """``mmverify.replay``: level-C replay, between parsing and the gates.
 
-Each task that allows an independent replay has one module here exposing
+A task that allows an independent replay names its module in ``task.json``
+(``"replay": "smoke_screen"``); each module here exposes
 ``TASK_ID``, ``DERIVED`` (the names it may derive), ``load_official(data_dir)``
 (I/O: the task's official data under ``anchors/<task>/data/``, read once) and
 ``replay(data, official) -> Derived`` (pure). :func:`run_replay` runs it with a
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -18,14 +20,10 @@ from typing import Any, Mapping
 
 from .base import ROOT, Derived
 
-__all__ = ["ROOT", "Derived", "ReplayReport", "replay_module", "declared_names", "run_replay", "gate_view"]
+__all__ = ["ROOT", "Derived", "ReplayReport", "load_module", "replay_module", "declared_names", "run_replay",
+           "gate_view"]
 
-# task id -> module name inside this package; one line per replayable task
-REGISTRY: dict[str, str] = {
-    "cumcm-2023-b-multibeam-lines": "multibeam",
-    "cumcm-2025-a-smoke-screen": "smoke_screen",
-    "cumcm-2024-a-dragon-dance": "dragon_dance",
-}
+MODULE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 DEFAULT_TIME_CAP_S = 10.0
 
@@ -49,15 +47,30 @@ class ReplayReport:
                 "gaps": dict(sorted(self.gaps.items()))}
 
 
-def replay_module(task_id: str):
-    """The replay module of a task, or None when the task has no replay."""
-    name = REGISTRY.get(task_id)
-    return importlib.import_module(f"{__name__}.{name}") if name else None
+def load_module(name: str):
+    """The replay module ``name`` of this package (a name from trusted anchors).
+    Raises ValueError when there is no such replay or it lacks its surface."""
+    if not isinstance(name, str) or not MODULE_NAME.match(name) or name == "base":
+        raise ValueError(f"{name!r} is not a replay module name")
+    try:
+        mod = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError:
+        raise ValueError(f"no replay module {name!r} in mmverify.replay") from None
+    for attr in ("TASK_ID", "DERIVED", "load_official", "replay"):
+        if not hasattr(mod, attr):
+            raise ValueError(f"replay module {name!r} lacks {attr}")
+    return mod
 
 
-def declared_names(task_id: str) -> frozenset[str]:
+def replay_module(task):
+    """The replay module a task declares, or None when it has no replay."""
+    name = getattr(task, "replay", None)
+    return load_module(name) if name else None
+
+
+def declared_names(task) -> frozenset[str]:
     """Every derived name the task's replay may produce (empty without a replay)."""
-    mod = replay_module(task_id)
+    mod = replay_module(task)
     return frozenset(mod.DERIVED) if mod is not None else frozenset()
 
 
@@ -70,7 +83,8 @@ _official: dict[tuple[str, str], Any] = {}
 _official_lock = threading.Lock()
 
 
-def _official_data(mod, task) -> Any:
+def official_data(mod, task) -> Any:
+    """The task's official data as the replay module reads it (cached per task folder)."""
     key = (task.id, os.path.abspath(task.directory))
     with _official_lock:
         if key in _official:
@@ -83,11 +97,11 @@ def _official_data(mod, task) -> Any:
 
 def run_replay(task, data: Any, *, time_cap_s: float | None = DEFAULT_TIME_CAP_S) -> ReplayReport | None:
     """Run the task's replay on parsed artifact data; None when the task has none."""
-    mod = replay_module(task.id)
+    mod = replay_module(task)
     if mod is None:
         return None
     names = tuple(mod.DERIVED)
-    official = _official_data(mod, task)   # anchor data: a defect here is the task's, so it may raise
+    official = official_data(mod, task)   # anchor data: a defect here is the task's, so it may raise
     if not isinstance(data, dict):
         return ReplayReport(task.id, mod.__name__, {}, {n: "artifact is not an object" for n in names})
     from mmverify.batch import time_cap

@@ -1,2 +1,1 @@
 """Scoring core: metric kernels, named rules, panel averaging (O-EVAL), MULTI-BO."""
-X = 1

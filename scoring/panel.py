@@ -158,8 +158,8 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
             rules.append(claim)
         guard = _Guard(task, metric, verified) if ruleset == "verified" else None
         result = _score_metric(task, metric, data, removed, claim, guard)
-        if guard is not None:
-            rules.extend(guard.applied.values())
+        if guard is not None and guard.applied:
+            result = _with_rules(result, tuple(guard.applied.values()))
         results.append(result)
         for pm in result.per_paper:
             rules.extend(pm.rules)
@@ -181,6 +181,15 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     voting = [p.r for p in papers if p.r is not None]
     oeval = sum(voting, ZERO) / len(voting) if voting else None
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
+
+
+def _with_rules(result: MetricResult, applied: tuple[RuleApplication, ...]) -> MetricResult:
+    """Each voting paper's entry names the rules that scaled its r (traceability)."""
+    from dataclasses import replace
+
+    return replace(result, per_paper=tuple(
+        replace(pm, rules=pm.rules + tuple(replace(a, paper_id=pm.paper_id) for a in applied))
+        if pm.status == "scored" else pm for pm in result.per_paper))
 
 
 def _supported(task, results: list[MetricResult], rules: list[RuleApplication]) -> list[MetricResult]:

@@ -103,10 +103,13 @@ def is_num(v):
 
 def scale_target(task, oracle):
     """(metric, path) to scale: a scalar numeric metric (directional or target)
-    when there is one, else the first element of a numeric list metric."""
+    when there is one, else the first element of a numeric list metric. A metric
+    that supports a conclusion (``supported_by``) is not chosen: changing it moves
+    the conclusion's r too, which the by-hand formula below leaves out."""
+    support = {s for m in task.metrics for s in m.supported_by}
     for want_list in (False, True):
         for m in task.metrics:
-            if m.direction == "exact_value" or m.is_list != want_list or not m.comparable:
+            if m.direction == "exact_value" or m.is_list != want_list or not m.comparable or m.id in support:
                 continue
             if is_num(get_at(oracle, m.path.text)):
                 return m

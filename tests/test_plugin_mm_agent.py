@@ -1,196 +1,252 @@
-"""MM-Agent adapter: run folders in MM-Agent's own layout and in the documented
-small model, adapted through ``mmverify adapt mm-agent`` (subprocess) and the
-library function."""
+"""MM-Agent adapter on run folders in MM-Agent's own layout (see mm_agent_fixture):
+the emitted block, a structured run scored against the same numbers handed in
+directly, the same run without the block, a run without code, a failed
+subtask, reordered tasks, stray keys and files. Through the real CLI."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from decimal import Decimal
 
 import pytest
-from taskfactory import speed_task
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mm_agent_fixture import NUMBERS, STAMP, TASK, build_run, direct_artifact, emitted_block, script
 
-import mmverify
-from mmverify.plugin.mm_agent import adapt_run, missing_required, parse_subtasks, render_report
+from mmverify.plugin.mm_agent import adapt_run, read_results, render_report
+from mmverify.plugin.mm_agent_layout import AMBIGUOUS, Entry, UNMATCHED, match_entries
+from mmverify.tasks import load_task, schema_at
+from mmverify import paths as P
 
-TID = "t-speed"
-SPEED_LIMIT = {"id": "speed_limit", "form": "identity", "level": "B", "severity": "hard",
-               "expr": "speed * ratio <= 2", "vars": {"speed": "result.speed", "ratio": "result.ratio"},
-               "description": "every handle moves at most 2 m/s"}
-
-
-@pytest.fixture()
-def anchors(tmp_path):
-    return speed_task(str(tmp_path / "anchors"), TID, gates=[SPEED_LIMIT])
+BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "anchors")
 
 
-def dump(path, obj):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(obj, fh, indent=2)
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "mmverify", *args], capture_output=True, text=True, timeout=120)
 
 
-def mm_agent_run(root, results=True, stdout=""):
-    """A run folder as MM-Agent writes it (json/<name>.json with 'tasks', code/main<k>.py),
-    plus the results files of the convention."""
-    solution = {
-        "problem_background": "A dragon of 223 benches moves along a spiral ...",
-        "problem_requirement": "Q1 ... Q5",
-        "problem_analysis": "...",
-        "tasks": [
-            {"task_description": "Q1: positions and handle count", "task_analysis": "...",
-             "preliminary_formulas": "r = b * theta", "mathematical_modeling_process": "...",
-             "task_code": "import json\n...", "is_pass": True,
-             "execution_result": "handles = 224\nresult.handles = 224\n",
-             "solution_interpretation": "There are 224 handles.", "subtask_outcome_analysis": "...",
-             "charts": []},
-            {"task_description": "Q3/Q5: pitch and head speed",
-             "preliminary_formulas": ["v_max = 2 / ratio"], "task_code": "...",
-             "execution_result": stdout or "The maximum head speed is about 1.25 m/s\n",
-             "solution_interpretation": "The head may move at 1.246266 m/s."},
-        ],
-    }
-    dump(os.path.join(root, "json", "2024_A.json"), solution)
-    os.makedirs(os.path.join(root, "code"), exist_ok=True)
-    for k in (1, 2):
-        open(os.path.join(root, "code", f"main{k}.py"), "w").write("print('solving')\n")
-    if results:
-        dump(os.path.join(root, "code", "main1.results.json"), {"result.handles": 224})
-        dump(os.path.join(root, "code", "main2.results.json"),
-             {"result.pitch": 0.4, "result.speed": 1.246266, "result.ratio": 1.604793,
-              "_comment": "written by main2.py"})
-    return str(root)
+def adapt(run, *args):
+    return cli("adapt", "mm-agent", run, "--task", TASK, *args)
 
 
-def adapt(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "mmverify", "adapt", "mm-agent", *args],
-                          capture_output=True, text=True, timeout=120, cwd=cwd)
+def score(path):
+    proc = cli("score", str(path), "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    report.pop("artifact")
+    return report
 
 
-# ------------------------------------------------------------- end to end
+@pytest.fixture(scope="module")
+def structured(tmp_path_factory):
+    return build_run(str(tmp_path_factory.mktemp("structured")))
 
-def test_mm_agent_run_is_adapted_into_an_artifact_that_scores(anchors, tmp_path):
-    run = mm_agent_run(tmp_path / "run")
-    out = tmp_path / "artifact.json"
-    proc = adapt(run, "--task", TID, "--anchors", anchors, "--output", str(out))
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    return build_run(str(tmp_path_factory.mktemp("plain")), block=False)
+
+
+# ------------------------------------------------------------- the block
+
+def test_emit_prompt_names_every_scored_and_gated_field_with_its_unit():
+    proc = cli("adapt", "mm-agent", "--emit-prompt", TASK)
+    assert proc.returncode == 0, proc.stderr
+    task = load_task(TASK)
+    for m in task.metrics:
+        top = m.path.text.split("[")[0]
+        assert top in proc.stdout, m.path.text
+    assert "experiment_result.data_source.matches [count] number (gated)" in proc.stdout
+    assert "experiment_result.randomness_tests.median_runs_p [1] number (scored)" in proc.stdout
+    assert "warning_correlation [1] number (scored, gated)" in proc.stdout
+    assert "main<k>.results.json" in proc.stdout and "def write_results(results):" in proc.stdout
+    compile(proc.stdout, "block", "exec")  # pastes into a Python code template as it is
+    assert proc.stdout == emitted_block()
+
+
+def test_emit_prompt_usage_and_task_errors(tmp_path):
+    assert cli("adapt", "mm-agent", "--emit-prompt", "no-such-task").returncode == 3
+    assert cli("adapt", "mm-agent", str(tmp_path), "--emit-prompt", TASK).returncode == 2
+    assert cli("adapt", "mm-agent").returncode == 2
+    assert cli("adapt", "mm-agent", str(tmp_path)).returncode == 2                      # no --task
+    assert cli("adapt", "mm-agent", str(tmp_path / "nope"), "--task", TASK).returncode == 2
+    assert cli("adapt", "mm-agent", str(tmp_path), "--task", "no-such-task").returncode == 3
+
+
+# ------------------------------------------------------------- acceptance
+
+def test_structured_run_scores_like_the_same_numbers_handed_in_directly(structured, tmp_path):
+    out = tmp_path / "adapted.json"
+    proc = adapt(structured, "--output", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "complete  yes" in proc.stdout
+    direct = tmp_path / "direct.json"
+    direct.write_text(json.dumps(direct_artifact()))
+    adapted, handed_in = score(out), score(direct)
+    assert adapted == handed_in
+    assert adapted["status"] == "scored" and adapted["oeval"] > 0
     art = json.load(open(out))
-    assert art["result"] == {"handles": 224, "pitch": 0.4, "speed": 1.246266, "ratio": 1.604793}
-    assert art["task_id"] == TID and "_provenance" not in art
-    assert mmverify.reward(TID, str(out), anchors) == 1.0
-    score = subprocess.run([sys.executable, "-m", "mmverify", "score", str(out), "--anchors", anchors,
-                            "--format", "json"], capture_output=True, text=True, timeout=120)
-    assert score.returncode == 0, score.stderr  # the task is told from task_id
-    assert json.loads(score.stdout)["oeval"] == 1.0
+    assert "_provenance" not in art and art["task_id"] == TASK and art["problem_id"] == "2024-C"
 
 
-def test_run_without_results_files_reports_every_missing_field(anchors, tmp_path):
-    run = mm_agent_run(tmp_path / "run", results=False)
-    proc = adapt(run, "--task", TID, "--anchors", anchors, "--output", str(tmp_path / "a.json"),
-                 "--format", "json")
-    assert proc.returncode == 1, proc.stderr
-    report = json.loads(proc.stdout)
-    assert report["complete"] is False and report["results_files"] == []
-    assert report["missing_required"] == ["result"]
-    assert {m["path"] for m in report["missing_metric_fields"]} == {"result.speed", "result.pitch",
-                                                                   "result.handles"}
-    assert {(g["gate"], g["path"]) for g in report["missing_gate_fields"]} == {
-        ("speed_limit", "result.speed"), ("speed_limit", "result.ratio")}
-    assert report["solution"]["subtasks"] == 2
-    assert report["from_stdout"]["used"] == []  # never guessed from prose or stdout unless asked
-    assert json.load(open(tmp_path / "a.json")) == {"task_id": TID}
-
-
-def test_from_stdout_fills_only_exactly_named_numeric_paths_and_marks_them(anchors, tmp_path):
-    run = mm_agent_run(tmp_path / "run", results=False, stdout=(
-        "result.speed = 1.246266\n"
-        "  result.ratio=1.604793  \n"
-        "result.pitch = 0.4 m\n"          # a unit after the number: not the form, not used
-        "speed = 1.3\n"                   # not a field path
-        "result.handles = 224\n"
-        "result.handles = 225\n"))        # ambiguous: not used
-    # the artifact goes to stdout, the report to stderr, without --output
-    proc = adapt(run, "--task", TID, "--anchors", anchors, "--from-stdout")
+def test_same_run_without_the_block_reports_what_is_missing_and_invents_nothing(plain, tmp_path):
+    out = tmp_path / "adapted.json"
+    report_file = tmp_path / "report.json"
+    proc = adapt(plain, "--output", str(out), "--report", str(report_file))
     assert proc.returncode == 1
+    assert json.load(open(out)) == {"problem_id": "2024-C", "task_id": TASK}
+    report = json.load(open(report_file))
+    assert [s["results"].split(":")[0] for s in report["subtasks"]] == ["absent"] * 3
+    assert "was the --emit-prompt block in the template?" in proc.stdout
+    task = load_task(TASK)
+    assert {m["metric"] for m in report["missing_metric_fields"]} == {m.id for m in task.metrics}
+    assert "experiment_result.data_source.matches" in {g["path"] for g in report["missing_gate_fields"]}
+    assert report["from_text"] == {"enabled": False, "labels_file": None, "used": [], "skipped": [],
+                                   "trust": None}
+    assert "complete  NO" in proc.stdout
+
+
+# ------------------------------------------------------------- layout cases
+
+def test_tasks_are_matched_to_scripts_by_code_not_by_position(tmp_path):
+    a = adapt_run(build_run(str(tmp_path / "a"), order=(3, 1, 2)), TASK)
+    b = adapt_run(build_run(str(tmp_path / "b"), order=(1, 2, 3)), TASK)
+    assert a.complete and b.complete and a.artifact == b.artifact
+    assert [(s["position"], s["number"]) for s in a.report["subtasks"]] == [(1, 3), (2, 1), (3, 2)]
+    assert a.report["fields"]["experiment_result.data_source.points"]["file"] == "code/main1.results.json"
+
+
+def test_edited_or_duplicated_code_is_not_attributed(tmp_path):
+    run = build_run(str(tmp_path), order=(1, 2, 3))
+    with open(os.path.join(run, "code", "main2.py"), "a") as fh:
+        fh.write("# edited after the run\nprint('changed')\n")
+    r = adapt_run(run, TASK)
+    row = r.report["subtasks"][1]
+    assert row["status"] == UNMATCHED and row["number"] is None
+    assert "randomness_tests" not in r.artifact["experiment_result"]
+    assert any(i["path"] == "code/main2.results.json" for i in r.report["ignored_files"])
+    entries = [Entry(position=1, status="", code="x"), Entry(position=2, status="", code="y")]
+    assert match_entries(entries, {1: "x", 2: "x", 3: "y"}) == ()
+    assert entries[0].status == AMBIGUOUS and entries[0].matches == (1, 2) and entries[1].number == 3
+
+
+def test_line_end_whitespace_does_not_break_the_match(tmp_path):
+    entries = [Entry(position=1, status="", code="a = 1\nprint(a)\n")]
+    match_entries(entries, {4: "a = 1   \r\nprint(a)"})
+    assert entries[0].number == 4
+
+
+def test_failed_subtask_is_reported_and_its_numbers_are_not_read(tmp_path):
+    run = build_run(str(tmp_path), fail=(3,))
+    assert os.path.isfile(os.path.join(run, "code", "main3.results.json"))  # written before it crashed
+    proc = adapt(run)
+    assert proc.returncode == 1
+    assert "-> task 3: failed; code/main3.results.json: not read (code never passed)" in proc.stderr
+    assert "IGNORED   code/main3.results.json: belongs to task 3, whose code never passed" in proc.stderr
     art = json.loads(proc.stdout)
-    # execution_result of subtask 1 says "result.handles = 224" once more: still ambiguous overall
-    assert art["result"] == {"speed": 1.246266, "ratio": 1.604793}
-    assert art["_provenance"] == {"result.speed": "stdout", "result.ratio": "stdout"}
-    assert "LOW TRUST (stdout) result.speed = 1.246266" in proc.stderr
-    assert "ambiguous" in proc.stderr and "result.handles" in proc.stderr
+    assert "dual_temporal_bayes" not in art["experiment_result"]
+    assert art["experiment_result"]["randomness_tests"]["median_runs_p"] == 0.290172
 
 
-def test_usage_and_task_errors(anchors, tmp_path):
-    proc = adapt(str(tmp_path / "nowhere"), "--task", TID, "--anchors", anchors)
-    assert proc.returncode == 2 and "not found" in proc.stderr
-    run = mm_agent_run(tmp_path / "run")
-    proc = adapt(run, "--task", "no-such-task", "--anchors", anchors)
-    assert proc.returncode == 3 and "Traceback" not in proc.stderr
+def test_run_without_code_is_reported_as_such(tmp_path):
+    run = build_run(str(tmp_path), no_code=True)
+    r = adapt_run(run, TASK)
+    assert not r.complete and r.report["has_code"] is False
+    assert {s["status"] for s in r.report["subtasks"]} == {"no_code"}
+    assert any("this run has no code" in n for n in r.report["notes"])
+    assert r.artifact == {"problem_id": "2024-C", "task_id": TASK}
+    assert "no code (MM-Agent writes none for a problem without data)" in render_report(r.report)
 
 
-# ---------------------------------------------------------------- library
-
-def test_small_model_with_subtasks_workdirs_and_results_json(anchors, tmp_path):
-    root = tmp_path / "run"
-    dump(str(root / "solution.json"), {"problem": "dragon", "subtasks": [
-        {"id": "q1", "description": "count", "workdir": "q1"},
-        {"id": "q5", "script_path": "q5/solve.py"},
-        {"id": "escape", "workdir": "../../.."}]})
-    dump(str(root / "q1" / "results.json"), {"result.handles": 224, "result.pitch": 0.4})
-    dump(str(root / "q5" / "solve.results.json"), {"result.speed": 1.246266, "result.ratio": 1.604793})
-    res = adapt_run(str(root), TID, anchors_dir=anchors)
-    assert res.complete, render_report(res.report)
-    files = {f["path"]: f["subtask"] for f in res.report["results_files"]}
-    assert files == {os.path.join("q1", "results.json"): "q1", os.path.join("q5", "solve.results.json"): "q5"}
-    assert res.report["fields"]["result.speed"] == {"source": "results",
-                                                    "file": os.path.join("q5", "solve.results.json")}
-    assert mmverify.reward(TID, res.artifact, anchors) == 1.0
+def test_stray_keys_are_rejected_and_stray_files_ignored_both_listed(tmp_path):
+    run = build_run(str(tmp_path), stray=True)
+    proc = adapt(run)
+    assert proc.returncode == 0, proc.stderr  # the stray keys are extra, every asked field is there
+    art = json.loads(proc.stdout)
+    assert "accuracy" not in art and "cv_accuracy" not in json.dumps(art) and "model_path" not in art
+    assert "REJECTED  code/main1.results.json: key 'accuracy'" in proc.stderr
+    assert "REJECTED  code/main1.results.json: key 'experiment_result.momentum_model.cv_accuracy'" in proc.stderr
+    assert "IGNORED   code/results.json: no convention names this file" in proc.stderr
 
 
-def test_conflicting_results_are_left_out_not_guessed(anchors, tmp_path):
-    root = tmp_path / "run"
-    dump(str(root / "a" / "results.json"), {"result.speed": 1.2, "result.handles": 224})
-    dump(str(root / "b" / "results.json"), {"result.speed": 1.25, "result.handles": 224.0})
-    res = adapt_run(str(root), TID, anchors_dir=anchors)
-    assert "speed" not in res.artifact["result"] and res.artifact["result"]["handles"] == 224
-    conflict = res.report["conflicts"][0]
-    assert conflict["path"] == "result.speed" and {v["value"] for v in conflict["values"]} == {"1.2", "1.25"}
-    assert not res.complete and "CONFLICT" in render_report(res.report)
-    assert res.report["solution"]["path"] is None  # no solution JSON: results files alone
+def test_nested_unknown_keys_and_bad_paths_are_rejected(tmp_path):
+    schema = load_task(TASK).artifact_schema
+    f = tmp_path / "main3.results.json"
+    f.write_text(json.dumps({
+        "experiment_result.top_swing_features": [{"feature": "x", "warning_correlation": 0.1, "p_value": 0.2}],
+        "experiment_result.top_swing_features[*].feature": "y",
+        "experiment_result..x": 1, "$replay.q1": 2,
+        "experiment_result.dual_temporal_bayes.swing_warning_rate": 0.01}))
+    pairs, problems, rejected = read_results(str(f), schema)
+    assert pairs == {"experiment_result.dual_temporal_bayes.swing_warning_rate": Decimal("0.01")}
+    assert len(rejected) == 4 and not problems
+    assert "experiment_result.top_swing_features[0].p_value" in rejected[0]["reason"]
 
 
-def test_bad_results_files_are_reported(anchors, tmp_path):
-    root = tmp_path / "run"
-    os.makedirs(root / "x")
-    (root / "x" / "results.json").write_text('{"result.speed": NaN}')
-    dump(str(root / "y" / "results.json"), {"result.items[*].v": 1, "not a path": 2, "result.pitch": 0.4})
-    res = adapt_run(str(root), TID, anchors_dir=anchors)
-    problems = {f["path"]: [p["code"] for p in f["problems"]] for f in res.report["results_files"]}
-    assert problems[os.path.join("x", "results.json")] == ["non_finite_number"]
-    assert problems[os.path.join("y", "results.json")] == ["bad_path", "bad_path"]
-    assert res.artifact["result"] == {"pitch": Decimal("0.4")}
+def test_stale_results_file_from_an_earlier_attempt_is_ignored(tmp_path):
+    run = build_run(str(tmp_path), order=(1, 2, 3))
+    code = script(2, None)  # the passing version does not write results; the old file stays
+    with open(os.path.join(run, "code", "main2.py"), "w") as fh:
+        fh.write(code)
+    sol_file = os.path.join(run, "json", "2024_C.json")
+    sol = json.load(open(sol_file))
+    sol["tasks"][1]["task_code"] = code
+    json.dump(sol, open(sol_file, "w"))
+    r = adapt_run(run, TASK)
+    assert r.report["subtasks"][1]["results"].startswith("stale")
+    assert "randomness_tests" not in r.artifact["experiment_result"]
 
 
-def test_indexed_paths_build_lists_and_holes_are_reported(anchors, tmp_path):
-    root = tmp_path / "run"
-    dump(str(root / "results.json"), {"result.extra[0].key": "a", "result.extra[2].key": "c"})
-    res = adapt_run(str(root), TID, anchors_dir=anchors)
-    assert res.artifact["result"]["extra"] == [{"key": "a"}, None, {"key": "c"}]
-    assert res.report["sparse_lists"] == ["result.extra[1]"]
+def test_conflicting_subtasks_leave_the_field_out(tmp_path):
+    run = build_run(str(tmp_path), order=(1, 2, 3))
+    f = os.path.join(run, "code", "main2.results.json")
+    data = json.load(open(f))
+    data["experiment_result.data_source.matches"] = 30
+    json.dump(data, open(f, "w"))
+    r = adapt_run(run, TASK)
+    assert [c["path"] for c in r.report["conflicts"]] == ["experiment_result.data_source.matches"]
+    assert "matches" not in r.artifact["experiment_result"]["data_source"] and not r.complete
 
 
-def test_subtask_parsing_is_tolerant():
-    assert parse_subtasks(None) == [] and parse_subtasks({"tasks": "x"}) == []
-    subs = parse_subtasks({"tasks": [{}, "junk", {"task_id": 7, "execution_result": ["a", "b"],
-                                                   "task_code": 3, "script": "s.py"}]})
-    assert [s.id for s in subs] == ["1", "7"]
-    assert subs[1].execution_output == "a\nb" and subs[1].code is None and subs[1].script_path == "s.py"
+def test_solution_file_choice(tmp_path):
+    run = build_run(str(tmp_path))
+    shutil.copy(os.path.join(run, "json", "2024_C.json"), os.path.join(run, "json", "other.json"))
+    assert adapt_run(run, TASK).complete  # the file named after the folder wins
+    renamed = os.path.join(str(tmp_path), "renamed")
+    os.rename(run, renamed)
+    r = adapt_run(renamed, TASK)
+    assert r.report["solution"]["error"]["code"] == "no_solution" and "--solution" in r.report["solution"]["error"]["message"]
+    proc = adapt(renamed, "--solution", os.path.join(renamed, "json", "2024_C.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert STAMP.startswith("2024_C_")
 
 
-def test_missing_required_lists_nested_requirements():
-    schema = {"type": "object", "required": ["a", "b"], "properties": {
-        "a": {"type": "object", "required": ["x"], "properties": {"x": {"type": "object", "required": ["y"]}}},
-        "b": {"type": "array", "items": {"type": "object", "required": ["k"]}}}}
-    assert missing_required(schema, {}) == ["a", "a.x", "a.x.y", "b"]
-    assert missing_required(schema, {"a": {"x": {}}, "b": [{"k": 1}, {}]}) == ["a.x.y", "b[1].k"]
+def test_not_a_run_folder(tmp_path):
+    proc = adapt(str(tmp_path))
+    assert proc.returncode == 1 and "not an MM-Agent run folder" in proc.stderr
+
+
+# ------------------------------------------------------------- properties
+
+_KEYS = st.sampled_from(["experiment_result.data_source.points", "experiment_result.unknown",
+                         "accuracy", "experiment_result.top_swing_features[0].feature",
+                         "experiment_result.top_swing_features[1].bogus", "problem_id", "_comment",
+                         "experiment_result.momentum_model.final_momentum_range"])
+_VALUES = st.one_of(st.integers(-5, 10_000), st.text(max_size=5), st.booleans(),
+                    st.dictionaries(st.sampled_from(["feature", "x"]), st.integers(0, 3), max_size=2))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(_KEYS, _VALUES, max_size=6))
+def test_every_accepted_key_is_described_and_every_other_is_listed(tmp_path, data):
+    schema = load_task(TASK).artifact_schema
+    f = tmp_path / "main1.results.json"
+    f.write_text(json.dumps(data))
+    pairs, problems, rejected = read_results(str(f), schema)
+    assert not problems
+    assert len(pairs) + len(rejected) == len(data)
+    for key in pairs:
+        assert schema_at(schema, P.parse_path(key)) is not None
+    assert {r["key"] for r in rejected} | set(pairs) == set(data)
+    assert NUMBERS  # the fixture's numbers are the ones the block asks for

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -149,7 +150,7 @@ def attack_task(task, *, strategies: tuple[str, ...] = STRATEGIES, seed: int = 0
         base_of = _statement_value(know, rng) if strategy.endswith("statement") else mid_value
         values = {leaf.path: base_of(leaf) for leaf in numbers}
         data = _assemble(know, task, values, 0)
-        _repair(data, numbers, gates)
+        _repair(data, numbers, gates, labels)
         if strategy.startswith("extreme"):
             _push(data, numbers, know, gates)
         variants = _variant_count(labels) if label_variants else 1
@@ -182,9 +183,11 @@ def _assemble(know: Knowledge, task, values: dict[str, Decimal], variant: int) -
         if last == "problem_id" and task.problem_id:
             return task.problem_id
         enum = leaf.node.get("enum")
-        if enum:
-            return enum[variant % len(enum)]
-        return "n/a"
+        index = re.findall(r"\[(\d+)\]$", leaf.path)
+        if enum:   # items of a list take distinct members where they can (uniqueItems)
+            return enum[(variant + (int(index[0]) if index else 0)) % len(enum)]
+        index = re.findall(r"\[(\d+)\]$", leaf.path)
+        return f"n/a {index[0]}" if index else "n/a"   # distinct items where uniqueItems asks
 
     return skeleton(know, number, label)
 
@@ -207,15 +210,16 @@ def _relabel(data: dict, labels: list[Leaf], k: int) -> dict:
 
 # ---------------------------------------------------------------- reading gate output
 
-def _repair(data: dict, numbers: list[Leaf], gates: _Gates, passes: int = 6) -> None:
+def _repair(data: dict, numbers: list[Leaf], gates: _Gates, labels: list[Leaf] = (), passes: int = 6) -> None:
     """Make the base pass the hard gates the way ``gate``'s output suggests."""
     by_path = {leaf.path: leaf for leaf in numbers}
+    label_paths = frozenset(leaf.path for leaf in labels)
     for _ in range(passes):
         failing = gates.failing(data)
         if not failing:
             return
         for inst in failing.values():
-            _fix(data, inst, by_path, gates)
+            _fix(data, inst, by_path, gates, label_paths)
 
 
 def _get(data: Any, path: str) -> Any:
@@ -224,9 +228,9 @@ def _get(data: Any, path: str) -> Any:
     return P.get(data, path)
 
 
-def _fix(data: dict, inst, by_path: dict[str, Leaf], gates: _Gates) -> None:
+def _fix(data: dict, inst, by_path: dict[str, Leaf], gates: _Gates, labels: frozenset[str] = frozenset()) -> None:
     paths = [p for p in inst.paths if p in by_path]
-    if not paths:
+    if not paths and not (inst.form == "finite_domain" and inst.paths and inst.paths[0] in labels):
         return
     if inst.form == "range" and (inst.lower is not None or inst.upper is not None):
         leaf = by_path[paths[0]]
@@ -258,8 +262,11 @@ def _fix(data: dict, inst, by_path: dict[str, Leaf], gates: _Gates) -> None:
                     set_value(data, p, share)
     elif inst.form == "finite_domain" and inst.domain_numbers and inst.domain_numbers[0] is not None:
         set_value(data, paths[0], _dec(inst.domain_numbers[0]))
+    elif inst.form == "finite_domain" and inst.domain and inst.paths[0] in labels:
+        set_value(data, inst.paths[0], inst.domain[0])   # the member list gate prints
     elif inst.form == "identity":
-        for p in paths:
+        # solve for the variable the fewest other gates pin (an attacker moves the free one)
+        for p in sorted(paths, key=lambda q: len(gates.reading(q))):
             if _solve(data, p, inst.name, by_path[p], gates):
                 return
         for v in (Decimal(0), Decimal(1)):      # e.g. x**2 + y**2 == 0

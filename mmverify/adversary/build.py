@@ -120,6 +120,8 @@ def _array(node, path, know, number, label, depth) -> list:
         return out
     count = max(int(node.get("minItems", 0)) - len(out), 3 if not prefix else 0)
     count = min(count, int(node.get("maxItems", count)) - len(out)) if "maxItems" in node else count
+    if node.get("uniqueItems") and items.get("enum"):
+        count = min(count, len(items["enum"]))
     for _ in range(max(count, 0)):
         out.append(_build(items, f"{path}[{len(out)}]", know, number, label, depth + 1))
     return out

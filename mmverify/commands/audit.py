@@ -1,6 +1,9 @@
 """``mmverify audit``: run the gates and the schema on every oracle, panel value
 and audited original; flag infeasible anchors, degenerate bands, incomparable
-units, literature splits, out-of-schema values and ungated directional metrics.
+units, literature splits, out-of-schema values and ungated directional metrics;
+for a task in progress, its unfinished placeholders, unit-less and unranged
+number fields and unjustified directions. The table ends with what is left, in
+the order to fix it, and the command that runs the task's contracts.
 
 Exit codes: 3 when a task does not load (anchor definition error), else 1 when
 an unaudited problem is found, else 0. Audited and info findings are reported
@@ -45,7 +48,9 @@ def audit(anchors_dir, fmt, task_ids, review, write_readmes):
     elif fmt == "md":
         click.echo(render_markdown(report), nl=False)
     else:
-        click.echo(render_table(report), nl=False)
+        from mmverify.gates.authoring import render_guide
+
+        click.echo(render_table(report) + render_guide(report, anchors_dir), nl=False)
     if report.task_errors:
         sys.exit(EXIT_TASK)
     sys.exit(EXIT_VERDICT if report.problems else EXIT_OK)

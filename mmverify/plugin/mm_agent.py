@@ -1,108 +1,47 @@
-"""Adapter for MM-Agent-style runs: build a task artifact from named numbers.
+"""Adapter for MM-Agent runs: build a task artifact from the numbers its scripts saved.
 
-MM-Agent (usail-hkust/LLM-MM-Agent) writes, per run, a solution JSON whose
-subtasks hold prose, formulas, code and the raw execution output, but no
-structured numeric answer. This adapter never reads numbers out of prose.
-Instead the agent's scripts write **results files** and the adapter assembles
-them into one artifact for the task, validates it, and says exactly which
-required, scored and gated fields could not be found.
+MM-Agent (usail-hkust/LLM-MM-Agent) keeps, per run, a solution JSON of prose,
+code and raw script output, but no structured numeric answer
+(:mod:`mmverify.plugin.mm_agent_layout` describes the folder). The adapter
+never guesses numbers from prose. The structured path:
 
-Run folder model (what is supported; every key is optional)
------------------------------------------------------------
-The solution JSON is ``RUN_DIR/solution.json``, else the JSON file in
-``RUN_DIR/json/`` (MM-Agent's own layout: ``json/<name>.json``), or a file
-given explicitly. Its shape::
+1. ``mmverify adapt mm-agent --emit-prompt TASK`` prints a block for MM-Agent's
+   code template (:mod:`mmverify.plugin.mm_agent_prompt`): the task's field
+   paths with units, and a ``write_results`` function that saves
+   ``{field path: value}`` to ``code/main<k>.results.json``.
+2. After the run, :func:`adapt_run` matches every ``tasks`` entry to its
+   ``code/main<k>.py`` by its ``task_code``, and reads
+   ``code/main<k>.results.json`` of the entries whose code passed — and no
+   other file. A results file is read only if the code that passed writes one
+   (its text names ``results.json``); otherwise it is left from an earlier,
+   failed attempt and is ignored.
+3. A key the task's artifact schema does not describe is rejected and listed
+   (also inside list and object values); every other JSON file in the run
+   folder is ignored and listed. Two subtasks giving different values for one
+   field is a conflict: the field is left out.
+4. Opt-in (``from_text``): labelled numbers in ``execution_result`` and
+   ``solution_interpretation``, by the task's label patterns
+   (:mod:`mmverify.plugin.mm_agent_text`), only for fields no results file
+   gives; each one is marked low-trust in the artifact's ``_provenance`` and
+   in the report.
 
-    {"problem": "...",                      # or problem_background / problem_requirement
-     "subtasks": [                          # or "tasks" (MM-Agent's key)
-       {"id": 1,                            # or "task_id"; default: position + 1
-        "description": "...",               # or task_description
-        "formulas": "...",                  # or preliminary_formulas / mathematical_formulas
-        "code": "...",                      # or task_code
-        "execution_output": "...",          # or execution_result (MM-Agent's key)
-        "solution": "...",                  # or solution_interpretation / subtask_outcome_analysis / answer / result
-        "script_path": "code/main1.py",     # or script; relative to RUN_DIR
-        "workdir": "q1/"}]}                 # or work_dir; relative to RUN_DIR
-
-Results files (the convention)
-------------------------------
-Next to each subtask's script the script writes a flat JSON object mapping
-artifact field paths to values::
-
-    {"experiment_result.q5.max_head_speed_mps": 1.246266,
-     "experiment_result.q1.handles": 224,
-     "experiment_result.q4.plan": "B"}
-
-Accepted file names: ``<script-stem>.results.json`` beside the script (MM-Agent
-puts every script in one ``code/`` folder: ``code/main1.py`` ->
-``code/main1.results.json``) or ``results.json`` in the subtask's work folder.
-Every file named ``results.json`` or ``*.results.json`` under ``RUN_DIR`` is
-read (hidden folders and symbolic links are skipped). Keys are field paths
-(dots and ``[i]`` indices, no ``[*]``); values are JSON numbers, strings
-(labels), booleans, or arrays/objects for list- and object-valued fields.
-Keys starting with ``_`` are comments and ignored. Files are parsed with the
-same strict parser as artifacts (exact decimals, no NaN, no duplicate keys).
-
-Two files giving different values for one field is a **conflict**: the field
-is left out and reported, never resolved by guessing.
-
-``--from-stdout`` (opt-in, low trust)
--------------------------------------
-Lines of a subtask's raw execution output of the exact form
-``<field path> = <JSON number>`` fill fields that no results file gives, and
-only for a path the artifact schema describes as numeric. A path printed with
-two different values is ambiguous and not used. Each such value is listed in
-the artifact's top-level ``"_provenance": {path: "stdout"}`` and in the report.
-
-Filled from the task, not the agent: ``problem_id`` (when the schema has it)
-and ``task_id`` (when the schema allows extra top-level keys), so that
-``mmverify score`` can tell the task.
+The task fills ``problem_id`` (when the schema has it) and ``task_id`` (when
+the schema allows extra top-level keys), so ``mmverify score`` can tell the task.
 """
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
 
 from mmverify import paths as P
 from mmverify.artifact import ArtifactError, json_type, parse_bytes
+from mmverify.plugin import mm_agent_layout as L
 
-ADAPT_VERSION = "mmverify.adapt/1"
-RESULTS_NAME = "results.json"
-RESULTS_SUFFIX = ".results.json"
-MAX_RESULTS_FILES = 1000
-MAX_WALK_DEPTH = 8
-MAX_SOLUTION_BYTES = 64 * 1024 * 1024
+ADAPT_VERSION = "mmverify.adapt/2"
+MAX_RESULTS_BYTES = 32 * 1024 * 1024
 PROVENANCE_KEY = "_provenance"
-
-_ALIASES = {
-    "id": ("id", "task_id", "subtask_id"),
-    "description": ("description", "task_description"),
-    "formulas": ("formulas", "preliminary_formulas", "mathematical_formulas"),
-    "code": ("code", "task_code"),
-    "execution_output": ("execution_output", "execution_result", "stdout"),
-    "solution": ("solution", "solution_interpretation", "subtask_outcome_analysis", "answer", "result"),
-    "script_path": ("script_path", "script"),
-    "workdir": ("workdir", "work_dir"),
-}
-_STDOUT_LINE = re.compile(
-    r"^[ \t]*(?P<name>[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*|\[\d+\])*)"
-    r"[ \t]*=[ \t]*(?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)[ \t]*$")
-
-
-@dataclass
-class Subtask:
-    index: int
-    id: str
-    description: str | None = None
-    formulas: Any = None
-    code: str | None = None
-    execution_output: str | None = None
-    solution: str | None = None
-    script_path: str | None = None
-    workdir: str | None = None
 
 
 @dataclass
@@ -114,126 +53,68 @@ class AdaptResult:
 
 # ------------------------------------------------------------------- reading
 
-def _inside(base: str, rel: Any) -> str | None:
-    """``rel`` resolved under ``base``; None when it is not a string or leaves ``base``."""
-    if not isinstance(rel, str) or not rel or "\x00" in rel:
-        return None
-    full = os.path.realpath(os.path.join(base, rel))
-    root = os.path.realpath(base)
-    return full if full == root or full.startswith(root + os.sep) else None
-
-
-def find_solution(run_dir: str) -> tuple[str | None, list[str]]:
-    """The solution JSON of a run folder and any other candidates that were passed over."""
-    if os.path.isfile(run_dir):
-        return run_dir, []
-    direct = os.path.join(run_dir, "solution.json")
-    if os.path.isfile(direct):
-        return direct, []
-    jdir = os.path.join(run_dir, "json")
-    cands = sorted(os.path.join(jdir, n) for n in os.listdir(jdir)
-                   if n.endswith(".json") and not n.endswith(RESULTS_SUFFIX)) if os.path.isdir(jdir) else []
-    if not cands:
-        return None, []
-    return cands[0], cands[1:]
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return "\n".join(value)
-    return None
-
-
-def parse_subtasks(solution: Any) -> list[Subtask]:
-    """Subtasks of a solution JSON, tolerant of missing keys and of MM-Agent's names."""
-    if not isinstance(solution, dict):
-        return []
-    raw = solution.get("subtasks", solution.get("tasks"))
-    if not isinstance(raw, list):
-        return []
-    out = []
-    for i, item in enumerate(raw):
-        if not isinstance(item, dict):
-            continue
-        got: dict[str, Any] = {}
-        for name, keys in _ALIASES.items():
-            for k in keys:
-                if k in item and item[k] is not None:
-                    got[name] = item[k]
-                    break
-        sid = got.get("id", i + 1)
-        sid = str(sid) if isinstance(sid, (str, int, Decimal)) and not isinstance(sid, bool) else str(i + 1)
-        out.append(Subtask(index=i, id=sid, description=_text(got.get("description")),
-                           formulas=got.get("formulas"), code=_text(got.get("code")),
-                           execution_output=_text(got.get("execution_output")),
-                           solution=_text(got.get("solution")),
-                           script_path=got.get("script_path") if isinstance(got.get("script_path"), str) else None,
-                           workdir=got.get("workdir") if isinstance(got.get("workdir"), str) else None))
+def _unknown_inside(sub: Any, value: Any, prefix: str) -> list[str]:
+    """Paths inside an object or list value that the schema ``sub`` does not describe."""
+    out: list[str] = []
+    if not isinstance(sub, dict):
+        return out
+    if isinstance(value, dict) and isinstance(sub.get("properties"), dict):
+        props = sub["properties"]
+        for k, v in value.items():
+            if k not in props:
+                out.append(f"{prefix}.{k}")
+            else:
+                out += _unknown_inside(props[k], v, f"{prefix}.{k}")
+    elif isinstance(value, list):
+        prefix_items = sub.get("prefixItems") if isinstance(sub.get("prefixItems"), list) else []
+        for i, v in enumerate(value):
+            s = prefix_items[i] if i < len(prefix_items) else sub.get("items")
+            out += _unknown_inside(s, v, f"{prefix}[{i}]")
     return out
 
 
-def _subtask_files(run_dir: str, st: Subtask) -> list[str]:
-    """Results files a subtask points at (only inside the run folder)."""
-    out = []
-    script = _inside(run_dir, st.script_path) if st.script_path else None
-    if script is None and not st.script_path and not st.workdir and st.id.isdigit():
-        script = _inside(run_dir, os.path.join("code", f"main{st.id}.py"))  # MM-Agent's layout
-    if script is not None:
-        stem = os.path.splitext(os.path.basename(script))[0]
-        out.append(os.path.join(os.path.dirname(script), stem + RESULTS_SUFFIX))
-    wd = _inside(run_dir, st.workdir) if st.workdir else None
-    if wd is not None:
-        out.append(os.path.join(wd, RESULTS_NAME))
-    return [f for f in out if os.path.isfile(f)]
+def read_results(file: str, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]],
+                                                                  list[dict[str, str]]]:
+    """The accepted ``{path: value}`` pairs of one results file, the problems met
+    reading it, and the keys rejected because the task schema does not know them."""
+    from mmverify.tasks import schema_at
 
-
-def discover_results(run_dir: str) -> list[str]:
-    """Every ``results.json`` / ``*.results.json`` under ``run_dir`` (no symlinks, no hidden folders)."""
-    found: list[str] = []
-    root_depth = os.path.realpath(run_dir).count(os.sep)
-    for cur, dirs, files in os.walk(run_dir, followlinks=False):
-        depth = os.path.realpath(cur).count(os.sep) - root_depth
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and depth < MAX_WALK_DEPTH
-                         and not os.path.islink(os.path.join(cur, d)))
-        for n in sorted(files):
-            full = os.path.join(cur, n)
-            if (n == RESULTS_NAME or n.endswith(RESULTS_SUFFIX)) and not os.path.islink(full):
-                found.append(full)
-                if len(found) >= MAX_RESULTS_FILES:
-                    return found
-    return found
-
-
-def read_results(file: str) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """The ``{path: value}`` pairs of one results file and the problems met reading it."""
     problems: list[dict[str, str]] = []
+    rejected: list[dict[str, str]] = []
     try:
         with open(file, "rb") as fh:
-            raw = fh.read(32 * 1024 * 1024 + 1)
+            raw = fh.read(MAX_RESULTS_BYTES + 1)
         data = parse_bytes(raw, source=file).data
     except ArtifactError as exc:
-        return {}, [{"code": exc.code, "message": exc.message}]
+        return {}, [{"code": exc.code, "message": exc.message}], []
     except OSError as exc:
-        return {}, [{"code": "unreadable", "message": f"cannot read: {exc.strerror}"}]
+        return {}, [{"code": "unreadable", "message": f"cannot read: {exc.strerror}"}], []
+    if not isinstance(data, dict):
+        return {}, [{"code": "not_an_object", "message": "a results file is one JSON object"}], []
     out: dict[str, Any] = {}
     for key, value in data.items():
-        if key.startswith("_"):
-            continue
         try:
             path = P.parse_path(key)
         except P.PathError as exc:
-            problems.append({"code": "bad_path", "message": f"{key!r}: {exc}"})
+            rejected.append({"key": _show(key), "reason": f"not a field path: {exc}"})
             continue
         if path.is_list:
-            problems.append({"code": "bad_path", "message": f"{key!r}: [*] is not allowed in a results file; "
-                                                            "write one key per index or the whole list"})
+            rejected.append({"key": key, "reason": "[*] is not allowed: write the whole list or one index"})
+            continue
+        if path.segments[0] == "$replay":
+            rejected.append({"key": key, "reason": "$replay values are derived by mmverify, never handed in"})
+            continue
+        sub = schema_at(schema, path)
+        if sub is None:
+            rejected.append({"key": key, "reason": "the task's artifact schema does not describe this field"})
+            continue
+        inner = _unknown_inside(sub, value, path.text)
+        if inner:
+            rejected.append({"key": key, "reason": "the value holds keys the schema does not describe: "
+                             + ", ".join(inner[:10]) + (" ..." if len(inner) > 10 else "")})
             continue
         out[path.text] = value
-    return out, problems
+    return out, problems, rejected
 
 
 # ----------------------------------------------------------------- building
@@ -366,83 +247,87 @@ def _absent(data: Any, path: P.Path) -> str | None:
     return "null" if v is None else None
 
 
-def _numeric_schema(sub: Mapping[str, Any] | None) -> bool:
-    if not isinstance(sub, dict):
-        return False
-    t = sub.get("type")
-    types = t if isinstance(t, list) else [t]
-    return "number" in types or "integer" in types
-
-
 # ------------------------------------------------------------------- adapter
 
-def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, from_stdout: bool = False,
+_STATUS_TEXT = {
+    L.PASSED: "code passed",
+    L.FAILED: "code never passed (is_pass is not true): its numbers are not read",
+    L.NO_CODE: "no code (MM-Agent writes none for a problem without data)",
+    L.UNMATCHED: "task_code matches no code/main<k>.py: its number is unknown, nothing is read",
+    L.AMBIGUOUS: "task_code matches several scripts, or several entries match one: nothing is read",
+}
+
+
+def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, from_text: bool = False,
               solution_file: str | None = None) -> AdaptResult:
     """Build the artifact of ``task_id`` from an MM-Agent run folder.
 
-    Returns the artifact (a dict of exact values, ready for
-    :func:`mmverify.plugin.exactjson.dumps_exact`) and a report saying where
-    every field came from and what could not be found. Raises
-    :class:`~mmverify.tasks.TaskLoadError` for an unknown task and
-    :class:`FileNotFoundError` when ``run_dir`` does not exist.
+    Returns the artifact (exact values, ready for
+    :func:`mmverify.plugin.exactjson.dumps_exact`) and a report saying what
+    each subtask gave, where every field came from, what was rejected or
+    ignored, and what is still missing. Raises
+    :class:`~mmverify.tasks.TaskLoadError` for an unknown task or a malformed
+    label file, :class:`FileNotFoundError` when ``run_dir`` is not a folder.
     """
-    from mmverify.plugin.selfcheck import public_task
+    from mmverify.plugin import mm_agent_text as T
     from mmverify.tasks import TaskSpec, load_task, schema_at
     from mmverify.validate import validate_artifact
 
     task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
-    if not os.path.exists(run_dir):
+    if not os.path.isdir(run_dir):
         raise FileNotFoundError(f"run folder not found: {run_dir}")
-    base = run_dir if os.path.isdir(run_dir) else os.path.dirname(os.path.abspath(run_dir))
-    notes: list[str] = []
+    labels, labels_file = T.load_labels(task) if from_text else ((), None)
+    run = L.read_run(run_dir, solution_file)
+    notes = list(run.notes)
+    if run.solution_error is None and not run.entries:
+        notes.append("the solution JSON has no task entries: nothing to read")
+    if run.solution_error is None and run.entries and not run.has_code:
+        notes.append("this run has no code: MM-Agent writes code/main<k>.py only for problems with a "
+                     "dataset, so no results file can exist; numbers could only come from text "
+                     "(--from-text, low trust)")
+    for k in run.orphan_scripts:
+        notes.append(f"{run.script_rel(k)} matches no task entry of the solution JSON (the run may have "
+                     "stopped before saving it): not read")
 
-    # 1. the solution JSON (optional: results files alone are enough)
-    sol_path, passed_over = (solution_file, []) if solution_file else find_solution(run_dir)
-    solution_info: dict[str, Any] = {"path": sol_path, "subtasks": 0, "error": None}
-    subtasks: list[Subtask] = []
-    if passed_over:
-        notes.append(f"several solution files in json/: used {os.path.basename(sol_path)}, "
-                     f"not {', '.join(os.path.basename(p) for p in passed_over)} (pass --solution FILE)")
-    if sol_path is None:
-        notes.append("no solution JSON found (solution.json or json/*.json): results files only")
-    else:
-        try:
-            with open(sol_path, "rb") as fh:
-                raw = fh.read(MAX_SOLUTION_BYTES + 1)
-            solution = parse_bytes(raw, source=sol_path, max_bytes=MAX_SOLUTION_BYTES, max_depth=64).data
-            subtasks = parse_subtasks(solution)
-            solution_info["subtasks"] = len(subtasks)
-            if not subtasks:
-                notes.append("the solution JSON has no subtasks ('subtasks' or 'tasks' list)")
-        except ArtifactError as exc:
-            solution_info["error"] = exc.as_dict()
-        except OSError as exc:
-            solution_info["error"] = {"code": "unreadable", "message": f"cannot read: {exc.strerror}"}
-
-    # 2. results files: the ones subtasks point at, then every other one in the folder
-    owner: dict[str, str] = {}
-    ordered: list[str] = []
-    for st in subtasks:
-        for f in _subtask_files(base, st):
-            real = os.path.realpath(f)
-            if real not in owner:
-                owner[real] = st.id
-                ordered.append(f)
-    for f in discover_results(base):
-        real = os.path.realpath(f)
-        if real not in owner:
-            owner[real] = ""
-            ordered.append(f)
-
+    # 1. results files of the entries whose code passed
     artifact: dict[str, Any] = {}
     sources: dict[str, dict[str, Any]] = {}
     conflicts: dict[str, list[dict[str, Any]]] = {}
-    files_info = []
-    for f in ordered:
-        pairs, problems = read_results(f)
-        rel = os.path.relpath(f, base)
-        files_info.append({"path": rel, "subtask": owner.get(os.path.realpath(f)) or None,
-                           "fields": len(pairs), "problems": problems})
+    subtasks, files_info, rejected = [], [], []
+    named = {os.path.relpath(run.solution_path, run_dir).replace(os.sep, "/")} if run.solution_path else set()
+    ignored: list[dict[str, str]] = []
+    for e in run.entries:
+        row: dict[str, Any] = {"position": e.position, "number": e.number, "status": e.status,
+                               "meaning": _STATUS_TEXT[e.status],
+                               "description": _show(e.description) if e.description else None,
+                               "script": run.script_rel(e.number) if e.number is not None else None,
+                               "matches": [run.script_rel(k) for k in e.matches] if e.status == L.AMBIGUOUS else [],
+                               "results_file": None, "results": None, "fields": 0}
+        subtasks.append(row)
+        if e.number is None:
+            continue
+        rel = run.results_rel(e.number)
+        full = os.path.join(run_dir, *rel.split("/"))
+        present = os.path.isfile(full) and not os.path.islink(full)
+        if e.status != L.PASSED:
+            row["results"] = "not read (code never passed)" if present else "absent"
+            if present:
+                named.add(rel)
+                ignored.append({"path": rel, "reason": f"belongs to {e.label}, whose code never passed"})
+            continue
+        if not present:
+            row["results"] = "absent: the script does not write it (was the --emit-prompt block in the template?)"
+            continue
+        named.add(rel)
+        if "results.json" not in (e.code or ""):
+            row["results"] = "stale: the code that passed does not write it (left from an earlier attempt)"
+            ignored.append({"path": rel, "reason": f"stale: the passing code of {e.label} does not write it"})
+            continue
+        pairs, problems, bad = read_results(full, task.artifact_schema)
+        row["results_file"], row["results"], row["fields"] = rel, "read", len(pairs)
+        files_info.append({"path": rel, "subtask": e.number, "fields": len(pairs), "problems": problems,
+                           "rejected": len(bad)})
+        rejected += [{"file": rel, **b} for b in bad]
         for key, value in pairs.items():
             if key in conflicts:
                 conflicts[key].append({"value": _show(value), "file": rel})
@@ -454,59 +339,61 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
                 conflicts[key] = ([{"value": _show(P.get(artifact, key)), "file": first}] if first else []) + \
                     [{"value": _show(value), "file": rel, "problem": str(exc)}]
                 continue
-            sources.setdefault(key, {"source": "results", "file": rel})
+            sources.setdefault(key, {"source": "results", "file": rel, "subtask": e.number})
     for key in conflicts:  # never resolved by guessing: the field is left out
         _remove(artifact, P.parse_path(key))
         sources.pop(key, None)
+    for k in run.orphan_scripts:
+        rel = run.results_rel(k)
+        if os.path.isfile(os.path.join(run_dir, *rel.split("/"))):
+            named.add(rel)
+            ignored.append({"path": rel, "reason": f"{run.script_rel(k)} matches no task entry"})
+    others, n_others = L.other_json_files(run_dir, named)
+    for rel in others:
+        ignored.append({"path": rel, "reason": "usage record of the run" if rel.startswith("usage/")
+                        else "no convention names this file"})
+    if n_others > len(others):
+        ignored.append({"path": "...", "reason": f"and {n_others - len(others)} more JSON file(s) not listed"})
 
-    # 3. opt-in: `path = number` lines of the raw execution output (low trust)
-    stdout_used: list[dict[str, Any]] = []
-    stdout_skipped: list[dict[str, Any]] = []
-    if from_stdout:
-        seen: dict[str, list[tuple[Decimal, str, str]]] = {}
-        for st in subtasks:
-            for lineno, line in enumerate((st.execution_output or "").splitlines(), 1):
-                m = _STDOUT_LINE.match(line)
-                if not m:
-                    continue
-                try:
-                    path = P.parse_path(m.group("name"))
-                except P.PathError:
-                    continue
-                if not _numeric_schema(schema_at(task.artifact_schema, path)):
-                    continue
-                try:
-                    value = parse_bytes(b'{"v": ' + m.group("num").encode() + b"}", source="stdout").data["v"]
-                except ArtifactError as exc:
-                    stdout_skipped.append({"path": path.text, "subtask": st.id, "line": lineno,
-                                           "reason": exc.message})
-                    continue
-                seen.setdefault(path.text, []).append((value, st.id, lineno))
-        for key in sorted(seen):
-            vals = seen[key]
-            distinct = {v for v, _, _ in vals}
+    # 2. opt-in: labelled numbers in the text (low trust)
+    text_used: list[dict[str, Any]] = []
+    text_skipped: list[dict[str, Any]] = []
+    if from_text:
+        hits, text_skipped = T.find(labels, run.entries)
+        skipped_entries = [e.label for e in run.entries if e.status != L.PASSED]
+        if skipped_entries:
+            text_skipped.append({"path": "*", "reason": "text of entries whose code did not pass is not read: "
+                                 + ", ".join(skipped_entries)})
+        by_path: dict[str, list] = {}
+        for h in hits:
+            by_path.setdefault(h.path, []).append(h)
+        for key in sorted(by_path):
+            hs = by_path[key]
+            distinct = sorted({h.value for h in hs})
             if key in sources or key in conflicts:
                 if key in sources and not any(_same(P.get(artifact, key), v) for v in distinct):
-                    stdout_skipped.append({"path": key, "reason": "a results file gives this field; "
-                                           f"stdout says {', '.join(sorted(_show(v) for v in distinct))}"})
+                    text_skipped.append({"path": key, "reason": "a results file gives this field; the text says "
+                                         + ", ".join(str(v) for v in distinct)})
                 continue
             if len(distinct) > 1:
-                stdout_skipped.append({"path": key, "reason": "ambiguous: printed with different values "
-                                       + ", ".join(f"{_show(v)} (subtask {sid}, line {ln})" for v, sid, ln in vals)})
+                text_skipped.append({"path": key, "reason": "ambiguous: " + "; ".join(
+                    f"{h.text} ({h.entry} {h.field} line {h.line})" for h in hs)})
                 continue
-            value, sid, where = vals[0]
+            h = hs[0]
             try:
-                _set(artifact, P.parse_path(key), value)
+                _set(artifact, P.parse_path(key), h.value)
             except _Conflict as exc:
-                stdout_skipped.append({"path": key, "reason": str(exc)})
+                text_skipped.append({"path": key, "reason": str(exc)})
                 continue
-            sources[key] = {"source": "stdout", "subtask": sid, "line": where}
-            stdout_used.append({"path": key, "value": _show(value), "subtask": sid, "line": where})
+            where = {"trust": "low", "source": "text", "field": h.field, "subtask": h.entry, "line": h.line,
+                     "label": h.label}
+            sources[key] = where
+            text_used.append({"path": key, "value": h.text, **where})
 
     holes = _holes(artifact)
     artifact = _fill_holes(artifact)
 
-    # 4. identity fields from the task (never numbers)
+    # 3. identity fields from the task (never numbers)
     props = task.artifact_schema.get("properties", {}) if isinstance(task.artifact_schema, dict) else {}
     extra_ok = task.artifact_schema.get("additionalProperties", True) is not False
     if "problem_id" in props and "problem_id" not in artifact and task.problem_id:
@@ -515,53 +402,61 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
     if "task_id" not in artifact and ("task_id" in props or extra_ok):
         artifact["task_id"] = task.id
         sources["task_id"] = {"source": "task"}
-    if stdout_used:
+    if text_used:
         if extra_ok or PROVENANCE_KEY in props:
-            artifact[PROVENANCE_KEY] = {u["path"]: "stdout" for u in stdout_used}
+            artifact[PROVENANCE_KEY] = {u["path"]: {k: u[k] for k in ("trust", "source", "field", "subtask",
+                                                                     "line", "label")} for u in text_used}
         else:
             notes.append(f"the schema forbids extra top-level keys: {PROVENANCE_KEY} is only in this report")
 
-    # 5. what is still missing
-    req = missing_required(task.artifact_schema, artifact)
+    # 4. what is still missing
+    report = _missing(task, artifact)
+    complete = not (report["missing_required"] or report["missing_metric_fields"] or report["missing_gate_fields"]
+                    or report["schema_errors"] or conflicts or holes)
+    report = {
+        "schema_version": ADAPT_VERSION,
+        "task": task.id,
+        "run_dir": run_dir,
+        "solution": {"path": run.solution_path, "error": run.solution_error, "keys": list(run.solution_keys),
+                     "tasks": len(run.entries)},
+        "has_code": run.has_code,
+        "subtasks": subtasks,
+        "results_files": files_info,
+        "rejected_keys": rejected,
+        "ignored_files": ignored,
+        "fields": {k: sources[k] for k in sorted(sources)},
+        "conflicts": [{"path": k, "values": v} for k, v in sorted(conflicts.items())],
+        "sparse_lists": holes,
+        "from_text": {"enabled": from_text, "labels_file": labels_file, "used": text_used,
+                      "skipped": text_skipped, "trust": "low" if text_used else None},
+        **report,
+        "complete": complete,
+        "notes": notes,
+    }
+    return AdaptResult(artifact=artifact, report=report, complete=complete)
+
+
+def _missing(task, artifact: dict) -> dict[str, list]:
+    from mmverify.gates import compile_gates
+    from mmverify.plugin.selfcheck import public_task
+    from mmverify.validate import validate_artifact
+
     metric_missing = []
     for m in task.metrics:
         why = _absent(artifact, m.path)
         if why:
             metric_missing.append({"metric": m.id, "path": m.path.text, "unit": m.unit, "why": why})
     gate_missing = []
-    try:
-        from mmverify.gates import compile_gates
-
-        gates = compile_gates(public_task(task))
-    except ImportError:  # pragma: no cover - the gate engine ships with the package
-        gates = ()
-    for g in gates:
+    for g in compile_gates(public_task(task)):
         for path in g.inputs:
+            if path.segments and path.segments[0] == "$replay":
+                continue
             why = _absent(artifact, path)
             if why:
                 gate_missing.append({"gate": g.id, "path": path.text, "why": why})
-    schema_errors = [e.as_dict() for e in validate_artifact(task.artifact_schema, artifact)]
-    complete = not (req or metric_missing or gate_missing or schema_errors or conflicts or holes)
-
-    report = {
-        "schema_version": ADAPT_VERSION,
-        "task": task.id,
-        "run_dir": run_dir,
-        "solution": solution_info,
-        "results_files": files_info,
-        "fields": {k: sources[k] for k in sorted(sources)},
-        "conflicts": [{"path": k, "values": v} for k, v in sorted(conflicts.items())],
-        "sparse_lists": holes,
-        "from_stdout": {"enabled": from_stdout, "used": stdout_used, "skipped": stdout_skipped,
-                        "trust": "low" if stdout_used else None},
-        "missing_required": req,
-        "missing_metric_fields": metric_missing,
-        "missing_gate_fields": gate_missing,
-        "schema_errors": schema_errors,
-        "complete": complete,
-        "notes": notes,
-    }
-    return AdaptResult(artifact=artifact, report=report, complete=complete)
+    return {"missing_required": missing_required(task.artifact_schema, artifact),
+            "missing_metric_fields": metric_missing, "missing_gate_fields": gate_missing,
+            "schema_errors": [e.as_dict() for e in validate_artifact(task.artifact_schema, artifact)]}
 
 
 def _remove(data: Any, path: P.Path) -> None:
@@ -589,20 +484,34 @@ def render_report(report: dict) -> str:
     """Plain-text summary of an adapt report."""
     lines = [f"task      {report['task']}", f"run       {report['run_dir']}"]
     sol = report["solution"]
-    lines.append(f"solution  {sol['path'] or '-'} ({sol['subtasks']} subtask(s))"
+    lines.append(f"solution  {sol['path'] or '-'} ({sol['tasks']} task entr{'y' if sol['tasks'] == 1 else 'ies'})"
                  + (f"  ERROR {sol['error']['code']}: {sol['error']['message']}" if sol["error"] else ""))
-    lines.append(f"results   {len(report['results_files'])} file(s)")
+    for s in report["subtasks"]:
+        who = f"task {s['number']}" if s["number"] is not None else "task ?"
+        line = f"  tasks[{s['position'] - 1}] -> {who}: {s['status']}"
+        if s["matches"]:
+            line += f" ({', '.join(s['matches'])})"
+        if s["results"]:
+            line += f"; {s['results_file'] or 'code/main' + str(s['number']) + '.results.json'}: {s['results']}"
+            if s["results"] == "read":
+                line += f", {s['fields']} field(s)"
+        elif s["status"] != "passed":
+            line += f" -- {s['meaning']}"
+        lines.append(line)
     for f in report["results_files"]:
-        who = f" [subtask {f['subtask']}]" if f["subtask"] else ""
-        lines.append(f"  {f['path']}{who}: {f['fields']} field(s)")
         for p in f["problems"]:
-            lines.append(f"    problem {p['code']}: {p['message']}")
+            lines.append(f"PROBLEM   {f['path']}: {p['code']}: {p['message']}")
+    for r in report["rejected_keys"]:
+        lines.append(f"REJECTED  {r['file']}: key {r['key']!r}: {r['reason']}")
+    for i in report["ignored_files"]:
+        lines.append(f"IGNORED   {i['path']}: {i['reason']}")
     n_res = sum(1 for v in report["fields"].values() if v["source"] == "results")
-    lines.append(f"fields    {n_res} from results files, {len(report['from_stdout']['used'])} from stdout")
-    for u in report["from_stdout"]["used"]:
-        lines.append(f"  LOW TRUST (stdout) {u['path']} = {u['value']}  [subtask {u['subtask']}, line {u['line']}]")
-    for s in report["from_stdout"]["skipped"]:
-        lines.append(f"  stdout not used: {s['path']}: {s['reason']}")
+    lines.append(f"fields    {n_res} from results files, {len(report['from_text']['used'])} from text (low trust)")
+    for u in report["from_text"]["used"]:
+        lines.append(f"  LOW TRUST (text) {u['path']} = {u['value']}  [{u['subtask']} {u['field']} line {u['line']},"
+                     f" label {u['label']!r}]")
+    for s in report["from_text"]["skipped"]:
+        lines.append(f"  text not used: {s['path']}: {s['reason']}")
     for c in report["conflicts"]:
         vals = ", ".join(f"{v['value']} ({v['file']})" for v in c["values"])
         lines.append(f"CONFLICT  {c['path']}: {vals} -- left out")

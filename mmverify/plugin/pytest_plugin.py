@@ -94,7 +94,7 @@ class AnchorsCollector(pytest.Collector):
         for tid in ids:
             if not isinstance(tid, str):
                 yield ContractItem.from_parent(self, name="index", path=Path(self.folder),
-                                               check=lambda: _fail(f"index.json entry without an id: {tid!r}"))
+                                               check=lambda tid=tid: _fail(f"index.json entry without an id: {tid!r}"))
                 continue
             node = TaskCollector.from_parent(self, name=tid, path=Path(self.folder) / tid)
             node.folder, node.task_id = self.folder, tid

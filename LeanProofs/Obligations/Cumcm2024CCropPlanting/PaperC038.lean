@@ -3,7 +3,7 @@
   task: cumcm-2024-c-crop-planting
   artifact: panel paper C038
   values from: anchors/cumcm-2024-c-crop-planting/task.json, panel paper C038: values and context
-  obligations: 18 (18 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 20 (20 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -135,5 +135,21 @@ theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_2 : 11855069819 ≤
     scale: 10^4; value and bounds scaled by 10^d -/
 theorem cumcm_2024_c_crop_planting_q3_spearman_range : (-10000 : Int) ≤ (2551 : Int) ∧ (2551 : Int) ≤ (10000 : Int) := by decide
 #print axioms cumcm_2024_c_crop_planting_q3_spearman_range
+
+/-- gate q1.waste_profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
+    expression: claimed <= replayed
+    declared tolerance (an audited assumption): 0.5
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 4041887700000000 ≤ 4053821627214375 + 1 * 50000000 := by decide
+#print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
+
+/-- gate q1.discount_profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
+    expression: claimed <= replayed
+    declared tolerance (an audited assumption): 0.5
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : 58718967000000000 ≤ 70294093816579375 + 1 * 500000000 := by decide
+#print axioms cumcm_2024_c_crop_planting_q1_discount_profit_replayed
 
 end Cumcm2024CCropPlanting_PaperC038

@@ -3,7 +3,7 @@
   task: cumcm-2024-c-crop-planting
   artifact: panel paper C038, original (pre-audit) values
   values from: anchors/cumcm-2024-c-crop-planting/task.json, panel paper C038 with the audit record's original value of q1.discount_profit_yuan, q1.waste_profit_yuan
-  obligations: 1 (1 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 3 (2 stated as proved, 1 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -17,5 +17,21 @@ namespace Cumcm2024CCropPlanting_PaperC038Original
     scale: 10^0; consecutive values scaled by 10^d -/
 theorem cumcm_2024_c_crop_planting_q1_discount_not_below_waste : (-5389476 : Int) ≤ (75678478 : Int) := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_discount_not_below_waste
+
+/-- gate q1.waste_profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
+    expression: claimed <= replayed
+    declared tolerance (an audited assumption): 0.5
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
+theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 0 ≤ 4053821627214375 + 538947600000000 + 1 * 50000000 := by decide
+#print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
+
+/-- gate q1.discount_profit_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
+    expression: claimed <= replayed
+    declared tolerance (an audited assumption): 0.5
+    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : ¬ (75678478000000000 ≤ 70294093816579375 + 1 * 500000000) := by decide
+#print axioms cumcm_2024_c_crop_planting_q1_discount_profit_replayed
 
 end Cumcm2024CCropPlanting_PaperC038Original

@@ -1,0 +1,67 @@
+"""Replay benchmark: per task with a replay, the time to replay an artifact and
+the share of directional credit that is now verified.
+
+    python benchmarks/replay.py [--repeat N] [--json OUT]
+
+* replay time: CPU seconds of ``run_replay`` on the task's oracle (median of N);
+* verified share: of the weight of the task's one-sided metrics, the part
+  whose claim on the oracle is verified by a passing hard replay gate
+  (``verifies``); the rest is governed by ``unverified_improvement`` (or a
+  tight bound, see each task README's one-sided review).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from fractions import Fraction
+
+from mmverify.artifact import parse_file
+from mmverify.gates import evaluate_gates
+from mmverify.replay import run_replay
+from mmverify.tasks import DIRECTIONAL, load_all
+
+
+def _verified(metric, verified: frozenset[str]) -> bool:
+    if not metric.is_list:
+        return metric.path.text in verified
+    head = metric.path.split()[0].text
+    return any(v.startswith(head + "[") for v in verified)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    rows = []
+    for task in load_all():
+        data = parse_file(task.oracle_path).data
+        one_sided = [m for m in task.metrics if m.direction in DIRECTIONAL]
+        total = sum((m.weight for m in one_sided), Fraction(0))
+        times = []
+        replayed = None
+        if task.replay:
+            run_replay(task, data)  # official data loaded once, outside the timing
+            for _ in range(args.repeat):
+                t0 = time.process_time()
+                replayed = run_replay(task, data)
+                times.append(time.process_time() - t0)
+        report = evaluate_gates(task, data, replayed)
+        verified = report.verified()
+        share = sum((m.weight for m in one_sided if _verified(m, verified)), Fraction(0))
+        rows.append({"task": task.id, "replay": task.replay,
+                     "replay_cpu_s": round(statistics.median(times), 4) if times else None,
+                     "one_sided_weight": float(total), "verified_weight": float(share),
+                     "verified_share": float(share / total) if total else None})
+        r = rows[-1]
+        print(f"{task.id:<36} replay {'%.3f s' % r['replay_cpu_s'] if times else '-':>9}  "
+              f"verified {r['verified_weight']:g} of {r['one_sided_weight']:g} one-sided weight", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rows, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+"""Replay of CUMCM 2024 C (crop planting), question 1.
+
+Witness: a 2024-2030 planting plan per surplus case, rows
+``{year, season, plot, crop_id, area_mu}`` at
+``experiment_result.q1.waste_plan`` and ``experiment_result.q1.discount_plan``.
+From attachments 1-2 (``anchors/<task>/data/``) the replay derives, exactly
+(Fractions), whether each plan obeys the statement's rules (1 = feasible, 0 =
+not) and, for a feasible plan only, its 2024-2030 profit under its surplus rule
+(an infeasible plan is a gap for the profit: it cannot vouch for an optimum).
+
+Economic model (the statement's Q1, prices at the middle of the 2023 range):
+
+* expected sales of a crop in a year = its 2023 production, sum over the 2023
+  rows of area x yield of that plot type and season (the statement: sales,
+  yields, costs and prices stay at their 2023 values);
+* a year's production of a crop is sold up to its expected sales, the highest
+  priced production first (the plot type and season fix the price); the rest
+  is the surplus: case 1 wastes it, case 2 sells it at 50 % of its price;
+* cost = area x cost per mu of the plot type and season; profit = revenue - cost.
+
+Feasibility rules checked (``RULES`` below names them; docs in the README).
+"""
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .base import Derived
+
+TASK_ID = "cumcm-2024-c-crop-planting"
+CASES = ("waste", "discount")
+DERIVED = tuple(f"q1.{case}_{what}" for case in CASES for what in ("profit_yuan", "plan_feasible"))
+PLAN_FIELD = {"waste": "waste_plan", "discount": "discount_plan"}
+YEARS = tuple(range(2024, 2031))
+HALF = Fraction(1, 2)
+MAX_PLACES = 6            # an area is a decimal with at most 6 places (1e-6 mu)
+MIN_AREA = Fraction(3, 10)   # smallest planted row: the smallest row of the 2023 planting
+
+OPEN_FIELD = ("flat_dry", "terrace", "hillside")
+GRAINS = frozenset(range(1, 16))               # grains and grain legumes except rice
+RICE = frozenset({16})
+VEGETABLES = frozenset(range(17, 35))          # vegetables except the three below
+AUTUMN_VEG = frozenset({35, 36, 37})           # Chinese cabbage, white and red radish
+MUSHROOMS = frozenset(range(38, 42))
+LEGUMES = frozenset({1, 2, 3, 4, 5, 17, 18, 19})
+
+RULES = (
+    "rows: year 2024-2030, a known plot, a known crop, 0 < area_mu <= plot area",
+    "each planted (plot, year, season, crop) at least 0.3 mu ('not too small': the smallest 2023 row)",
+    "crop on an allowed plot type and season (attachment 1 notes (1)-(7))",
+    "per plot and season the planted areas sum to at most the plot area; on irrigated land "
+    "single-season rice shares the plot with each vegetable season",
+    "second season on irrigated land: one crop per plot (note (3))",
+    "no crop repeated on a plot in consecutive seasons, 2023 included (continuous cropping)",
+    "a legume on every plot at least once in every 3-year window 2023-2025 ... 2028-2030",
+)
+
+
+def allowed_seasons(land_type: str) -> dict[str, frozenset[int]]:
+    """Crops allowed per season on a plot type (attachment 1, notes (1)-(7))."""
+    if land_type in OPEN_FIELD:
+        return {"single": GRAINS}
+    if land_type == "irrigated":
+        return {"single": RICE, "first": VEGETABLES, "second": AUTUMN_VEG}
+    if land_type == "greenhouse":
+        return {"first": VEGETABLES, "second": MUSHROOMS}
+    if land_type == "smart_greenhouse":
+        return {"first": VEGETABLES, "second": VEGETABLES}
+    raise ValueError(f"unknown land type {land_type!r}")
+
+
+def previous_seasons(land_type: str, year: int, season: str) -> tuple[tuple[int, str], ...]:
+    """The seasons right before (year, season) on a plot of this type."""
+    if season == "second":
+        return ((year, "first"), (year, "single")) if land_type == "irrigated" else ((year, "first"),)
+    if land_type in OPEN_FIELD:
+        return ((year - 1, "single"),)
+    if land_type == "irrigated":
+        return ((year - 1, "second"), (year - 1, "single"))
+    return ((year - 1, "second"),)
+
+
+@dataclass(frozen=True)
+class Official:
+    plots: Mapping[str, tuple[str, Fraction]]                         # plot -> (land type, area)
+    crops: Mapping[int, tuple[str, str]]                              # id -> (name, type)
+    stats: Mapping[tuple[int, str, str], tuple[Fraction, Fraction, Fraction]]  # (crop, type, season) -> yield, cost, price
+    demand: Mapping[int, Fraction]                                    # crop -> expected sales (jin / year)
+    planted_2023: Mapping[tuple[str, str], frozenset[int]]            # (plot, season) -> crops
+
+    def admissible(self) -> int:
+        """How many distinct (plot, year, season, crop) rows the statement allows."""
+        per_year = sum(len(cs) for lt, _ in self.plots.values() for cs in allowed_seasons(lt).values())
+        return per_year * len(YEARS)
+
+
+def _rows(path: str) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def load_official(data_dir: str) -> Official:
+    plots = {r["plot"]: (r["land_type"], Fraction(r["area_mu"])) for r in _rows(os.path.join(data_dir, "plots.csv"))}
+    crops = {int(r["crop_id"]): (r["name"], r["crop_type"]) for r in _rows(os.path.join(data_dir, "crops.csv"))}
+    stats: dict[tuple[int, str, str], tuple[Fraction, Fraction, Fraction]] = {}
+    for r in _rows(os.path.join(data_dir, "stats_2023.csv")):
+        price = (Fraction(r["price_low_yuan_per_jin"]) + Fraction(r["price_high_yuan_per_jin"])) / 2
+        stats[(int(r["crop_id"]), r["land_type"], r["season"])] = (
+            Fraction(r["yield_jin_per_mu"]), Fraction(r["cost_yuan_per_mu"]), price)
+    # attachment 2, note (2): a smart greenhouse's first season is an ordinary greenhouse's
+    for (c, lt, s), v in list(stats.items()):
+        if lt == "greenhouse" and s == "first":
+            stats.setdefault((c, "smart_greenhouse", "first"), v)
+    demand: dict[int, Fraction] = {}
+    planted: dict[tuple[str, str], set[int]] = {}
+    for r in _rows(os.path.join(data_dir, "planting_2023.csv")):
+        plot, crop, season, area = r["plot"], int(r["crop_id"]), r["season"], Fraction(r["area_mu"])
+        demand[crop] = demand.get(crop, Fraction(0)) + area * stats[(crop, plots[plot][0], season)][0]
+        planted.setdefault((plot, season), set()).add(crop)
+    for lt, _ in plots.values():
+        for season, cs in allowed_seasons(lt).items():
+            missing = [c for c in cs if (c, lt, season) not in stats]
+            if missing:
+                raise ValueError(f"no 2023 statistics for crops {missing} on {lt}/{season}")
+    return Official(plots, crops, stats, demand, {k: frozenset(v) for k, v in planted.items()})
+
+
+# --------------------------------------------------------------------------- witness parsing
+
+class Malformed(ValueError):
+    pass
+
+
+def _area(value: Any) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        raise Malformed("area_mu is not a number")
+    d = Decimal(value)
+    if not d.is_finite() or d.as_tuple().exponent < -MAX_PLACES or d.adjusted() > 6:
+        raise Malformed(f"area_mu {value} is not a decimal of at most {MAX_PLACES} places below 1e7")
+    return Fraction(d)
+
+
+def parse_plan(raw: Any, official: Official) -> dict[tuple[str, int, str, int], Fraction]:
+    """(plot, year, season, crop) -> area, or Malformed. Repeated rows add up."""
+    if not isinstance(raw, list):
+        raise Malformed("the plan is not a list of rows")
+    if len(raw) > official.admissible():
+        raise Malformed(f"{len(raw)} rows, more than the {official.admissible()} the statement admits")
+    plan: dict[tuple[str, int, str, int], Fraction] = {}
+    for k, row in enumerate(raw):
+        if not isinstance(row, dict):
+            raise Malformed(f"row {k} is not an object")
+        plot, year, season, crop = row.get("plot"), row.get("year"), row.get("season"), row.get("crop_id")
+        if not isinstance(plot, str) or plot not in official.plots:
+            raise Malformed(f"row {k}: unknown plot")
+        if isinstance(year, bool) or not isinstance(year, (int, Decimal)) or year not in YEARS:
+            raise Malformed(f"row {k}: year outside 2024-2030")
+        if season not in ("single", "first", "second"):
+            raise Malformed(f"row {k}: season is not single/first/second")
+        if isinstance(crop, bool) or not isinstance(crop, (int, Decimal)) or crop not in official.crops:
+            raise Malformed(f"row {k}: unknown crop_id")
+        area = _area(row.get("area_mu"))
+        if not 0 < area <= official.plots[plot][1]:
+            raise Malformed(f"row {k}: area_mu outside (0, plot area]")
+        key = (plot, int(year), str(season), int(crop))
+        plan[key] = plan.get(key, Fraction(0)) + area
+    return plan
+
+
+# --------------------------------------------------------------------------- the two derived values
+
+def plan_profit(plan: Mapping[tuple[str, int, str, int], Fraction], official: Official, case: str) -> Fraction:
+    """Exact 2024-2030 profit of a plan under surplus rule ``case``; a crop on a
+    plot type or season without 2023 statistics earns nothing and costs nothing
+    (the feasibility value says it is not allowed)."""
+    total = Fraction(0)
+    by_year: dict[tuple[int, int], dict[Fraction, Fraction]] = {}   # (year, crop) -> price -> production
+    for (plot, year, season, crop), area in plan.items():
+        stat = official.stats.get((crop, official.plots[plot][0], season))
+        if stat is None:
+            continue
+        yield_, cost, price = stat
+        total -= area * cost
+        prod = by_year.setdefault((year, crop), {})
+        prod[price] = prod.get(price, Fraction(0)) + area * yield_
+    for (year, crop), production in by_year.items():
+        left = official.demand.get(crop, Fraction(0))
+        for price in sorted(production, reverse=True):
+            sold = min(production[price], left)
+            left -= sold
+            total += sold * price
+            if case == "discount":
+                total += (production[price] - sold) * price * HALF
+    return total
+
+
+def plan_violations(plan: Mapping[tuple[str, int, str, int], Fraction], official: Official) -> list[str]:
+    """Every broken statement rule (empty: the plan is feasible)."""
+    out: list[str] = []
+    used: dict[tuple[str, int, str], Fraction] = {}
+    crops_in: dict[tuple[str, int, str], set[int]] = {}
+    for (plot, year, season, crop), area in plan.items():
+        lt, _ = official.plots[plot]
+        allowed = allowed_seasons(lt)
+        if season not in allowed or crop not in allowed[season]:
+            out.append(f"{plot} {year} {season}: crop {crop} not allowed on {lt} in that season")
+        if area < MIN_AREA:
+            out.append(f"{plot} {year} {season}: crop {crop} on {float(area):g} mu, under the 0.3 mu minimum")
+        used[(plot, year, season)] = used.get((plot, year, season), Fraction(0)) + area
+        crops_in.setdefault((plot, year, season), set()).add(crop)
+    for (plot, year, season), area in sorted(used.items()):
+        lt, cap = official.plots[plot]
+        if lt == "irrigated" and season in ("first", "second"):
+            area += used.get((plot, year, "single"), Fraction(0))
+        if area > cap:
+            out.append(f"{plot} {year} {season}: {float(area):g} mu planted on {float(cap):g} mu")
+    for (plot, year, season), cs in sorted(crops_in.items()):
+        lt, _ = official.plots[plot]
+        if lt == "irrigated" and season == "second" and len(cs) > 1:
+            out.append(f"{plot} {year} second season: {len(cs)} crops, the statement allows one")
+        for crop in sorted(cs):
+            for py, ps in previous_seasons(lt, year, season):
+                before = official.planted_2023.get((plot, ps), frozenset()) if py == 2023 else crops_in.get((plot, py, ps), ())
+                if crop in before:
+                    out.append(f"{plot}: crop {crop} in {py} {ps} and again in {year} {season}")
+    for plot in sorted(official.plots):
+        legume_years = {y for (p, y, _s, c) in plan if p == plot and c in LEGUMES}
+        if any(c in LEGUMES for (p, _s), cs in official.planted_2023.items() if p == plot for c in cs):
+            legume_years.add(2023)
+        for start in range(2023, YEARS[-1] - 1):
+            if not legume_years & {start, start + 1, start + 2}:
+                out.append(f"{plot}: no legume in {start}-{start + 2}")
+    return out
+
+
+def replay(data: Mapping[str, Any], official: Official) -> Derived:
+    values: dict[str, Fraction] = {}
+    gaps: dict[str, str] = {}
+    result = data.get("experiment_result") if isinstance(data, dict) else None
+    q1 = result.get("q1") if isinstance(result, dict) else None
+    for case in CASES:
+        field_ = PLAN_FIELD[case]
+        names = (f"q1.{case}_profit_yuan", f"q1.{case}_plan_feasible")
+        raw = q1.get(field_) if isinstance(q1, dict) else None
+        if raw is None:
+            for n in names:
+                gaps[n] = f"witness absent: experiment_result.q1.{field_}"
+            continue
+        try:
+            plan = parse_plan(raw, official)
+        except Malformed as exc:
+            for n in names:
+                gaps[n] = f"witness malformed: experiment_result.q1.{field_}: {exc}"
+            continue
+        broken = plan_violations(plan, official)
+        values[names[1]] = Fraction(0 if broken else 1)
+        if broken:   # an infeasible plan proves nothing about an optimum: its profit verifies no claim
+            gaps[names[0]] = f"witness infeasible: experiment_result.q1.{field_}: {broken[0]}"
+        else:
+            values[names[0]] = plan_profit(plan, official, case)
+    return Derived(values, gaps)

@@ -1,0 +1,218 @@
+"""Replay of CUMCM 2024 C (crop planting): the oracle's plans replay to its claims,
+fabricated claims and broken plans fail hard gates, missing plans are gaps."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mmverify.artifact import parse_bytes
+from mmverify.gates import evaluate_gates
+from mmverify.replay import crop_planting as cp
+from mmverify.replay import run_replay
+from mmverify.tasks import load_task
+
+TASK = "cumcm-2024-c-crop-planting"
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_task(TASK)
+
+
+@pytest.fixture(scope="module")
+def official(task):
+    return cp.load_official(os.path.join(task.directory, "data"))
+
+
+@pytest.fixture(scope="module")
+def oracle(task):
+    with open(os.path.join(task.directory, "oracle.json"), "rb") as fh:
+        return parse_bytes(fh.read()).data
+
+
+def _gates(task, data):
+    report = evaluate_gates(task, data)
+    return {(i.gate_id, i.verdict) for i in report.instances}, report
+
+
+def test_official_data_matches_the_statement(official):
+    assert len(official.plots) == 54
+    open_land = sum(a for lt, a in official.plots.values() if lt in cp.OPEN_FIELD or lt == "irrigated")
+    assert open_land == 1201                                   # "1201 亩露天耕地"
+    assert sum(1 for lt, _ in official.plots.values() if lt == "greenhouse") == 16
+    assert sum(1 for lt, _ in official.plots.values() if lt == "smart_greenhouse") == 4
+    assert len(official.crops) == 41
+    assert {c for c, (_n, t) in official.crops.items() if "legume" in t} == cp.LEGUMES
+    # 2023 production of wheat: A1 80 + B1 60 + B7 55 + C5 27 mu at 800/800/.. jin per mu
+    assert official.demand[6] == sum(a * official.stats[(6, official.plots[p][0], "single")][0]
+                                     for p, a in (("A1", 80), ("B1", 60), ("B7", 55), ("C5", 27)))
+
+
+def _plan_2024(official):
+    """A 2024 plan: every 2023 row moved to 2024 with the crop of the next plot (a witness, not an optimum)."""
+    return [{"plot": p, "year": 2024, "season": s, "crop_id": c, "area_mu": Decimal(str(float(a)))}
+            for (p, s), cs in sorted(official.planted_2023.items()) for c in sorted(cs)
+            for a in [min(official.plots[p][1], Fraction(3, 10) if official.plots[p][1] < 1 else official.plots[p][1])]]
+
+
+def test_oracle_replays_to_its_claims(task, oracle):
+    verdicts, report = _gates(task, oracle)
+    for gate in ("q1.waste_profit_replayed", "q1.discount_profit_replayed",
+                 "q1.waste_plan_feasible", "q1.discount_plan_feasible"):
+        assert (gate, "pass") in verdicts
+    assert not report.hard_failures
+    assert {"experiment_result.q1.waste_profit_yuan", "experiment_result.q1.discount_profit_yuan"} <= report.verified()
+
+
+def test_oracle_plans_are_the_recorded_milp_optima(task, oracle, official):
+    """The oracle's plans replay exactly to the profits recorded by the MILP audit entry."""
+    with open(os.path.join(task.directory, "data", "milp_optimum.json"), encoding="utf-8") as fh:
+        record = json.load(fh)
+    rep = run_replay(task, oracle)
+    for case in cp.CASES:
+        assert rep.values[f"q1.{case}_plan_feasible"] == 1
+        assert rep.values[f"q1.{case}_profit_yuan"] == Fraction(record[case]["replayed_profit_yuan"])
+        plan = cp.parse_plan(oracle["experiment_result"]["q1"][cp.PLAN_FIELD[case]], official)
+        assert cp.plan_violations(plan, official) == []
+
+
+@pytest.mark.parametrize("case,field", [("waste", "waste_profit_yuan"), ("discount", "discount_profit_yuan")])
+def test_claim_checked_against_its_plan(task, oracle, official, case, field):
+    data = copy.deepcopy(oracle)
+    replayed = run_replay(task, data).values[f"q1.{case}_profit_yuan"]
+    data["experiment_result"]["q1"][field] = Decimal(replayed.__floor__())      # honest, rounded to the yuan
+    verdicts, report = _gates(task, data)
+    assert (f"q1.{case}_profit_replayed", "pass") in verdicts
+    assert f"experiment_result.q1.{field}" in report.verified()
+    data["experiment_result"]["q1"][field] = Decimal(replayed.__ceil__() + 1)   # inflated
+    verdicts, report = _gates(task, data)
+    assert (f"q1.{case}_profit_replayed", "fail") in verdicts
+    assert f"experiment_result.q1.{field}" not in report.verified()
+
+
+def test_missing_witness_is_a_gap_and_unverified(task, oracle):
+    data = copy.deepcopy(oracle)
+    del data["experiment_result"]["q1"]["waste_plan"]
+    verdicts, report = _gates(task, data)
+    assert ("q1.waste_profit_replayed", "gap") in verdicts
+    assert ("q1.waste_plan_feasible", "gap") in verdicts
+    assert ("q1.discount_profit_replayed", "pass") in verdicts
+    assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
+    assert "witness absent" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
+    data["experiment_result"]["q1"]["discount_plan"] = []
+    verdicts, _ = _gates(task, data)
+    assert ("q1.discount_plan_feasible", "fail") in verdicts       # an empty plan plants no legume
+
+
+def test_broken_rule_in_the_oracle_plan_fails_feasibility(task, oracle):
+    data = copy.deepcopy(oracle)
+    plan = data["experiment_result"]["q1"]["waste_plan"]
+    row = next(r for r in plan if r["year"] == 2024 and r["plot"] == "A1")
+    plan.append(dict(row, year=2025))                          # the same crop on A1 two years running
+    verdicts, report = _gates(task, data)
+    assert ("q1.waste_plan_feasible", "fail") in verdicts
+    assert ("q1.waste_profit_replayed", "gap") in verdicts       # an infeasible plan verifies nothing
+    assert "experiment_result.q1.waste_profit_yuan" not in report.verified()
+    assert "witness infeasible" in run_replay(task, data).gaps["q1.waste_profit_yuan"]
+
+
+def test_rules_each_caught(official):
+    def v(rows):
+        return cp.plan_violations(cp.parse_plan(rows, official), official)
+
+    def row(plot, year, season, crop, area):
+        return {"plot": plot, "year": year, "season": season, "crop_id": crop, "area_mu": Decimal(area)}
+
+    assert any("not allowed" in x for x in v([row("A1", 2024, "single", 16, "10")]))      # rice on dry land
+    assert any("not allowed" in x for x in v([row("E1", 2024, "second", 20, "0.6")]))     # vegetable in greenhouse winter
+    assert any("planted on" in x for x in v([row("A1", 2024, "single", 6, "50"), row("A1", 2024, "single", 7, "40")]))
+    assert any("allows one" in x for x in v([row("D1", 2024, "second", 35, "5"), row("D1", 2024, "second", 37, "5")]))
+    assert any("minimum" in x for x in v([row("A1", 2024, "single", 6, "0.2")]))
+    assert any("again in 2024" in x for x in v([row("A1", 2024, "single", 6, "80")]))      # wheat on A1 in 2023
+    assert any("no legume in 2024-2026" in x for x in v([row("A4", 2024, "single", 6, "72")]))
+
+
+def test_discount_never_below_waste_for_the_same_plan(official):
+    plan = cp.parse_plan(_plan_2024(official), official)
+    assert cp.plan_profit(plan, official, "discount") >= cp.plan_profit(plan, official, "waste")
+
+
+@pytest.mark.slow
+def test_milp_optimum_replays_to_itself(official):
+    """HiGHS' optimal plan is feasible under the replay's rules and replays to HiGHS' objective."""
+    pytest.importorskip("scipy")
+    from mmverify.replay import crop_planting_milp as milp
+
+    sol = milp.solve(official, "waste", time_limit_s=1800)
+    plan = {(p, y, s, c): a for p, y, s, c, a in sol.plan}
+    assert not cp.plan_violations(plan, official)
+    assert abs(float(cp.plan_profit(plan, official, "waste")) - sol.objective) < 1.0
+
+
+def test_profit_is_additive_in_cost_and_monotone_in_demand(official):
+    """Planting more of a crop beyond its expected sales adds only cost when surplus is wasted."""
+    base = {("A1", 2024, "single", 11): Fraction(1)}
+    big = {("A1", 2024, "single", 11): Fraction(80)}
+    yield_, cost, price = official.stats[(11, "flat_dry", "single")]
+    assert cp.plan_profit(base, official, "waste") == yield_ * price - cost
+    demand = official.demand[11]
+    assert 80 * yield_ > demand
+    assert cp.plan_profit(big, official, "waste") == demand * price - 80 * cost
+    assert cp.plan_profit(big, official, "discount") == demand * price + (80 * yield_ - demand) * price / 2 - 80 * cost
+
+
+def test_replay_is_deterministic(task, oracle, official):
+    data = copy.deepcopy(oracle)
+    data["experiment_result"]["q1"]["waste_plan"] = _plan_2024(official)
+    a, b = run_replay(task, data), run_replay(task, copy.deepcopy(data))
+    assert a.as_dict() == b.as_dict()
+
+
+_value = st.one_of(st.none(), st.booleans(), st.text(max_size=5), st.integers(-10**30, 10**30),
+                   st.decimals(allow_nan=False, allow_infinity=False), st.lists(st.integers(), max_size=3))
+_row = st.fixed_dictionaries({}, optional={
+    "year": st.one_of(st.integers(2020, 2032), _value),
+    "season": st.one_of(st.sampled_from(["single", "first", "second"]), _value),
+    "plot": st.one_of(st.sampled_from(["A1", "D1", "E1", "F1"]), _value),
+    "crop_id": st.one_of(st.integers(0, 42), _value),
+    "area_mu": st.one_of(st.decimals(min_value=Decimal("-1"), max_value=Decimal("100"), places=3), _value),
+})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=st.one_of(_value, st.lists(_row, max_size=30)),
+       q1=st.sampled_from(["object", "list", "absent"]))
+def test_hostile_witness_never_raises(official, plan, q1):
+    data = {"experiment_result": {"q1": {"waste_plan": plan, "discount_plan": plan} if q1 == "object" else [plan]}}
+    if q1 == "absent":
+        data = {"experiment_result": "x"}
+    t0 = time.perf_counter()
+    derived = cp.replay(data, official)
+    assert time.perf_counter() - t0 < 2
+    assert set(derived.values) | set(derived.gaps) == set(cp.DERIVED)
+    for name, value in derived.values.items():
+        assert isinstance(value, Fraction)
+        if name.endswith("feasible"):
+            assert value in (0, 1)
+
+
+def test_oversized_plan_is_malformed_not_slow(official):
+    rows = [{"plot": "A1", "year": 2024, "season": "single", "crop_id": 6, "area_mu": Decimal("0.5")}] * 100_000
+    t0 = time.perf_counter()
+    derived = cp.replay({"experiment_result": {"q1": {"waste_plan": rows}}}, official)
+    assert time.perf_counter() - t0 < 1
+    assert "more than" in derived.gaps["q1.waste_profit_yuan"]
+
+
+def test_huge_exponents_are_malformed(official):
+    rows = [{"plot": "A1", "year": 2024, "season": "single", "crop_id": 6, "area_mu": Decimal("1E-999999")}]
+    derived = cp.replay({"experiment_result": {"q1": {"waste_plan": rows}}}, official)
+    assert "witness malformed" in derived.gaps["q1.waste_profit_yuan"]
