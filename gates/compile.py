@@ -10,7 +10,9 @@ Checks, beyond what the shipped ``task.schema.json`` already enforces:
   partition) walk the same list, so elements pair by index;
 * range: min <= max, and a non-empty interval;
 * order: a single ``path`` must hold ``[*]``;
-* identity: the restricted parse of :mod:`mmverify.gates.identity`;
+* identity: the restricted parse of :mod:`mmverify.gates.identity`, compiled
+  into an exact closure, and sympy's reading of it (its result cached on disk
+  with the anchors' content, see :mod:`mmverify.cache`);
 * finite_domain: members distinct after trim + case-fold;
 * partition_sum: a ``[*]`` total needs its ``[*]`` parts on the same list.
 
@@ -32,7 +34,7 @@ from mmverify.tasks import TaskLoadError, TaskSpec
 from mmverify.replay import ROOT as REPLAY_ROOT
 from mmverify.replay import declared_names
 
-from .identity import IdentityError, parse_identity
+from .identity import IdentityError, compile_identity, side_texts
 from .model import Bound, Gate, Identity
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
@@ -201,11 +203,15 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
         var_paths = tuple(ctx.path(raw_vars[n], f"vars/{n}") for n in names)
         _same_list(list(var_paths), ctx, "vars")
         try:
-            relation, lhs, rhs = parse_identity(spec.get("expr", ""), names)
+            relation, evaluate = compile_identity(spec.get("expr", ""), names)
+            # sympy's reading of the sides (cached with the anchors' content, so
+            # only a cache miss imports sympy) also rejects a side it folds into
+            # a non-rational constant, such as a division by ``x - x``
+            side_texts(spec["expr"], names)
         except IdentityError as exc:
             raise ctx.fail("expr", str(exc)) from None
-        ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, lhs=lhs, rhs=rhs,
-                         var_names=names, var_paths=var_paths)
+        ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, var_names=names,
+                         var_paths=var_paths, evaluate=evaluate)
         return Gate(inputs=var_paths, identity=ident, **common)
 
     if form == "finite_domain":

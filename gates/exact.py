@@ -9,21 +9,19 @@ unreported"), so it gives a gap, like a missing field.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from mmverify import paths as P
-from mmverify.numbers import decimal_places, decimal_text, point_text, to_fraction
+from mmverify.numbers import decimal_fraction, decimal_places, decimal_text, point_text, to_fraction
 
 ABSENT, NUMBER, LABEL, WRONG = "absent", "number", "label", "wrong"
 LABEL_SHOW = 60
 
 
-@dataclass(frozen=True)
-class Read:
-    """One artifact value read at a concrete path."""
+class Read(NamedTuple):
+    """One artifact value read at a concrete path (a tuple: cheap to make)."""
 
     path: str
     kind: str                    # absent | number | label | wrong
@@ -34,6 +32,12 @@ class Read:
 
 
 def read(path: str, raw: Any) -> Read:
+    cls = type(raw)
+    if cls is Decimal:           # the common case first: a finite JSON number
+        if raw.is_finite():      # (the text is numbers.decimal_text's, inlined)
+            return Read(path, NUMBER, decimal_fraction(raw), None,
+                        format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw))
+        return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
     if isinstance(raw, P.Missing):
         return Read(path, ABSENT, None, None, None, raw.reason)
     if raw is None:  # JSON null: "no value here", treated like an absent field

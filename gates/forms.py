@@ -23,16 +23,18 @@ from fractions import Fraction
 from typing import Any
 
 from mmverify import paths as P
+from mmverify.labels import normalise_label as normalise
 
 from . import identity as I
 from .compile import compile_gates
-from mmverify.labels import normalise_label as normalise
-
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
-from .model import Gate, GateInstance, GateReport
+from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, make_instance
 
 ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
+
+# Detail texts are built lazily: each decision passes a function that makes the
+# text, run only when a report shows it (``GateInstance.detail``).
 
 
 def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
@@ -49,18 +51,70 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
+    reader = _Reader(view)
     for gate in gates:
-        out.extend(evaluate_gate(gate, view))
+        out.extend(evaluate_gate(gate, view, reader))
     return GateReport(task.id, tuple(out), gates, replayed)
 
 
-def evaluate_gate(gate: Gate, data: Any) -> list[GateInstance]:
+class _Reader:
+    """The reads of one artifact, each made once: gates share their inputs."""
+
+    __slots__ = ("data", "scalars", "lists")
+
+    def __init__(self, data: Any):
+        self.data = data
+        self.scalars: dict[str, Read] = {}
+        self.lists: dict[str, list[Read]] = {}
+
+    def scalar(self, path: P.Path) -> Read:
+        hit = self.scalars.get(path.text)
+        if hit is None:
+            hit = self.scalars[path.text] = read(path.text, P.get(self.data, path))
+        return hit
+
+    def elements(self, path: P.Path) -> list[Read]:
+        """One read per element of a ``[*]`` path whose list exists (see ``_list_of``)."""
+        hit = self.lists.get(path.text)
+        if hit is None:
+            values = P.items(self.data, path)
+            assert not isinstance(values, P.Missing)
+            # P.concrete(path, i), spelled out: the rendered path around its one [*]
+            before, after = P._render(path.segments).split("[*]")
+            hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
+        return hit
+
+
+_TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
+
+
+def _template(gate: Gate) -> dict[str, Any]:
+    """Every field of a :class:`GateInstance` of ``gate`` that does not depend on
+    the artifact (built once per compiled gate)."""
+    hit = _TEMPLATES.get(id(gate))
+    if hit is not None and hit[0] is gate:
+        return hit[1]
+    template = dict(INSTANCE_DEFAULTS, gate_id=gate.id, form=gate.form, level=gate.level,
+                    severity=gate.severity, tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
+    _TEMPLATES[id(gate)] = (gate, template)
+    return template
+
+
+def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -> GateInstance:
+    fields["index"] = index
+    fields["paths"] = tuple([r[0] for r in reads])     # Read.path
+    fields["values"] = tuple([r[4] for r in reads])    # Read.text
+    return make_instance(_template(gate), fields)
+
+
+def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
+    reader = reader if reader is not None and reader.data is data else _Reader(data)
     if gate.form == "order" and gate.chain_list is not None:
-        return _order_list(gate, data)
+        return _order_list(gate, data, reader)
     if gate.form == "partition_sum" and (gate.total is None or not gate.total.is_list):
-        return [_partition_whole(gate, data)]
+        return [_partition_whole(gate, data, reader)]
     paths = list(gate.inputs)
-    rows = _rows(data, paths)
+    rows = _rows(data, paths, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows)]
     return [_decide(gate, index, reads) for index, reads in rows]
@@ -94,34 +148,27 @@ def _list_of(data: Any, path: P.Path) -> list[Any] | _ListGap:
     return container
 
 
-def _rows(data: Any, paths: list[P.Path]) -> list[tuple[int | None, list[Read]]] | _ListGap:
+def _rows(data: Any, paths: list[P.Path], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
     """One row of reads per instance; ``[*]`` paths (all on one list) pair by index,
     scalar paths are broadcast to every element."""
     lists = [p for p in paths if p.is_list]
     if not lists:
-        return [(None, [read(p.text, P.get(data, p)) for p in paths])]
+        return [(None, [reader.scalar(p) for p in paths])]
     container = _list_of(data, lists[0])
     if isinstance(container, _ListGap):
         return container
-    per_path = {p: P.items(data, p) for p in lists}
-    scalars = {p: read(p.text, P.get(data, p)) for p in paths if not p.is_list}
+    columns = [reader.elements(p) if p.is_list else None for p in paths]
+    scalars = [None if p.is_list else reader.scalar(p) for p in paths]
     rows = []
     for i in range(len(container)):
-        rows.append((i, [read(P.concrete(p, i), per_path[p][i]) if p.is_list else scalars[p] for p in paths]))
+        rows.append((i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)]))
     return rows
 
 
-def _base(gate: Gate, index: int | None, reads: list[Read]) -> dict[str, Any]:
-    return dict(gate_id=gate.id, form=gate.form, level=gate.level, severity=gate.severity, index=index,
-                paths=tuple(r.path for r in reads), values=tuple(r.text for r in reads),
-                tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
-
-
 def _gap_list(gate: Gate, gap: _ListGap) -> GateInstance:
-    return GateInstance(gate_id=gate.id, form=gate.form, level=gate.level, severity=gate.severity, index=None,
-                        paths=(gap.path.text,), values=(None,), verdict=gap.verdict, reason=gap.reason,
-                        detail=f"no elements to check: {gap.why}", tolerance=gate.tolerance_text,
-                        tolerance_value=gate.tolerance or ZERO)
+    return make_instance(_template(gate), dict(
+        index=None, paths=(gap.path.text,), values=(None,), verdict=gap.verdict, reason=gap.reason,
+        detail_source=f"no elements to check: {gap.why}"))
 
 
 def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool = False) -> GateInstance | None:
@@ -131,11 +178,11 @@ def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool =
         reason = "not_a_label" if want_label else "not_a_number"
         what = "a number or a label" if want_label else "a number"
         detail = "; ".join(f"{r.path} holds {r.text}, not {what}" for r in bad)
-        return GateInstance(verdict="fail", reason=reason, detail=detail, **_base(gate, index, reads))
+        return _instance(gate, index, reads, verdict="fail", reason=reason, detail_source=detail)
     absent = [r for r in reads if r.kind == ABSENT]
     if absent:
         detail = "input absent: " + "; ".join(r.why or r.path for r in absent)
-        return GateInstance(verdict="gap", reason="missing", detail=detail, **_base(gate, index, reads))
+        return _instance(gate, index, reads, verdict="gap", reason="missing", detail_source=detail)
     return None
 
 
@@ -152,92 +199,122 @@ def _verdict(ok: bool) -> tuple[str, str | None]:
 # ------------------------------------------------------------------ decide
 
 def _decide(gate: Gate, index: int | None, reads: list[Read]) -> GateInstance:
-    screened = _screen(gate, index, reads, want_label=gate.form == "finite_domain")
-    if screened is not None:
-        return screened
-    base = _base(gate, index, reads)
+    for r in reads:
+        if r.kind != NUMBER:
+            screened = _screen(gate, index, reads, want_label=gate.form == "finite_domain")
+            if screened is not None:
+                return screened
+            break
+    base = (gate, index, reads)
     tol = gate.tolerance or ZERO
-    if gate.form == "range":
+    form = gate.form
+    if form == "range":
         return _range(gate, base, reads[0].number, tol)
-    if gate.form == "integer":
-        return _integer(gate, base, reads[0].number, tol)
-    if gate.form == "order":
-        return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
-    if gate.form == "identity":
+    if form == "identity":
         return _identity(gate, base, reads, tol)
-    if gate.form == "finite_domain":
+    if form == "integer":
+        return _integer(gate, base, reads[0].number, tol)
+    if form == "order":
+        return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
+    if form == "finite_domain":
         return _domain(gate, base, reads[0], tol)
-    if gate.form == "partition_sum":
+    if form == "partition_sum":
         n_parts = len(gate.parts)
         return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
-    raise AssertionError(gate.form)
+    raise AssertionError(form)
 
 
-def _range(gate: Gate, base: dict, x: Fraction, tol: Fraction) -> GateInstance:
+_BOUNDS: dict[int, tuple[Gate, tuple[Fraction | None, Fraction | None]]] = {}
+
+
+def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fraction | None]:
+    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate."""
+    hit = _BOUNDS.get(id(gate))
+    if hit is None or hit[0] is not gate:
+        hit = (gate, (gate.lower.value - tol if gate.lower is not None else None,
+                      gate.upper.value + tol if gate.upper is not None else None))
+        _BOUNDS[id(gate)] = hit
+    return hit[1]
+
+
+def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
-    problems = []
+    lo_eff, hi_eff = _effective_bounds(gate, tol)
+    ok = True
     if lo is not None:
-        ok_lo = x > lo.value - tol if lo.strict else x >= lo.value - tol
-        if not ok_lo:
+        ok = x > lo_eff if lo.strict else x >= lo_eff
+    if hi is not None and ok:
+        ok = x < hi_eff if hi.strict else x <= hi_eff
+    verdict, reason = _verdict(ok)
+    xs = base[2][0].text
+
+    def detail() -> str:
+        problems = []
+        if lo is not None and not (x > lo.value - tol if lo.strict else x >= lo.value - tol):
             problems.append(f"{'at or ' if lo.strict and x == lo.value - tol else ''}below the "
                             f"{'strict ' if lo.strict else ''}minimum {lo.text}")
-    if hi is not None:
-        ok_hi = x < hi.value + tol if hi.strict else x <= hi.value + tol
-        if not ok_hi:
+        if hi is not None and not (x < hi.value + tol if hi.strict else x <= hi.value + tol):
             problems.append(f"{'at or ' if hi.strict and x == hi.value + tol else ''}above the "
                             f"{'strict ' if hi.strict else ''}maximum {hi.text}")
-    interval = (("(" if lo.strict else "[") + lo.text if lo else "(-inf") + ", " + \
-               (hi.text + (")" if hi.strict else "]") if hi else "+inf)")
-    verdict, reason = _verdict(not problems)
-    xs = base["values"][0]
-    detail = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=(x,),
-                        lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
-                        upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict), **base)
+        interval = (("(" if lo.strict else "[") + lo.text if lo else "(-inf") + ", " + \
+                   (hi.text + (")" if hi.strict else "]") if hi else "+inf)")
+        text = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
+        return text + _tol_note(gate)
+
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+                     lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
+                     upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
 
-def _integer(gate: Gate, base: dict, x: Fraction, tol: Fraction) -> GateInstance:
-    xs = base["values"][0]
-    if gate.binary:
+def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+    xs = base[2][0].text
+    if not tol:  # exact: the common case, without Fraction arithmetic
+        ok = (x == 0 or x == 1) if gate.binary else x.denominator == 1
+    elif gate.binary:
         ok = min(abs(x), abs(x - 1)) <= tol
-        detail = f"{xs} {'in' if ok else 'not in'} {{0, 1}}"
     else:
-        nearest = round(x)
-        ok = abs(x - nearest) <= tol
-        detail = f"{xs} {'is' if ok else 'is not'} an integer"
+        ok = abs(x - round(x)) <= tol
+
+    def detail() -> str:
+        if gate.binary:
+            return f"{xs} {'in' if ok else 'not in'} {{0, 1}}" + _tol_note(gate)
+        return f"{xs} {'is' if ok else 'is not'} an integer" + _tol_note(gate)
+
     verdict, reason = _verdict(ok)
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=(x,),
-                        binary=gate.binary, **base)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+                     binary=gate.binary)
 
 
-def _order(gate: Gate, base: dict, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    rel = "<" if gate.strict else "<="
+def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
     broken = None
     for k in range(len(xs) - 1):
         ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
         if not ok:
             broken = k
             break
-    chain = f" {rel} ".join(t or "?" for t in texts)
-    if broken is None:
-        detail = chain
-    else:
-        a, b = texts[broken], texts[broken + 1]
-        detail = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
+
+    def detail() -> str:
+        rel = "<" if gate.strict else "<="
+        chain = f" {rel} ".join(t or "?" for t in texts)
+        if broken is None:
+            text = chain
+        else:
+            a, b = texts[broken], texts[broken + 1]
+            text = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
+        return text + _tol_note(gate)
+
     verdict, reason = _verdict(broken is None)
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=tuple(xs),
-                        strict=gate.strict, **base)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=tuple(xs),
+                     strict=gate.strict)
 
 
-def _order_list(gate: Gate, data: Any) -> list[GateInstance]:
+def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
     path = gate.chain_list
     assert path is not None
     container = _list_of(data, path)
     if isinstance(container, _ListGap):
         return [_gap_list(gate, container)]
-    values = P.items(data, path)
-    assert not isinstance(values, P.Missing)
-    reads = [read(P.concrete(path, i), v) for i, v in enumerate(values)]
+    reads = reader.elements(path)
     out = []
     for i in range(len(reads) - 1):
         pair = [reads[i], reads[i + 1]]
@@ -245,30 +322,37 @@ def _order_list(gate: Gate, data: Any) -> list[GateInstance]:
     return out
 
 
-def _identity(gate: Gate, base: dict, reads: list[Read], tol: Fraction) -> GateInstance:
+def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     ident = gate.identity
     assert ident is not None
-    bindings = tuple((n, r.number) for n, r in zip(ident.var_names, reads))
-    bmap = dict(bindings)
-    lhs_v = I.evaluate_side(ident.lhs, bmap)
-    rhs_v = I.evaluate_side(ident.rhs, bmap)
-    shown = I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
-    common = dict(relation=ident.relation, lhs=ident.lhs, rhs=ident.rhs, bindings=bindings,
-                  operands=tuple(b for _, b in bindings), **base)
+    operands = tuple([r.number for r in reads])
+    bindings = tuple(zip(ident.var_names, operands))
+    lhs_p, rhs_p = ident.evaluate(operands)
+    lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
+    rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
+
+    def shown() -> str:
+        return I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
+
+    common = dict(relation=ident.relation, identity=ident, bindings=bindings, operands=operands,
+                  lhs_value=lhs_v, rhs_value=rhs_v)
     if lhs_v is None or rhs_v is None:
-        return GateInstance(verdict="fail", reason="undefined", lhs_value=lhs_v, rhs_value=rhs_v,
-                            detail=f"{ident.expr}: {shown} divides by zero", **common)
-    ok = I.relation_holds(ident.relation, lhs_v, rhs_v, tol)
+        return _instance(*base, verdict="fail", reason="undefined",
+                         detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
+    ok = I.pair_holds(ident.relation, lhs_p, rhs_p, tol)
     verdict, reason = _verdict(ok)
-    actual = I.actual_relation(lhs_v, rhs_v)
-    detail = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
-    if not ok:
-        detail += f", violating {ident.relation}"
-    return GateInstance(verdict=verdict, reason=reason, lhs_value=lhs_v, rhs_value=rhs_v,
-                        detail=detail + _tol_note(gate), **common)
+
+    def detail() -> str:
+        actual = I.actual_relation(lhs_v, rhs_v)
+        text = f"{ident.expr}: {shown()}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
+        if not ok:
+            text += f", violating {ident.relation}"
+        return text + _tol_note(gate)
+
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, **common)
 
 
-def _domain(gate: Gate, base: dict, r: Read, tol: Fraction) -> GateInstance:
+def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
     member = None
     label = None
     if r.kind == NUMBER:
@@ -285,30 +369,36 @@ def _domain(gate: Gate, base: dict, r: Read, tol: Fraction) -> GateInstance:
                 break
         operands = ()
     verdict, reason = _verdict(member is not None)
-    members = "{" + ", ".join(gate.domain) + "}"
-    detail = f"{r.text} {'in' if member is not None else 'not in'} {members}"
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=operands,
-                        domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member,
-                        **base)
+
+    def detail() -> str:
+        members = "{" + ", ".join(gate.domain) + "}"
+        return f"{r.text} {'in' if member is not None else 'not in'} {members}" + _tol_note(gate)
+
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=operands,
+                     domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member)
 
 
-def _partition(gate: Gate, base: dict, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
+def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
     s = sum(parts, ZERO)
     ok = abs(s - total) <= tol
     verdict, reason = _verdict(ok)
-    n = len(parts)
-    total_text = gate.total_text if gate.total is None else show(total)
-    if ok:
-        detail = f"sum of {n} part(s) = {show(s)}" + (f" = total {total_text}" if s == total
-                                                      else f", within tolerance of total {total_text}")
-    else:
-        detail = f"sum of {n} part(s) = {show(s)} != total {total_text} (difference {show(s - total)})"
+
+    def detail() -> str:
+        n = len(parts)
+        total_text = gate.total_text if gate.total is None else show(total)
+        if ok:
+            text = f"sum of {n} part(s) = {show(s)}" + (f" = total {total_text}" if s == total
+                                                        else f", within tolerance of total {total_text}")
+        else:
+            text = f"sum of {n} part(s) = {show(s)} != total {total_text} (difference {show(s - total)})"
+        return text + _tol_note(gate)
+
     operands = tuple(parts) + ((total,) if gate.total is not None else ())
-    return GateInstance(verdict=verdict, reason=reason, detail=detail + _tol_note(gate), operands=operands,
-                        parts=tuple(parts), total=total, parts_sum=s, **base)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=operands,
+                     parts=tuple(parts), total=total, parts_sum=s)
 
 
-def _partition_whole(gate: Gate, data: Any) -> GateInstance:
+def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
     """A partition with a scalar (or declared) total: every part of every list is summed."""
     reads: list[Read] = []
     for p in gate.parts:
@@ -318,18 +408,16 @@ def _partition_whole(gate: Gate, data: Any) -> GateInstance:
                 if container.reason == "empty_list":
                     continue  # an empty list of parts sums to 0
                 return _gap_list(gate, container)
-            values = P.items(data, p)
-            assert not isinstance(values, P.Missing)
-            reads.extend(read(P.concrete(p, i), v) for i, v in enumerate(values))
+            reads.extend(reader.elements(p))
         else:
-            reads.append(read(p.text, P.get(data, p)))
+            reads.append(reader.scalar(p))
     n_parts = len(reads)
     if gate.total is not None:
-        reads.append(read(gate.total.text, P.get(data, gate.total)))
+        reads.append(reader.scalar(gate.total))
     screened = _screen(gate, None, reads)
     if screened is not None:
         return screened
-    base = _base(gate, None, reads)
+    base = (gate, None, reads)
     if gate.total is not None:
         total = reads[-1].number
     else:

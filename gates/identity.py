@@ -15,8 +15,18 @@ it is evaluated:
    the only transformation turns every numeric literal into
    ``Rational('<its text>')`` (exact; no Float, no auto-symbol, no auto-call).
 
-Artifact values never reach the parser: they are substituted into the compiled
-expression as ``sympy.Rational(p, q)`` built from an exact ``Fraction``.
+Scoring never imports sympy. :func:`compile_identity` runs step 1 and turns
+each side of the checked ``ast`` into a closure that evaluates it exactly on
+unreduced integer pairs ``(numerator, denominator)`` (one reduction at the
+end, to a :class:`fractions.Fraction`). Step 2 (:func:`parse_identity`, the
+sympy form) runs only where sympy earns its place: the Lean emitter, the
+``lhs``/``rhs`` text of JSON reports (:func:`side_texts`), the audit and the
+compile-time checks of the tests.
+
+Artifact values never reach a parser: they enter the closures as the integer
+pair of an exact ``Fraction`` (and the sympy form, where it is used, as
+``sympy.Rational(p, q)``). A division by zero (or a negative power of zero)
+anywhere in a side makes the side undefined.
 """
 from __future__ import annotations
 
@@ -102,8 +112,8 @@ def _sympy_side(text: str, names: Sequence[str]) -> Any:
     return parse_expr(text, local_dict=local, global_dict=glob, transformations=(_rational_numbers,))
 
 
-def parse_identity(expr: str, var_names: Sequence[str]) -> tuple[str, Any, Any]:
-    """(relation, lhs, rhs) of an anchor's identity text; IdentityError on any defect."""
+def _checked(expr: str, var_names: Sequence[str]) -> tuple[str, str, ast.AST, ast.AST, str]:
+    """Step 1: (one-line text, relation, left tree, right tree); IdentityError on any defect."""
     if not isinstance(expr, str) or not expr.strip():
         raise IdentityError("empty expression")
     if len(expr) > MAX_EXPR_LENGTH:
@@ -128,8 +138,15 @@ def parse_identity(expr: str, var_names: Sequence[str]) -> tuple[str, Any, Any]:
     unused = names - used
     if unused:
         raise IdentityError(f"declared var(s) {sorted(unused)} do not appear in the expression")
-    left = ast.get_source_segment(text, body.left)
-    right = ast.get_source_segment(text, body.comparators[0])
+    return text, _REL[op], body.left, body.comparators[0]
+
+
+def parse_identity(expr: str, var_names: Sequence[str]) -> tuple[str, Any, Any]:
+    """(relation, lhs, rhs) of an anchor's identity text, sides as sympy
+    expressions; IdentityError on any defect."""
+    text, relation, left_tree, right_tree = _checked(expr, var_names)
+    left = ast.get_source_segment(text, left_tree)
+    right = ast.get_source_segment(text, right_tree)
     try:
         lhs = _sympy_side(left, var_names)
         rhs = _sympy_side(right, var_names)
@@ -139,7 +156,160 @@ def parse_identity(expr: str, var_names: Sequence[str]) -> tuple[str, Any, Any]:
     for side in (lhs, rhs):
         if not all(a.is_Symbol or a.is_Rational for a in side.atoms()) or side.free_symbols - declared:
             raise IdentityError("only exact rational constants and the declared variables may appear")
-    return _REL[op], lhs, rhs
+    return relation, lhs, rhs
+
+
+# --------------------------------------------------------- compiled closures
+#
+# A side is compiled into a closure over the tuple of variable values, each an
+# integer pair (numerator, denominator). Arithmetic stays on unreduced pairs
+# (exact, and much cheaper than reducing after every step); a zero divisor
+# raises _Undefined, which makes the side undefined.
+
+class _Undefined(Exception):
+    pass
+
+
+Pair = tuple  # (numerator: int, denominator: int), denominator != 0
+
+
+def _compile_node(node: ast.AST, text: str, index: Mapping[str, int]):
+    if isinstance(node, ast.Name):
+        k = index[node.id]
+        return lambda v: v[k]
+    if isinstance(node, ast.Constant):
+        value = Fraction(ast.get_source_segment(text, node))
+        pair = (value.numerator, value.denominator)
+        return lambda v: pair
+    if isinstance(node, ast.UnaryOp):
+        inner = _compile_node(node.operand, text, index)
+        if isinstance(node.op, ast.USub):
+            def neg(v):
+                n, d = inner(v)
+                return -n, d
+            return neg
+        return inner
+    assert isinstance(node, ast.BinOp)
+    left = _compile_node(node.left, text, index)
+    if isinstance(node.op, ast.Pow):
+        exp = node.right
+        negative = isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub)
+        while isinstance(exp, ast.UnaryOp):
+            exp = exp.operand
+        e = exp.value
+
+        if negative and e:
+            def power_inverse(v):
+                n, d = left(v)
+                if n == 0:
+                    raise _Undefined
+                return d ** e, n ** e
+            return power_inverse
+
+        def power(v):
+            n, d = left(v)
+            return n ** e, d ** e
+        return power
+    right = _compile_node(node.right, text, index)
+    op = type(node.op)
+    if op is ast.Add:
+        def add(v):
+            a, b = left(v)
+            c, d = right(v)
+            return (a + c, b) if b == d else (a * d + c * b, b * d)
+        return add
+    if op is ast.Sub:
+        def sub(v):
+            a, b = left(v)
+            c, d = right(v)
+            return (a - c, b) if b == d else (a * d - c * b, b * d)
+        return sub
+    if op is ast.Mult:
+        def mul(v):
+            a, b = left(v)
+            c, d = right(v)
+            return a * c, b * d
+        return mul
+
+    def div(v):
+        a, b = left(v)
+        c, d = right(v)
+        if c == 0:
+            raise _Undefined
+        return a * d, b * c
+    return div
+
+
+def compile_identity(expr: str, var_names: Sequence[str]):
+    """(relation, evaluate) of an anchor's identity text, without sympy.
+
+    ``evaluate(values)`` takes the variables' exact values (Fractions, in
+    ``var_names`` order) and returns ``(lhs, rhs)``, each an unreduced integer
+    pair ``(numerator, denominator > 0)`` or None where that side divides by
+    zero (decide with :func:`pair_holds`; ``Fraction(*pair)`` is the value). IdentityError on any defect (the same
+    checks as :func:`parse_identity`)."""
+    text, relation, left_tree, right_tree = _checked(expr, var_names)
+    index = {n: k for k, n in enumerate(var_names)}
+    left = _compile_node(left_tree, text, index)
+    right = _compile_node(right_tree, text, index)
+
+    def side(fn, pairs) -> tuple[int, int] | None:
+        try:
+            n, d = fn(pairs)
+        except _Undefined:
+            return None
+        return (-n, -d) if d < 0 else (n, d)
+
+    def evaluate(values: Sequence[Fraction]) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        pairs = tuple([x.as_integer_ratio() for x in values])
+        return side(left, pairs), side(right, pairs)
+
+    return relation, evaluate
+
+
+def pair_holds(relation: str, lhs: tuple[int, int], rhs: tuple[int, int], tol: Fraction) -> bool:
+    """:func:`relation_holds` on unreduced pairs (positive denominators), in
+    integers: ``lhs - rhs`` against the tolerance, cross-multiplied."""
+    a, b = lhs
+    c, d = rhs
+    diff = (a * d - c * b) * tol.denominator      # (lhs - rhs) * b*d*u
+    bound = tol.numerator * b * d                  # tol * b*d*u
+    if relation == "==":
+        return abs(diff) <= bound
+    if relation == "<=":
+        return diff <= bound
+    if relation == "<":
+        return diff < bound
+    if relation == ">=":
+        return diff >= -bound
+    if relation == ">":
+        return diff > -bound
+    raise ValueError(relation)
+
+
+def side_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:
+    """The sympy text of both sides (``str`` of the parsed expressions), as JSON
+    reports show them. Cached in the process and, when the compiled-task cache
+    is on, on disk, so that rendering a report need not import sympy."""
+    key = (" ".join(expr.split()), tuple(var_names))
+    hit = _TEXTS.get(key)
+    if hit is None:
+        from mmverify import cache
+
+        texts = cache.cached(cache.key_of("identity-sides", key[0], *key[1]),
+                             lambda: list(_sympy_texts(*key)),
+                             lambda v: isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) for t in v))
+        hit = (texts[0], texts[1])
+        _TEXTS[key] = hit
+    return hit
+
+
+def _sympy_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:
+    _, lhs, rhs = parse_identity(expr, var_names)
+    return str(lhs), str(rhs)
+
+
+_TEXTS: dict[tuple[str, tuple[str, ...]], tuple[str, str]] = {}
 
 
 def _sym(name: str) -> Any:

@@ -30,9 +30,10 @@ reason
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from fractions import Fraction
-from typing import Any
+from functools import cached_property
+from typing import Any, Callable, Sequence
 
 from mmverify import paths as P
 from mmverify.numbers import fraction_text
@@ -56,17 +57,54 @@ class Bound:
 class Identity:
     """A compiled identity relation ``lhs <relation> rhs``.
 
-    ``lhs``/``rhs`` are sympy expressions over the Symbols named in ``var_names``
-    (exact Rational constants only; +, -, *, / and integer powers). ``var_paths``
-    is aligned with ``var_names`` (declaration order of ``vars``).
+    ``evaluate(values)`` gives both sides' exact values at the variables'
+    values (Fractions in ``var_names`` order) as integer pairs, each None where
+    it divides by zero: a closure compiled from the checked ``ast`` of
+    ``expr``, no sympy (see :func:`mmverify.gates.identity.compile_identity`).
+    ``var_paths`` is aligned with ``var_names`` (declaration order of ``vars``).
+
+    ``lhs``/``rhs`` are the sides as sympy expressions over the Symbols named
+    in ``var_names`` (exact Rational constants only; +, -, *, / and integer
+    powers), built on first use: only the Lean emitter and the audit ask for
+    them. ``lhs_text``/``rhs_text`` are their printed forms (what JSON reports
+    show), cached so that rendering a report need not import sympy.
     """
 
     expr: str
     relation: str                       # one of RELATIONS
-    lhs: Any                            # sympy.Expr
-    rhs: Any                            # sympy.Expr
     var_names: tuple[str, ...]
     var_paths: tuple[P.Path, ...]
+    evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
+        repr=False, compare=False)
+
+    @cached_property
+    def _sympy(self) -> tuple[Any, Any]:
+        from .identity import parse_identity
+
+        _, lhs, rhs = parse_identity(self.expr, self.var_names)
+        return lhs, rhs
+
+    @property
+    def lhs(self) -> Any:
+        """The left side as a sympy expression (imports sympy)."""
+        return self._sympy[0]
+
+    @property
+    def rhs(self) -> Any:
+        """The right side as a sympy expression (imports sympy)."""
+        return self._sympy[1]
+
+    @property
+    def lhs_text(self) -> str:
+        from .identity import side_texts
+
+        return side_texts(self.expr, self.var_names)[0]
+
+    @property
+    def rhs_text(self) -> str:
+        from .identity import side_texts
+
+        return side_texts(self.expr, self.var_names)[1]
 
     @property
     def symbols(self) -> tuple[Any, ...]:
@@ -141,7 +179,8 @@ class GateInstance:
         artifact holds there, as text: exact decimal text for numbers, the label
         for finite-domain strings, ``<type ...>`` for a wrong type, None when
         absent); ``verdict``; ``reason`` (see module doc); ``detail`` (human text
-        naming values and bound); ``tolerance`` (decimal text of the declared
+        naming values and bound, built from ``detail_source`` on first use);
+        ``tolerance`` (decimal text of the declared
         tolerance, or None — an audited assumption of the predicate).
 
     Exact data for the Lean layer (set only when every input is usable, i.e.
@@ -157,7 +196,8 @@ class GateInstance:
       k in {0, 1});
     * order: ``strict``; predicate ``x_i <(=) x_{i+1} + tol`` for consecutive
       operands;
-    * identity: ``relation``, ``lhs``/``rhs`` (sympy), ``bindings`` ((name,
+    * identity: ``relation``, ``identity`` (the gate's :class:`Identity`;
+      ``lhs``/``rhs`` give its sides in sympy, built on first use), ``bindings`` ((name,
       Fraction) pairs in ``vars`` order), ``lhs_value``/``rhs_value`` (exact);
       predicate: ``==`` is ``|l - r| <= tol``, ``<=``/``<`` are ``l <(=) r + tol``,
       ``>=``/``>`` are ``l >(=) r - tol``;
@@ -179,7 +219,7 @@ class GateInstance:
     values: tuple[str | None, ...]
     verdict: str
     reason: str | None
-    detail: str
+    detail_source: Any = field(default="", repr=False, compare=False)   # text, or a function making it
     tolerance: str | None = None
     tolerance_value: Fraction = Fraction(0)
     operands: tuple[Fraction, ...] = ()
@@ -190,8 +230,7 @@ class GateInstance:
     binary: bool = False
     strict: bool = False
     relation: str | None = None
-    lhs: Any = None
-    rhs: Any = None
+    identity: Identity | None = field(default=None, repr=False, compare=False)
     bindings: tuple[tuple[str, Fraction], ...] = ()
     lhs_value: Fraction | None = None
     rhs_value: Fraction | None = None
@@ -206,6 +245,26 @@ class GateInstance:
     @property
     def hard(self) -> bool:
         return self.severity == "hard"
+
+    @property
+    def detail(self) -> str:
+        """Human text naming values and bound; built on first use (a report
+        that is never rendered, such as a reward, never builds it)."""
+        d = self.detail_source
+        if not isinstance(d, str):
+            d = d()
+            object.__setattr__(self, "detail_source", d)
+        return d
+
+    @property
+    def lhs(self) -> Any:
+        """The identity's left side (sympy; built on first use), or None."""
+        return self.identity.lhs if self.identity is not None else None
+
+    @property
+    def rhs(self) -> Any:
+        """The identity's right side (sympy; built on first use), or None."""
+        return self.identity.rhs if self.identity is not None else None
 
     @property
     def name(self) -> str:
@@ -242,8 +301,9 @@ class GateInstance:
         elif self.form == "order":
             bounds = {"strict": self.strict}
         elif self.form == "identity":
-            bounds = {"relation": self.relation, "lhs": str(self.lhs) if self.lhs is not None else None,
-                      "rhs": str(self.rhs) if self.rhs is not None else None,
+            ident = self.identity
+            bounds = {"relation": self.relation, "lhs": ident.lhs_text if ident is not None else None,
+                      "rhs": ident.rhs_text if ident is not None else None,
                       "lhs_value": _ft(self.lhs_value), "rhs_value": _ft(self.rhs_value)}
         elif self.form == "finite_domain":
             bounds = {"domain": list(self.domain), "member": self.member}
@@ -330,3 +390,21 @@ class GateReport:
                 lines.append(f"  {i.verdict.upper():<4} {i.severity:<4} {i.name}: {i.detail}")
         return lines
 
+
+
+INSTANCE_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in GateInstance.__dataclass_fields__.values()  # type: ignore[attr-defined]
+    if f.default is not MISSING}
+
+
+def make_instance(template: dict[str, Any], fields: dict[str, Any]) -> GateInstance:
+    """A :class:`GateInstance` from a per-gate ``template`` (every field's
+    default plus the gate's own: id, form, level, severity, tolerance) and the
+    instance's ``fields``: the same object ``GateInstance(**template, **fields)``
+    gives, without running the generated ``__init__`` once per field (the
+    hottest allocation of scoring)."""
+    inst = object.__new__(GateInstance)
+    d = inst.__dict__
+    d.update(template)
+    d.update(fields)
+    return inst

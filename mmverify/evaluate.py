@@ -105,6 +105,28 @@ def _file_sha256(path: str) -> str | None:
         return None
 
 
+def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET) -> float:
+    """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the
+    report: the same stages and verdicts (replay, gates, schema, panel; 0.0 for
+    a missing, unreadable, invalid or infeasible artifact, or one no paper
+    votes on), but no report object, no schema error list and no detail text
+    is made. The verdict-only path of ``mmverify.reward`` and
+    ``reward_batch``; keep it in step with :func:`_score`."""
+    if artifact is None or isinstance(artifact, ArtifactError):
+        return 0.0
+    from mmverify.gates import evaluate_gates
+    from mmverify.replay import run_replay
+    from mmverify.scoring.panel import score_panel
+
+    from .validate import is_valid
+
+    gates = evaluate_gates(task, artifact.data, run_replay(task, artifact.data))
+    if gates.hard_failures or not is_valid(task.artifact_schema, artifact.data):
+        return 0.0
+    oeval = score_panel(task, artifact.data, gates, ruleset).oeval
+    return float(oeval) if oeval is not None else 0.0
+
+
 def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
     """The task an artifact belongs to: its ``task_id`` field, else a task id that
     starts its file name (``<task-id>_result.json``), else the name of the folder

@@ -24,12 +24,37 @@ def to_fraction(value: Any) -> Fraction | None:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, Decimal):
-        return Fraction(value) if value.is_finite() else None
+        return decimal_fraction(value) if value.is_finite() else None
     if isinstance(value, int):
         return Fraction(value)
     if is_decimal_text(value):
         return Fraction(Decimal(value))
     return None
+
+
+def _fraction_from_ratio(n: int, d: int) -> Fraction:
+    f = object.__new__(Fraction)
+    f._numerator, f._denominator = n, d  # type: ignore[attr-defined]
+    return f
+
+
+# ``Decimal.as_integer_ratio`` is already in lowest terms with a positive
+# denominator: building the Fraction from it directly skips the ABC checks and
+# the gcd of ``Fraction(Decimal)`` (the most frequent call of scoring). Used
+# only if this interpreter's Fraction keeps its state in those two slots.
+try:
+    _probe = _fraction_from_ratio(3, 4)
+    _DIRECT = _probe == Fraction(3, 4) and hash(_probe) == hash(Fraction(3, 4)) and str(_probe) == "3/4"
+except (AttributeError, TypeError):  # pragma: no cover - another Fraction implementation
+    _DIRECT = False
+
+
+def decimal_fraction(value: Decimal) -> Fraction:
+    """Exact Fraction of a finite Decimal (same value as ``Fraction(value)``)."""
+    if _DIRECT:
+        n, d = value.as_integer_ratio()
+        return _fraction_from_ratio(n, d)
+    return Fraction(value)
 
 
 def decimal_places(value: Fraction) -> int | None:

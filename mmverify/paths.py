@@ -110,19 +110,18 @@ def get(data: Any, path: Path | str) -> Any:
     if isinstance(path, str):
         path = parse_path(path)
     cur = data
-    walked: list[Segment] = []
-    for seg in path.segments:
+    for k, seg in enumerate(path.segments):
+        if seg.__class__ is str:
+            if isinstance(cur, dict) and seg in cur:
+                cur = cur[seg]
+                continue
+            return Missing(f"no field {_render(path.segments[:k + 1])!r}")
         if seg == WILDCARD:
             raise PathError(f"get() on list path {path.text!r}; use items()")
-        if isinstance(seg, str):
-            if not isinstance(cur, dict) or seg not in cur:
-                return Missing(f"no field {_render(tuple(walked + [seg]))!r}")
+        if isinstance(cur, list) and seg < len(cur):
             cur = cur[seg]
-        else:
-            if not isinstance(cur, list) or seg >= len(cur):
-                return Missing(f"no element {_render(tuple(walked + [seg]))!r}")
-            cur = cur[seg]
-        walked.append(seg)
+            continue
+        return Missing(f"no element {_render(path.segments[:k + 1])!r}")
     return cur
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path as FsPath
 from typing import Any, Mapping
 
@@ -140,9 +139,11 @@ def default_anchors_dir() -> str:
     env = os.environ.get("MMVERIFY_ANCHORS")
     if env:
         return env
-    bundled = resources.files("mmverify").joinpath("anchors")
-    if bundled.is_dir():
-        return str(bundled)
+    # the package's own folder, found without importlib.resources (whose import
+    # pulls in tempfile, shutil, zipfile and more: a tenth of a cold start)
+    bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), "anchors")
+    if os.path.isdir(bundled):
+        return bundled
     # editable/source checkout: anchors/ sits beside the package folder
     return str(FsPath(__file__).resolve().parent.parent / "anchors")
 
@@ -175,6 +176,8 @@ def read_trusted_json(file: str) -> Any:
 
 @lru_cache(maxsize=1)
 def task_json_schema() -> dict:
+    from importlib import resources
+
     text = resources.files("mmverify.schemas").joinpath("task.schema.json").read_text("utf-8")
     return json.loads(text)
 
@@ -230,14 +233,41 @@ def _load_task_cached(task_id: str, anchors_dir: str) -> TaskSpec:
 
 # ----------------------------------------------------------------------- building
 
-def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
-    import jsonschema
+def _validated_key(file: str, schema_file: str) -> str | None:
+    """Compiled-task cache key of the jsonschema checks of a task's two files
+    (their bytes), or None when either cannot be read or the cache is off."""
+    from . import cache
 
-    validator = jsonschema.Draft202012Validator(task_json_schema())
-    errors = sorted(validator.iter_errors(raw), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    if errors:
-        e = errors[0]
-        raise TaskLoadError(file, _error_field(e), e.message)
+    if cache.cache_dir() is None:
+        return None
+    try:
+        with open(file, "rb") as fh:
+            task_bytes = fh.read()
+        with open(schema_file, "rb") as fh:
+            schema_bytes = fh.read()
+    except OSError:
+        return None
+    return cache.key_of("task-validated", task_bytes, schema_bytes)
+
+
+def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
+    # The jsonschema checks (task.json against the shipped schema, the artifact
+    # schema against the metaschema) are skipped when the compiled-task cache
+    # holds a record that these exact bytes passed them with this engine; every
+    # other check runs on every load.
+    from . import cache
+
+    schema_file = os.path.join(directory, "artifact.schema.json")
+    key = _validated_key(file, schema_file) if os.path.basename(file) == "task.json" else None
+    known = key is not None and cache.load(key) is True
+    if not known:
+        import jsonschema
+
+        validator = jsonschema.Draft202012Validator(task_json_schema())
+        errors = sorted(validator.iter_errors(raw), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        if errors:
+            e = errors[0]
+            raise TaskLoadError(file, _error_field(e), e.message)
     if os.path.basename(os.path.normpath(directory)) != raw["id"]:
         raise TaskLoadError(file, "id", f"id {raw['id']!r} does not match its folder name")
 
@@ -255,9 +285,8 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
     if not any(p.oracle for p in panel):
         raise TaskLoadError(file, "panel", "no paper is marked oracle: true")
 
-    schema_file = os.path.join(directory, "artifact.schema.json")
     schema = read_trusted_json(schema_file)
-    _check_artifact_schema(schema, schema_file, metrics)
+    _check_artifact_schema(schema, schema_file, metrics, metaschema=not known)
 
     split = raw.get("literature_split")
     if split:
@@ -277,6 +306,8 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
     if task.replay is not None:
         _check_replay(task, file)
     _check_oracle(task, file)
+    if key is not None and not known:
+        cache.store(key, True)
     return task
 
 
@@ -407,13 +438,14 @@ def schema_at(schema: Mapping[str, Any], path: P.Path) -> Mapping[str, Any] | No
     return node
 
 
-def _check_artifact_schema(schema: Any, file: str, metrics: tuple[MetricSpec, ...]) -> None:
-    import jsonschema
+def _check_artifact_schema(schema: Any, file: str, metrics: tuple[MetricSpec, ...], metaschema: bool = True) -> None:
+    if metaschema:
+        import jsonschema
 
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise TaskLoadError(file, _error_field(exc), f"not a valid JSON Schema: {exc.message}") from None
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise TaskLoadError(file, _error_field(exc), f"not a valid JSON Schema: {exc.message}") from None
     if schema.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
         raise TaskLoadError(file, "$schema", "must declare JSON Schema 2020-12")
     for m in metrics:

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-import jsonschema
-from jsonschema import Draft202012Validator
-
 from .paths import _render
+
+# jsonschema is imported only when an artifact is not certainly valid (the
+# compiled pre-check below decides the valid case) or its schema uses a keyword
+# the pre-check does not model: naming errors is its job, not deciding validity.
 
 
 def _is_number(checker, instance) -> bool:
@@ -32,7 +33,6 @@ def _is_integer(checker, instance) -> bool:
     return isinstance(instance, float) and instance.is_integer()
 
 
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine_many({"number": _is_number, "integer": _is_integer})
 
 
 # Two keywords are replaced because jsonschema's own are not safe on hostile
@@ -63,6 +63,8 @@ def _frozen(value: Any) -> Any:
 
 
 def _unique_items(validator, unique, instance, schema):
+    import jsonschema
+
     if unique and validator.is_type(instance, "array"):
         frozen = [_frozen(v) for v in instance]
         if len(set(frozen)) != len(frozen):
@@ -79,6 +81,8 @@ def _exact(value: Any) -> Any:
 
 
 def _multiple_of(validator, divisor, instance, schema):
+    import jsonschema
+
     if not validator.is_type(instance, "number"):
         return
     x, d = _exact(instance), _exact(divisor)
@@ -88,9 +92,27 @@ def _multiple_of(validator, divisor, instance, schema):
         yield jsonschema.ValidationError(f"{json_text(instance)} is not a multiple of {json_text(divisor)}")
 
 
-ExactValidator = jsonschema.validators.extend(
-    Draft202012Validator, validators={"uniqueItems": _unique_items, "multipleOf": _multiple_of},
-    type_checker=_TYPES)
+_EXACT: list[Any] = []
+
+
+def exact_validator_class() -> Any:
+    """Draft 2020-12 with exact number types and the two safe keywords (built once)."""
+    if not _EXACT:
+        import jsonschema
+        from jsonschema import Draft202012Validator
+
+        types = Draft202012Validator.TYPE_CHECKER.redefine_many({"number": _is_number, "integer": _is_integer})
+        _EXACT.append(jsonschema.validators.extend(
+            Draft202012Validator, validators={"uniqueItems": _unique_items, "multipleOf": _multiple_of},
+            type_checker=types))
+    return _EXACT[0]
+
+
+def __getattr__(name: str) -> Any:
+    # ``ExactValidator`` stays importable by name, built on first access
+    if name == "ExactValidator":
+        return exact_validator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -201,7 +223,7 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
     key = id(schema)
     v = _CACHE.get(key)
     if v is None or v.schema is not schema:
-        v = ExactValidator(schema)
+        v = exact_validator_class()(schema)
         _CACHE[key] = v
     return v
 
@@ -257,6 +279,35 @@ def _sure_unique(items: list) -> bool:
     return False
 
 
+def _number_bound(m: Any, ok: Callable[[Any, Any], bool]) -> Callable[[Any], bool]:
+    """A numeric bound: holds for non-numbers; the common Decimal case first."""
+    def check(x: Any) -> bool:
+        if x.__class__ is Decimal:
+            return ok(x, m)
+        return not _is_number(None, x) or ok(x, m)
+    return check
+
+
+def _all(checks: tuple[Callable[[Any], bool], ...]) -> Callable[[Any], bool]:
+    if not checks:
+        return lambda x: True
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        a, b = checks
+        return lambda x: a(x) and b(x)
+    if len(checks) == 3:
+        a, b, c = checks
+        return lambda x: a(x) and b(x) and c(x)
+
+    def every(x: Any) -> bool:
+        for c in checks:
+            if not c(x):
+                return False
+        return True
+    return every
+
+
 def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
     if schema is True:
         return lambda x: True
@@ -273,15 +324,15 @@ def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
             if not names or not all(isinstance(n, str) and n in _SIMPLE_TYPES for n in names):
                 raise _Unsupported("type")
             preds = tuple(_SIMPLE_TYPES[n] for n in names)
-            checks.append(lambda x, preds=preds: any(p(x) for p in preds))
+            checks.append(preds[0] if len(preds) == 1 else lambda x, preds=preds: any(p(x) for p in preds))
         elif key == "minimum":
-            checks.append(lambda x, m=value: not _is_number(None, x) or not x < m)
+            checks.append(_number_bound(value, lambda x, m: not x < m))
         elif key == "maximum":
-            checks.append(lambda x, m=value: not _is_number(None, x) or not x > m)
+            checks.append(_number_bound(value, lambda x, m: not x > m))
         elif key == "exclusiveMinimum":
-            checks.append(lambda x, m=value: not _is_number(None, x) or not x <= m)
+            checks.append(_number_bound(value, lambda x, m: not x <= m))
         elif key == "exclusiveMaximum":
-            checks.append(lambda x, m=value: not _is_number(None, x) or not x >= m)
+            checks.append(_number_bound(value, lambda x, m: not x >= m))
         elif key == "minLength":
             checks.append(lambda x, m=value: not isinstance(x, str) or not len(x) < m)
         elif key == "maxLength":
@@ -291,10 +342,10 @@ def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
         elif key == "maxItems":
             checks.append(lambda x, m=value: not isinstance(x, list) or not len(x) > m)
         elif key == "required":
-            if not isinstance(value, list):
+            if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
                 raise _Unsupported("required")
-            names = tuple(value)
-            checks.append(lambda x, names=names: not isinstance(x, dict) or all(n in x for n in names))
+            names_req = frozenset(value)
+            checks.append(lambda x, names=names_req: not isinstance(x, dict) or names <= x.keys())
         elif key == "enum":
             if not isinstance(value, list):
                 raise _Unsupported("enum")
@@ -325,20 +376,36 @@ def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
             known = frozenset(schema.get("properties", {}))
             if isinstance(value, dict):
                 extra = _compile(value)
-                checks.append(lambda x, known=known, extra=extra: not isinstance(x, dict) or all(
-                    extra(v) for k, v in x.items() if k not in known))
+
+                def check_extra(x, known=known, extra=extra):
+                    if not isinstance(x, dict):
+                        return True
+                    for k, v in x.items():
+                        if k not in known and not extra(v):
+                            return False
+                    return True
+
+                checks.append(check_extra)
             elif value is True:
                 continue
             elif value is False:
-                checks.append(lambda x, known=known: not isinstance(x, dict) or all(k in known for k in x))
+                checks.append(lambda x, known=known: not isinstance(x, dict) or x.keys() <= known)
             else:
                 raise _Unsupported("additionalProperties")
         elif key == "prefixItems":
             if not isinstance(value, list):
                 raise _Unsupported("prefixItems")
             subs_p = tuple(_compile(sub) for sub in value)
-            checks.append(lambda x, subs_p=subs_p: not isinstance(x, list) or all(
-                sub(item) for item, sub in zip(x, subs_p)))
+
+            def check_prefix(x, subs_p=subs_p):
+                if not isinstance(x, list):
+                    return True
+                for item, sub in zip(x, subs_p):
+                    if not sub(item):
+                        return False
+                return True
+
+            checks.append(check_prefix)
         elif key == "items":
             prefix = schema.get("prefixItems", [])
             if not isinstance(prefix, list):
@@ -348,16 +415,19 @@ def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
                 checks.append(lambda x, n=n: not isinstance(x, list) or len(x) <= n)
             else:
                 sub_i = _compile(value)
-                checks.append(lambda x, n=n, sub_i=sub_i: not isinstance(x, list) or all(
-                    sub_i(item) for item in x[n:]))
+
+                def check_items(x, n=n, sub_i=sub_i):
+                    if not isinstance(x, list):
+                        return True
+                    for item in (x[n:] if n else x):
+                        if not sub_i(item):
+                            return False
+                    return True
+
+                checks.append(check_items)
         else:
             raise _Unsupported(key)
-    checks_t = tuple(checks)
-    if not checks_t:
-        return lambda x: True
-    if len(checks_t) == 1:
-        return checks_t[0]
-    return lambda x: all(c(x) for c in checks_t)
+    return _all(tuple(checks))
 
 
 def fast_check_for(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
@@ -372,6 +442,20 @@ def fast_check_for(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
         check = None
     _FAST[key] = (schema, check)
     return check
+
+
+def is_valid(schema: Mapping[str, Any], data: Any) -> bool:
+    """Whether ``data`` satisfies ``schema``: the verdict of
+    :func:`validate_artifact` without naming the errors (the pre-check decides
+    the valid case; otherwise jsonschema stops at its first error)."""
+    check = fast_check_for(schema)
+    if check is not None:
+        try:
+            if check(data):
+                return True
+        except RecursionError:
+            pass
+    return next(iter(validator_for(schema).iter_errors(data)), None) is None
 
 
 def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int | None = 20) -> tuple[SchemaError, ...]:

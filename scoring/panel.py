@@ -281,31 +281,67 @@ def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
         anchor = paper.values[metric.id]
         audited = metric.id in paper.audit
         if removed is not None:
-            per_paper.append(PaperMetricScore(paper.paper_id, "removed", _anchor_text_any(anchor), None,
+            per_paper.append(PaperMetricScore(paper.paper_id, "removed", _once(_anchor_text_any, anchor), None,
                                               None, reason="incomparable_units", audited=audited))
             continue
         if claim is not None:
-            per_paper.append(PaperMetricScore(paper.paper_id, "unwitnessed", _anchor_text_any(anchor), None,
+            per_paper.append(PaperMetricScore(paper.paper_id, "unwitnessed", _once(_anchor_text_any, anchor), None,
                                               ZERO, reason=claim.detail, audited=audited))
         elif metric.is_list:
             per_paper.append(_score_list(metric, paper.paper_id, anchor, read, audited, guard))
         elif read_status != "ok":
-            per_paper.append(PaperMetricScore(paper.paper_id, read_status, _anchor_text(anchor), None, ZERO,
+            per_paper.append(PaperMetricScore(paper.paper_id, read_status, _once(_anchor_text, anchor), None, ZERO,
                                               reason=detail, audited=audited))
         else:
             w, rule = _width(metric, anchor, paper.paper_id)
             r = kernel_score(metric.direction, x, anchor, w) * factor
-            per_paper.append(PaperMetricScore(paper.paper_id, "scored", _anchor_text(anchor), w, r,
+            per_paper.append(PaperMetricScore(paper.paper_id, "scored", _once(_anchor_text, anchor), w, r,
                                               audited=audited, rules=(rule,) if rule else ()))
     return MetricResult(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, band,
                         value, read_status, detail, removed, tuple(per_paper))
 
 
+_WIDTHS: dict[tuple[int, int, str], tuple[Any, Any, tuple[Fraction | None, RuleApplication | None]]] = {}
+
+
 def _width(metric, anchor: Any, paper_id: str) -> tuple[Fraction | None, RuleApplication | None]:
+    # a pure function of the task's own (immutable) metric and anchor objects:
+    # computed once per process, not once per artifact
+    key = (id(metric), id(anchor), paper_id)
+    hit = _WIDTHS.get(key)
+    if hit is not None and hit[0] is metric and hit[1] is anchor:
+        return hit[2]
     if not DIRECTIONS[metric.direction].needs_band:
-        return None, None
-    eb = band_width(metric, anchor, paper_id)
-    return eb.width, eb.rule
+        out: tuple[Fraction | None, RuleApplication | None] = (None, None)
+    else:
+        eb = band_width(metric, anchor, paper_id)
+        out = (eb.width, eb.rule)
+    _WIDTHS[key] = (metric, anchor, out)
+    return out
+
+
+_STATIC: dict[tuple[Any, int], tuple[Any, Any]] = {}
+
+
+def _once(fn, anchor: Any) -> Any:
+    """``fn(anchor)`` for one of the task's own (immutable) anchor objects,
+    computed once per process rather than once per artifact. Lists and dicts
+    are handed out as copies, so a report never shares a mutable value."""
+    key = (fn, id(anchor))
+    hit = _STATIC.get(key)
+    if hit is None or hit[0] is not anchor:
+        hit = (anchor, fn(anchor))
+        _STATIC[key] = hit
+    out = hit[1]
+    return list(out) if type(out) is list else dict(out) if type(out) is dict else out
+
+
+def _pairs_by_key(anchor: tuple) -> tuple:
+    return tuple((_item_key(k), a) for k, a in anchor), {k: _anchor_text(a) for k, a in anchor}
+
+
+def _pairs_by_position(anchor: tuple) -> tuple:
+    return tuple((str(i), a) for i, a in enumerate(anchor)), [_anchor_text(a) for a in anchor]
 
 
 def _anchor_text_any(anchor: Any) -> Any:
@@ -360,12 +396,8 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
 
 def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: bool,
                 guard: _Guard | None = None) -> PaperMetricScore:
-    if metric.match_by:
-        pairs = [(_item_key(k), a) for k, a in anchor]
-        anchor_text = {k: _anchor_text(a) for k, a in anchor}
-    else:
-        pairs = [(str(i), a) for i, a in enumerate(anchor)]
-        anchor_text = [_anchor_text(a) for a in anchor]
+    pairs, anchor_text = _once(_pairs_by_key if metric.match_by else _pairs_by_position, anchor)
+    anchor_text = type(anchor_text)(anchor_text)   # this report's own copy
     if read.status != "ok":
         return PaperMetricScore(paper_id, read.status, anchor_text, None, ZERO, reason=read.detail,
                                 audited=audited)
@@ -377,16 +409,16 @@ def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: 
         if rule:
             rules.append(RuleApplication(rule.rule, metric.id, paper_id, f"item {key}: {rule.detail}"))
         if key not in got:
-            items.append(ItemScore(key, None, _anchor_text(a), w, ZERO, "short"))
+            items.append(ItemScore(key, None, _once(_anchor_text, a), w, ZERO, "short"))
             continue
         v, status = got[key]
         if status != "ok":
-            items.append(ItemScore(key, None, _anchor_text(a), w, ZERO, status))
+            items.append(ItemScore(key, None, _once(_anchor_text, a), w, ZERO, status))
             continue
         r = kernel_score(metric.direction, v, a, w)
         if guard is not None:
             r *= guard.factor(key, v, P.concrete(metric.path, read.index[key]))
-        items.append(ItemScore(key, _anchor_text(v), _anchor_text(a), w, r, "scored"))
+        items.append(ItemScore(key, _anchor_text(v), _once(_anchor_text, a), w, r, "scored"))
     anchor_keys = {k for k, _ in pairs}
     extra = [k for k, _, s in read.values if k not in anchor_keys]
     short = [it.key for it in items if it.status == "short"]

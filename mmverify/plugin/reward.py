@@ -3,9 +3,11 @@
 A reward is the task's O-EVAL as a float in [0, 1], after the schema check and
 the hard gates (an invalid, infeasible, unreadable or missing artifact gets
 0.0, as does one no panel paper can vote on). These functions are thin: they
-coerce the artifact, load the task and call :func:`mmverify.evaluate.score_artifact`,
-the same pipeline ``mmverify score`` runs, so a reward always equals the
-``oeval`` of the full report.
+coerce the artifact, load the task and run the stages of
+:func:`mmverify.evaluate.score_artifact` (schema, gates, panel), the same
+pipeline ``mmverify score`` runs, so a reward always equals the ``oeval`` of
+the full report. They take the verdict-only path (:func:`mmverify.evaluate.reward_of`): no
+report, no schema error list and no detail text is built.
 
 Errors in the *artifact* are verdicts (reward 0.0). Errors in the *call* are
 raised: an unknown task id or a broken anchors folder raises
@@ -70,7 +72,13 @@ def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None)
 
     ``artifact`` is a path, bytes, or a Python dict (see :func:`coerce_artifact`).
     """
-    return score(task_id, artifact, anchors_dir).reward
+    from mmverify.evaluate import reward_of
+    from mmverify.tasks import TaskSpec, load_task
+
+    task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
+    return reward_of(task, coerce_artifact(artifact))
+
+
 
 
 # --------------------------------------------------------------------- batch
@@ -78,14 +86,14 @@ def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None)
 def _score_chunk(anchors_dir: str | None, chunk: list[tuple[int, tuple[str, ArtifactLike]]]) -> list[tuple[int, float]]:
     """Worker: one chunk of one task's artifacts. Each task is loaded once per
     worker process (the task cache)."""
-    from mmverify.evaluate import score_artifact
+    from mmverify.evaluate import reward_of
     from mmverify.tasks import load_task
 
     tasks: dict[str, Any] = {}
     out = []
     for i, (task_id, a) in chunk:
         task = tasks.get(task_id) or tasks.setdefault(task_id, load_task(task_id, anchors_dir))
-        out.append((i, score_artifact(task, coerce_artifact(a)).reward))
+        out.append((i, reward_of(task, coerce_artifact(a))))
     return out
 
 

@@ -1,0 +1,130 @@
+"""The compiled-task cache on disk: what a task load proved once, kept for the
+next process.
+
+Loading a task validates ``task.json`` and the artifact schema with jsonschema,
+and a JSON report shows each identity's sides as sympy prints them. Both are
+pure functions of the anchors' text and of the engine, and both cost an import
+(jsonschema about 40 ms, sympy about 300 ms) that a short-lived process such
+as ``mmverify score`` would otherwise pay on every start. This module keeps
+their results in small JSON records:
+
+* key: the SHA-256 of the content they were computed from (the anchor files'
+  bytes, or the identity's text and variables) and of an engine stamp (path,
+  size and modification time of the modules and schema that decide them, and
+  of the installed jsonschema and sympy packages). Editing an anchor or
+  upgrading the engine changes the key: a stale record is never read;
+* written atomically (a temporary file in the same folder, then
+  ``os.replace``), so a reader sees a whole record or none;
+* read defensively: a record that is unreadable, not JSON or not of the
+  expected shape is ignored (and recomputed), never trusted.
+
+The folder is ``$MMVERIFY_CACHE`` if set, else ``$XDG_CACHE_HOME/mmverify``
+(``~/.cache/mmverify``). ``MMVERIFY_CACHE=off`` turns the cache off; every
+write error (read-only home, full disk) is ignored, so the cache is only ever
+a shortcut, never a requirement.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Callable
+
+_OFF = {"", "0", "off", "no", "false", "none"}
+_STAMP: list[str] = []
+
+
+def cache_dir() -> str | None:
+    """The cache folder, or None when the cache is off."""
+    env = os.environ.get("MMVERIFY_CACHE")
+    if env is not None:
+        return None if env.strip().lower() in _OFF else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "mmverify")
+
+
+def _engine_stamp() -> str:
+    """Path, size and mtime of everything that decides a cached result."""
+    if _STAMP:
+        return _STAMP[0]
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = [os.path.join(here, "tasks.py"), os.path.join(here, "cache.py"),
+             os.path.join(here, "schemas", "task.schema.json")]
+    gates = importlib.util.find_spec("mmverify.gates")
+    if gates is not None and gates.submodule_search_locations:
+        gdir = list(gates.submodule_search_locations)[0]
+        files += [os.path.join(gdir, "identity.py"), os.path.join(gdir, "compile.py")]
+    for dep in ("jsonschema", "sympy"):
+        spec = importlib.util.find_spec(dep)
+        files.append(spec.origin if spec is not None and spec.origin else dep)
+    parts = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{f}:absent")
+    _STAMP.append("\n".join(parts))
+    return _STAMP[0]
+
+
+def key_of(kind: str, *content: bytes | str) -> str:
+    h = hashlib.sha256()
+    h.update(kind.encode())
+    h.update(b"\0" + _engine_stamp().encode())
+    for c in content:
+        b = c.encode("utf-8", "surrogatepass") if isinstance(c, str) else c
+        h.update(b"\0" + str(len(b)).encode() + b"\0" + b)
+    return f"{kind}-{h.hexdigest()[:40]}"
+
+
+def load(key: str) -> Any:
+    """The record stored under ``key``, or None (absent, off, corrupt)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        with open(os.path.join(folder, key + ".json"), "rb") as fh:
+            record = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("key") != key:
+        return None
+    return record.get("value")
+
+
+def store(key: str, value: Any) -> None:
+    """Write ``value`` under ``key`` atomically; any error is ignored."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    tmp = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        final = os.path.join(folder, key + ".json")
+        tmp = f"{final}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"key": key, "value": value}, fh, sort_keys=True)
+        os.replace(tmp, final)
+        tmp = None
+    except (OSError, TypeError, ValueError):
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def cached(key: str, compute: Callable[[], Any], valid: Callable[[Any], bool]) -> Any:
+    """The stored value under ``key`` when ``valid`` accepts it, else
+    ``compute()`` (stored for the next process)."""
+    hit = load(key)
+    if hit is not None and valid(hit):
+        return hit
+    value = compute()
+    store(key, value)
+    return value
