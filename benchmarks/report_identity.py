@@ -109,7 +109,7 @@ def digests(leaf_budget: int = 30, light_replay: bool = False) -> dict[str, str]
                 result = {"task": task.id, "artifact": {"source": name, "sha256": artifact.sha256},
                           "status": "infeasible" if gates.hard_failures else "invalid" if errors else "feasible",
                           "error": None, "schema_errors": [e.as_dict() for e in errors],
-                          "gates": gates.as_dict()}
+                          "gates": gates.as_dict(), "missing_scored_fields": [], "unwitnessed_claims": []}
                 parts += [render_gate(result, "json"), render_gate(result, "table"),
                           "\n".join(i.headline() for i in gates.instances)]
             out[key] = _digest("\x00".join(parts))
