@@ -11,15 +11,17 @@ Public API
 
 Forms: ``range``, ``integer`` (``binary``), ``order``, ``identity``,
 ``finite_domain``, ``partition_sum``. See :mod:`mmverify.gates.model` for the
-dataclasses (the Lean emitter reads them) and :mod:`mmverify.gates.forms` for
+dataclasses (the Lean emitter reads them), :mod:`mmverify.gates.formtable` for
+what differs from form to form (one record per form), and :mod:`mmverify.gates.forms` for
 the verdict rules (wrong type -> fail, absent -> gap, else exact predicate).
 """
 from .compile import compile_gates
 from .forms import evaluate_gate, evaluate_gates
-from .model import FORMS, LEVELS, RELATIONS, VERDICTS, Bound, Gate, GateInstance, GateReport, Identity
+from .formtable import FORM_TABLE, FORMS, Form
+from .model import LEVELS, RELATIONS, VERDICTS, Bound, Gate, GateInstance, GateReport, Identity
 
 __all__ = [
-    "FORMS", "LEVELS", "RELATIONS", "VERDICTS", "Bound", "Gate", "GateInstance", "GateReport", "Identity",
+    "FORM_TABLE", "FORMS", "Form", "LEVELS", "RELATIONS", "VERDICTS", "Bound", "Gate", "GateInstance", "GateReport", "Identity",
     "compile_gates", "evaluate_gate", "evaluate_gates", "audit_anchors",
 ]
 

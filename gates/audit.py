@@ -489,14 +489,9 @@ def gate_bounds(gate: Gate, metric_path: P.Path, direction: str) -> bool:
     hits = [k for k, p in enumerate(gate.inputs) if _covers(p, metric_path)]
     if not hits:
         return False
-    if gate.form == "range":
-        return (gate.upper if up else gate.lower) is not None
-    if gate.form == "integer":
-        return gate.binary
-    if gate.form == "order" and gate.chain:
-        n = len(gate.chain)
-        return any((k < n - 1) if up else (k > 0) for k in hits)
-    return True  # order over a list, identity, finite_domain, partition_sum relate it to other values
+    from .formtable import FORM_TABLE
+
+    return FORM_TABLE[gate.form].bounds_field(gate, hits, up)
 
 
 def schema_bounds(task, metric_path: P.Path, direction: str) -> bool:

@@ -39,14 +39,6 @@ from .model import Bound, Gate, Identity
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
                "$comment"}
-FORM_KEYS = {
-    "range": {"path", "min", "max", "min_strict", "max_strict"},
-    "integer": {"path", "binary"},
-    "order": {"paths", "path", "strict"},
-    "identity": {"expr", "vars"},
-    "finite_domain": {"path", "values"},
-    "partition_sum": {"parts", "total", "total_value"},
-}
 _RESERVED_VARS = {"Rational"}
 
 _cache: dict[tuple[str, str], tuple[Any, tuple[Gate, ...]]] = {}
@@ -135,9 +127,10 @@ def _same_list(paths: list[P.Path], ctx: _Ctx, field_: str) -> None:
 def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) -> Gate:
     ctx = _Ctx(spec, position, task, file)
     form = spec.get("form")
-    if form not in FORM_KEYS:
+    entry = FORM_TABLE.get(form) if isinstance(form, str) else None
+    if entry is None:
         raise ctx.fail("form", f"unknown form {form!r}")
-    unknown = set(spec) - COMMON_KEYS - FORM_KEYS[form]
+    unknown = set(spec) - COMMON_KEYS - entry.keys
     if unknown:
         raise ctx.fail(sorted(unknown)[0], f"key(s) {sorted(unknown)} are not part of a {form} gate")
     tol = tol_text = None
@@ -153,85 +146,95 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
         id=spec["id"], form=form, level=spec["level"], severity=spec["severity"],
         description=spec.get("description", ""), position=position,
         tolerance=tol, tolerance_text=tol_text, tolerance_reason=spec.get("tolerance_reason"))
+    return entry.compile(spec, ctx, common)
 
-    if form == "range":
-        path = ctx.path(spec.get("path"), "path")
-        lower = upper = None
-        if "min" in spec:
-            lower = Bound(ctx.number(spec["min"], "min"), spec["min"], bool(spec.get("min_strict", False)))
-        elif "min_strict" in spec:
-            raise ctx.fail("min_strict", "min_strict without min")
-        if "max" in spec:
-            upper = Bound(ctx.number(spec["max"], "max"), spec["max"], bool(spec.get("max_strict", False)))
-        elif "max_strict" in spec:
-            raise ctx.fail("max_strict", "max_strict without max")
-        if lower is None and upper is None:
-            raise ctx.fail("", "a range needs min or max")
-        if lower and upper and (lower.value > upper.value or
-                                (lower.value == upper.value and (lower.strict or upper.strict))):
-            raise ctx.fail("max", f"empty range: min {lower.text} / max {upper.text}")
-        return Gate(inputs=(path,), lower=lower, upper=upper, **common)
 
-    if form == "integer":
-        path = ctx.path(spec.get("path"), "path")
-        return Gate(inputs=(path,), binary=bool(spec.get("binary", False)), **common)
+# ------------------------------------------------------- one function per form
+# (each takes the spec, its context and the common fields; see gates/formtable.py)
 
-    if form == "order":
-        strict = bool(spec.get("strict", False))
-        if ("path" in spec) == ("paths" in spec):
-            raise ctx.fail("paths", "an order gate takes either paths (a chain) or path (one [*] list)")
-        if "path" in spec:
-            path = ctx.path(spec["path"], "path")
-            if not path.is_list:
-                raise ctx.fail("path", "a single order path must be a [*] list")
-            return Gate(inputs=(path,), chain_list=path, strict=strict, **common)
-        raw = spec["paths"]
-        if not isinstance(raw, list) or len(raw) < 2:
-            raise ctx.fail("paths", "an order chain needs at least two paths")
-        chain = tuple(ctx.path(p, f"paths/{k}") for k, p in enumerate(raw))
-        _same_list(list(chain), ctx, "paths")
-        return Gate(inputs=chain, chain=chain, strict=strict, **common)
+def build_range(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:
+    path = ctx.path(spec.get("path"), "path")
+    lower = upper = None
+    if "min" in spec:
+        lower = Bound(ctx.number(spec["min"], "min"), spec["min"], bool(spec.get("min_strict", False)))
+    elif "min_strict" in spec:
+        raise ctx.fail("min_strict", "min_strict without min")
+    if "max" in spec:
+        upper = Bound(ctx.number(spec["max"], "max"), spec["max"], bool(spec.get("max_strict", False)))
+    elif "max_strict" in spec:
+        raise ctx.fail("max_strict", "max_strict without max")
+    if lower is None and upper is None:
+        raise ctx.fail("", "a range needs min or max")
+    if lower and upper and (lower.value > upper.value or
+                            (lower.value == upper.value and (lower.strict or upper.strict))):
+        raise ctx.fail("max", f"empty range: min {lower.text} / max {upper.text}")
+    return Gate(inputs=(path,), lower=lower, upper=upper, **common)
 
-    if form == "identity":
-        raw_vars = spec.get("vars")
-        if not isinstance(raw_vars, dict) or not raw_vars:
-            raise ctx.fail("vars", "an identity needs vars {name: path}")
-        names = tuple(raw_vars)
-        for n in names:
-            if n in _RESERVED_VARS or n.startswith("_"):
-                raise ctx.fail(f"vars/{n}", f"variable name {n!r} is reserved")
-        var_paths = tuple(ctx.path(raw_vars[n], f"vars/{n}") for n in names)
-        _same_list(list(var_paths), ctx, "vars")
-        try:
-            relation, evaluate = compile_identity(spec.get("expr", ""), names)
-            # sympy's reading of the sides (cached with the anchors' content, so
-            # only a cache miss imports sympy) also rejects a side it folds into
-            # a non-rational constant, such as a division by ``x - x``
-            side_texts(spec["expr"], names)
-        except IdentityError as exc:
-            raise ctx.fail("expr", str(exc)) from None
-        ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, var_names=names,
-                         var_paths=var_paths, evaluate=evaluate)
-        return Gate(inputs=var_paths, identity=ident, **common)
 
-    if form == "finite_domain":
-        path = ctx.path(spec.get("path"), "path")
-        values = spec.get("values")
-        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
-            raise ctx.fail("values", "a finite domain needs a non-empty list of strings")
-        seen: dict[str, str] = {}
-        for v in values:
-            key = normalise_label(v)
-            if key in seen:
-                raise ctx.fail("values", f"members {seen[key]!r} and {v!r} are the same after trim + case-fold")
-            seen[key] = v
-        numbers = tuple(to_fraction(v) if is_decimal_text(v) else None for v in values)
-        nums = [n for n in numbers if n is not None]
-        if len(set(nums)) != len(nums):
-            raise ctx.fail("values", "two numeric members are equal")
-        return Gate(inputs=(path,), domain=tuple(values), domain_numbers=numbers, **common)
+def build_integer(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:
+    path = ctx.path(spec.get("path"), "path")
+    return Gate(inputs=(path,), binary=bool(spec.get("binary", False)), **common)
 
-    # partition_sum
+
+def build_order(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:
+    strict = bool(spec.get("strict", False))
+    if ("path" in spec) == ("paths" in spec):
+        raise ctx.fail("paths", "an order gate takes either paths (a chain) or path (one [*] list)")
+    if "path" in spec:
+        path = ctx.path(spec["path"], "path")
+        if not path.is_list:
+            raise ctx.fail("path", "a single order path must be a [*] list")
+        return Gate(inputs=(path,), chain_list=path, strict=strict, **common)
+    raw = spec["paths"]
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise ctx.fail("paths", "an order chain needs at least two paths")
+    chain = tuple(ctx.path(p, f"paths/{k}") for k, p in enumerate(raw))
+    _same_list(list(chain), ctx, "paths")
+    return Gate(inputs=chain, chain=chain, strict=strict, **common)
+
+
+def build_identity(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:
+    raw_vars = spec.get("vars")
+    if not isinstance(raw_vars, dict) or not raw_vars:
+        raise ctx.fail("vars", "an identity needs vars {name: path}")
+    names = tuple(raw_vars)
+    for n in names:
+        if n in _RESERVED_VARS or n.startswith("_"):
+            raise ctx.fail(f"vars/{n}", f"variable name {n!r} is reserved")
+    var_paths = tuple(ctx.path(raw_vars[n], f"vars/{n}") for n in names)
+    _same_list(list(var_paths), ctx, "vars")
+    try:
+        relation, evaluate = compile_identity(spec.get("expr", ""), names)
+        # sympy's reading of the sides (cached with the anchors' content, so
+        # only a cache miss imports sympy) also rejects a side it folds into
+        # a non-rational constant, such as a division by ``x - x``
+        side_texts(spec["expr"], names)
+    except IdentityError as exc:
+        raise ctx.fail("expr", str(exc)) from None
+    ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, var_names=names,
+                     var_paths=var_paths, evaluate=evaluate)
+    return Gate(inputs=var_paths, identity=ident, **common)
+
+
+def build_finite_domain(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:
+    path = ctx.path(spec.get("path"), "path")
+    values = spec.get("values")
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise ctx.fail("values", "a finite domain needs a non-empty list of strings")
+    seen: dict[str, str] = {}
+    for v in values:
+        key = normalise_label(v)
+        if key in seen:
+            raise ctx.fail("values", f"members {seen[key]!r} and {v!r} are the same after trim + case-fold")
+        seen[key] = v
+    numbers = tuple(to_fraction(v) if is_decimal_text(v) else None for v in values)
+    nums = [n for n in numbers if n is not None]
+    if len(set(nums)) != len(nums):
+        raise ctx.fail("values", "two numeric members are equal")
+    return Gate(inputs=(path,), domain=tuple(values), domain_numbers=numbers, **common)
+
+
+def build_partition_sum(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:
     raw_parts = spec.get("parts")
     if isinstance(raw_parts, str):
         parts = (ctx.path(raw_parts, "parts"),)
@@ -273,3 +276,5 @@ def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[P.Path, ...]:
         raise ctx.fail("verifies", "a verifying gate must read a replayed value ($replay....)")
     return tuple(out)
 
+
+from .formtable import FORM_TABLE  # noqa: E402  (the table refers to the functions above)

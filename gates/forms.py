@@ -109,10 +109,11 @@ def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -
 
 def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
     reader = reader if reader is not None and reader.data is data else _Reader(data)
-    if gate.form == "order" and gate.chain_list is not None:
-        return _order_list(gate, data, reader)
-    if gate.form == "partition_sum" and (gate.total is None or not gate.total.is_list):
-        return [_partition_whole(gate, data, reader)]
+    expand = formtable.FORM_TABLE[gate.form].expand
+    if expand is not None:
+        whole = expand(gate, data, reader)
+        if whole is not None:
+            return whole
     paths = list(gate.inputs)
     rows = _rows(data, paths, reader)
     if isinstance(rows, _ListGap):
@@ -199,29 +200,54 @@ def _verdict(ok: bool) -> tuple[str, str | None]:
 # ------------------------------------------------------------------ decide
 
 def _decide(gate: Gate, index: int | None, reads: list[Read]) -> GateInstance:
+    entry = formtable.FORM_TABLE[gate.form]
     for r in reads:
         if r.kind != NUMBER:
-            screened = _screen(gate, index, reads, want_label=gate.form == "finite_domain")
+            screened = _screen(gate, index, reads, want_label=entry.reads_labels)
             if screened is not None:
                 return screened
             break
-    base = (gate, index, reads)
-    tol = gate.tolerance or ZERO
-    form = gate.form
-    if form == "range":
-        return _range(gate, base, reads[0].number, tol)
-    if form == "identity":
-        return _identity(gate, base, reads, tol)
-    if form == "integer":
-        return _integer(gate, base, reads[0].number, tol)
-    if form == "order":
-        return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
-    if form == "finite_domain":
-        return _domain(gate, base, reads[0], tol)
-    if form == "partition_sum":
-        n_parts = len(gate.parts)
-        return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
-    raise AssertionError(form)
+    return entry.decide(gate, (gate, index, reads), reads, gate.tolerance or ZERO)
+
+
+# ----------------------------------------------------------- one per form
+# ``decide_<form>(gate, base, reads, tol)``: the verdict of one row of usable
+# reads; ``expand_<form>(gate, data, reader)``: the instances of a gate that is
+# not one row per element (None: the rows of its inputs). See gates/formtable.py.
+
+def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+    return _range(gate, base, reads[0].number, tol)
+
+
+def decide_integer(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+    return _integer(gate, base, reads[0].number, tol)
+
+
+def decide_order(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+    return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
+
+
+def decide_identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+    return _identity(gate, base, reads, tol)
+
+
+def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+    return _domain(gate, base, reads[0], tol)
+
+
+def decide_partition_sum(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+    n_parts = len(gate.parts)
+    return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
+
+
+def expand_order(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
+    return _order_list(gate, data, reader) if gate.chain_list is not None else None
+
+
+def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
+    if gate.total is None or not gate.total.is_list:
+        return [_partition_whole(gate, data, reader)]
+    return None
 
 
 _BOUNDS: dict[int, tuple[Gate, tuple[Fraction | None, Fraction | None]]] = {}
@@ -425,3 +451,5 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
         total = gate.total_value
     return _partition(gate, base, [r.number for r in reads[:n_parts]], total, gate.tolerance or ZERO)
 
+
+from . import formtable  # noqa: E402  (the table refers to the functions above)

@@ -36,9 +36,7 @@ from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from mmverify import paths as P
-from mmverify.numbers import fraction_text
 
-FORMS = ("range", "integer", "order", "identity", "finite_domain", "partition_sum")
 VERDICTS = ("pass", "fail", "gap")
 LEVELS = {"A": "units/ranges", "B": "internal consistency", "C": "external physical truth"}
 RELATIONS = ("==", "<=", ">=", "<", ">")
@@ -292,29 +290,10 @@ class GateInstance:
             "verdict": self.verdict, "reason": self.reason, "detail": self.detail,
             "tolerance": self.tolerance,
         }
-        bounds: dict[str, Any] = {}
-        if self.form == "range":
-            bounds = {"min": _ft(self.lower), "min_strict": self.lower_strict,
-                      "max": _ft(self.upper), "max_strict": self.upper_strict}
-        elif self.form == "integer":
-            bounds = {"binary": self.binary}
-        elif self.form == "order":
-            bounds = {"strict": self.strict}
-        elif self.form == "identity":
-            ident = self.identity
-            bounds = {"relation": self.relation, "lhs": ident.lhs_text if ident is not None else None,
-                      "rhs": ident.rhs_text if ident is not None else None,
-                      "lhs_value": _ft(self.lhs_value), "rhs_value": _ft(self.rhs_value)}
-        elif self.form == "finite_domain":
-            bounds = {"domain": list(self.domain), "member": self.member}
-        elif self.form == "partition_sum":
-            bounds = {"parts_sum": _ft(self.parts_sum), "total": _ft(self.total)}
-        out["exact"] = bounds
+        from .formtable import FORM_TABLE
+
+        out["exact"] = FORM_TABLE[self.form].bounds(self)
         return out
-
-
-def _ft(x: Fraction | None) -> str | None:
-    return fraction_text(x) if x is not None else None
 
 
 @dataclass(frozen=True)
@@ -358,6 +337,8 @@ class GateReport:
     def counts(self) -> dict[str, Any]:
         """``{"total", "pass", "fail", "gap", "hard_failures", "soft_failures",
         "by_form": {form: {"pass", "fail", "gap"}}}`` (every form listed)."""
+        from .formtable import FORMS
+
         by_form = {f: {v: 0 for v in VERDICTS} for f in FORMS}
         for i in self.instances:
             by_form[i.form][i.verdict] += 1

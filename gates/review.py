@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from mmverify.numbers import fraction_text
+from mmverify.numbers import exact_text
 from mmverify.tasks import DIRECTIONAL
 
 from .audit import _matches
@@ -118,10 +118,6 @@ def review_task(task) -> list[Review]:
     return rows
 
 
-def _ft(x: Fraction | None) -> str:
-    return fraction_text(x) if x is not None else "-"
-
-
 def render_markdown(task) -> str:
     """The README table (between :data:`BEGIN` and :data:`END`)."""
     lines = [BEGIN, "", "| metric | direction | band | panel best | w at best | good-side bounds | tight? | "
@@ -130,7 +126,7 @@ def render_markdown(task) -> str:
         away = r.bands_away
         tight = "yes" if r.tight else (f"no ({float(away):.2f} bands)" if away is not None else "no bound")
         w = f"{float(r.width):.6g}" if r.width is not None else "-"
-        lines.append(f"| `{r.metric}` | {r.direction} | {r.band} | {_ft(r.best)} | {w} | "
+        lines.append(f"| `{r.metric}` | {r.direction} | {r.band} | {exact_text(r.best) or '-'} | {w} | "
                      f"{'; '.join(r.bounds) or 'none'} | {tight} | {', '.join(r.relations) or '-'} | "
                      f"{r.governed_by} |")
     if len(lines) == 4:

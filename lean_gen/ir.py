@@ -597,28 +597,12 @@ def check_size(claim: Prop) -> None:
 def claim_of(inst: Any) -> tuple[Prop, int, str]:
     """The claim of one decided gate instance (see the module table)."""
     tol = inst.tolerance_value or Fraction(0)
-    form = inst.form
-    if form == "range":
-        (x,) = inst.operands
-        return claim_range(x, inst.lower, inst.lower_strict, inst.upper, inst.upper_strict, tol)
-    if form == "integer":
-        (x,) = inst.operands
-        return claim_integer(x, inst.binary, tol, inst.verdict == "pass")
-    if form == "order":
-        return claim_order(inst.operands, inst.strict, tol)
-    if form == "identity":
-        return claim_identity(inst.relation, inst.lhs, inst.rhs, inst.bindings, tol)
-    if form == "finite_domain":
-        if inst.label is not None:
-            from mmverify.labels import normalise_label as normalise
+    from mmverify.gates.formtable import FORM_TABLE
 
-            return claim_domain_label(inst.label, [normalise(m) for m in inst.domain])
-        (x,) = inst.operands
-        members = [m for m in inst.domain_numbers if m is not None]
-        return claim_domain_number(x, members, tol)
-    if form == "partition_sum":
-        return claim_partition(inst.parts, inst.total, tol)
-    raise NotExpressible(f"unknown form {form!r}")
+    form = FORM_TABLE.get(inst.form)
+    if form is not None:
+        return form.claim(inst, tol)
+    raise NotExpressible(f"unknown form {inst.form!r}")
 
 
 def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: str = "") -> ObligationSet:

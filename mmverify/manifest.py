@@ -37,8 +37,6 @@ from mmverify.errors import MmverifyError
 ROW_SCHEMA = "mmverify.board-row/1"
 FIELDS = ("entry", "task", "seed", "artifact", "cost_usd", "wall_s", "harness", "model")
 REQUIRED = ("entry", "task", "seed", "artifact")
-# statuses of a result row that force the cell's MULTI-BO term to -1
-FORCED_STATUSES = frozenset({"infeasible", "invalid", "error", "missing"})
 
 
 class ManifestError(MmverifyError, ValueError):

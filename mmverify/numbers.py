@@ -93,7 +93,12 @@ def fraction_text(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def report_float(value: Fraction | None, digits: int = 6) -> float | None:
+def exact_text(value: Fraction | None) -> str | None:
+    """:func:`fraction_text`, or None for None (an absent exact value in a report)."""
+    return fraction_text(value) if value is not None else None
+
+
+def report_float(value: Fraction | float | None, digits: int = 6) -> float | None:
     """A rounded float for display; the exact value is reported beside it."""
     if value is None:
         return None

@@ -14,19 +14,9 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from .numbers import fraction_text, report_float
+from .statuses import FORCED_FAIL, STATUSES, Status
 
 SCHEMA_VERSION = "mmverify.report/1"
-
-# status -> (counts as a real zero, forces the MULTI-BO term to -1)
-STATUSES = {
-    "scored": "scored against the panel",
-    "infeasible": "a hard gate failed: O-EVAL 0",
-    "invalid": "the artifact breaks its schema: O-EVAL 0",
-    "error": "the artifact could not be read: O-EVAL 0",
-    "missing": "no artifact: O-EVAL 0",
-    "not_scored": "no panel paper votes on any metric the artifact could be scored on",
-}
-FORCED_FAIL = frozenset({"infeasible", "invalid", "error", "missing"})
 
 
 @dataclass(frozen=True)
@@ -39,7 +29,7 @@ class Report:
     task_info: Mapping[str, Any]
     source: str | None
     sha256: str | None
-    status: str
+    status: Status
     oeval: Fraction | None
     error: Mapping[str, str] | None = None
     schema_errors: tuple = ()

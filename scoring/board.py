@@ -30,10 +30,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .multibo import BoTerm, bo_term, multi_bo
 from mmverify.errors import MmverifyError
+from mmverify.numbers import exact_text, report_float
+from mmverify.statuses import BOARD_FORCED, BoardStatus
 
 ZERO = Fraction(0)
 NULL_ARTIFACT = "null_artifact"   # a manifest row with "artifact": null
-FORCED = frozenset({"infeasible", "invalid", "error", "missing", "absent"})
 SCHEMA_VERSION = "mmverify.board/1"
 # error codes of rows that could not be processed as written (listed apart
 # from artifact-level failures, which are ordinary results)
@@ -64,7 +65,7 @@ class Cell:
     entry: str
     task: str
     seed: int | str
-    status: str                 # a report status, or "absent" (no manifest row)
+    status: BoardStatus         # a report status, or "absent" (no manifest row)
     oeval: Fraction | None      # None only when not_scored
     line: int | None = None
     error_code: str | None = None
@@ -72,7 +73,7 @@ class Cell:
 
     @property
     def forced(self) -> bool:
-        return self.status in FORCED
+        return self.status in BOARD_FORCED
 
     @property
     def value(self) -> Fraction:
@@ -338,24 +339,14 @@ def significance_statement(board: Board) -> str:
 
 # ------------------------------------------------------------------ rendering
 
-def _ft(x: Fraction | None) -> str | None:
-    from mmverify.numbers import fraction_text
-
-    return fraction_text(x) if x is not None else None
-
-
-def _fl(x: Fraction | float | None, digits: int = 6) -> float | None:
-    return round(float(x), digits) if x is not None else None
-
-
 def _interval_dict(iv: Interval | None) -> dict[str, float] | None:
     return None if iv is None else {"low": iv.low, "high": iv.high}
 
 
 def _stat_dict(st: Stat, n_tasks: int) -> dict[str, Any]:
-    return {"oeval": _fl(st.mean), "oeval_exact": _ft(st.mean), "sd": _fl(st.sd),
-            "variance_exact": _ft(st.variance), "n_tasks": n_tasks, "n_seeds": len(st.per_seed),
-            "per_seed": [{"seed": s, "oeval": _fl(m), "oeval_exact": _ft(m)} for s, m in st.per_seed]}
+    return {"oeval": report_float(st.mean), "oeval_exact": exact_text(st.mean), "sd": report_float(st.sd),
+            "variance_exact": exact_text(st.variance), "n_tasks": n_tasks, "n_seeds": len(st.per_seed),
+            "per_seed": [{"seed": s, "oeval": report_float(m), "oeval_exact": exact_text(m)} for s, m in st.per_seed]}
 
 
 def board_dict(board: Board) -> dict[str, Any]:
@@ -370,14 +361,14 @@ def board_dict(board: Board) -> dict[str, Any]:
             ti = info[tr.task]
             bo = None
             if tr.bo is not None:
-                bo = {"b": _fl(tr.bo.b), "b_exact": _ft(tr.bo.b), "rule": tr.bo.rule,
-                      "baseline_oeval": _fl(tr.bo.baseline), "baseline_oeval_exact": _ft(tr.bo.baseline)}
+                bo = {"b": report_float(tr.bo.b), "b_exact": exact_text(tr.bo.b), "rule": tr.bo.rule,
+                      "baseline_oeval": report_float(tr.bo.baseline), "baseline_oeval_exact": exact_text(tr.bo.baseline)}
             tasks.append({
                 "task": tr.task, "suite": ti.suite, "headline": ti.headline,
                 "in_headline": tr.task in board.headline_tasks, "unscorable": tr.task in board.unscorable_tasks,
-                "oeval": _fl(tr.oeval), "oeval_exact": _ft(tr.oeval), "forced": tr.forced,
+                "oeval": report_float(tr.oeval), "oeval_exact": exact_text(tr.oeval), "forced": tr.forced,
                 "forced_seeds": tr.forced_seeds, "bo": bo,
-                "cells": [{"seed": c.seed, "status": c.status, "oeval": _fl(c.oeval), "oeval_exact": _ft(c.oeval),
+                "cells": [{"seed": c.seed, "status": c.status, "oeval": report_float(c.oeval), "oeval_exact": exact_text(c.oeval),
                            "line": c.line, "error_code": c.error_code,
                            "hard_gates_failed": list(c.hard_gates_failed)} for c in tr.cells],
             })
@@ -388,15 +379,15 @@ def board_dict(board: Board) -> dict[str, Any]:
                              ci=_interval_dict(board.cis.get(er.entry))),
             "suites": {su: _stat_dict(st, sum(1 for t in board.headline_tasks if info[t].suite == su))
                        for su, st in sorted(er.suites.items())},
-            "multi_bo": _fl(er.multi_bo), "multi_bo_exact": _ft(er.multi_bo),
+            "multi_bo": report_float(er.multi_bo), "multi_bo_exact": exact_text(er.multi_bo),
             "is_baseline": er.entry == board.baseline,
-            "cost_usd": _fl(er.cost_usd), "cost_usd_exact": _ft(er.cost_usd), "cost_rows": er.cost_rows,
-            "wall_s": _fl(er.wall_s), "wall_s_exact": _ft(er.wall_s),
+            "cost_usd": report_float(er.cost_usd), "cost_usd_exact": exact_text(er.cost_usd), "cost_rows": er.cost_rows,
+            "wall_s": report_float(er.wall_s), "wall_s_exact": exact_text(er.wall_s),
             "counts": dict(sorted(er.counts.items())),
             "tasks": tasks,
         })
     boot = dict(board.bootstrap)
-    boot["level"] = _fl(boot["level"])
+    boot["level"] = report_float(boot["level"])
     return {
         "schema_version": SCHEMA_VERSION,
         "manifest": dict(sorted(board.manifest.items())),
@@ -411,7 +402,7 @@ def board_dict(board: Board) -> dict[str, Any]:
         "bootstrap": boot,
         "entries": entries,
         "differences": [{"higher": d.higher, "lower": d.lower, "rank_higher": rank[d.higher],
-                         "rank_lower": rank[d.lower], "diff": _fl(d.diff), "diff_exact": _ft(d.diff),
+                         "rank_lower": rank[d.lower], "diff": report_float(d.diff), "diff_exact": exact_text(d.diff),
                          "ci": _interval_dict(d.ci), "significant": d.significant}
                         for d in board.differences],
         "statement": significance_statement(board),

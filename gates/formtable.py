@@ -1,0 +1,144 @@
+"""The gate forms, one record each: everything that differs from form to form.
+
+Every module that treats forms differently dispatches through :data:`FORM_TABLE`
+(as :data:`mmverify.scoring.kernels.DIRECTIONS` does for metric directions):
+
+* :mod:`.compile` checks a spec's keys against ``keys`` and calls ``compile``;
+* :mod:`.forms` calls ``expand`` (a gate that is not one instance per row of
+  its inputs) and ``decide`` (the exact predicate on one row of usable reads);
+  ``reads_labels`` says a string input is a label, not a wrong type;
+* :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
+* :mod:`.audit` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
+  a metric field in its good direction (``hits``: the operand positions that
+  read it);
+* :mod:`mmverify.lean_gen.ir` states ``claim(instance, tol)`` in Lean.
+
+Adding a form: its ``build_<form>`` in :mod:`.compile`, its ``decide_<form>``
+in :mod:`.forms`, its claim builder in :mod:`mmverify.lean_gen.ir`, its fields on
+:class:`.model.Gate` / :class:`.model.GateInstance`, its ``form`` value in
+``schemas/task.schema.json``, and one :class:`Form` row below.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+from mmverify.numbers import exact_text
+
+from . import compile as C
+from . import forms as F
+from .model import Gate, GateInstance
+
+
+@dataclass(frozen=True)
+class Form:
+    """One gate form (see the module doc for who calls which field)."""
+
+    name: str
+    keys: frozenset[str]
+    compile: Callable[..., Gate]
+    decide: Callable[..., GateInstance]
+    bounds: Callable[[GateInstance], dict[str, Any]]
+    claim: Callable[[GateInstance, Fraction], tuple]
+    bounds_field: Callable[[Gate, list[int], bool], bool]
+    expand: Callable[..., list[GateInstance] | None] | None = None
+    reads_labels: bool = False
+
+
+# ------------------------------------------------------------ report bounds
+
+def _range_bounds(i: GateInstance) -> dict[str, Any]:
+    return {"min": exact_text(i.lower), "min_strict": i.lower_strict,
+            "max": exact_text(i.upper), "max_strict": i.upper_strict}
+
+
+def _identity_bounds(i: GateInstance) -> dict[str, Any]:
+    ident = i.identity
+    return {"relation": i.relation, "lhs": ident.lhs_text if ident is not None else None,
+            "rhs": ident.rhs_text if ident is not None else None,
+            "lhs_value": exact_text(i.lhs_value), "rhs_value": exact_text(i.rhs_value)}
+
+
+# ------------------------------------------------------------ Lean claims
+# the builders live in mmverify.lean_gen.ir (imported on use: the scoring path
+# never needs them); these pick their arguments from a decided instance
+
+def _claim_range(i: GateInstance, tol: Fraction) -> tuple:
+    from mmverify.lean_gen.ir import claim_range
+
+    (x,) = i.operands
+    return claim_range(x, i.lower, i.lower_strict, i.upper, i.upper_strict, tol)
+
+
+def _claim_integer(i: GateInstance, tol: Fraction) -> tuple:
+    from mmverify.lean_gen.ir import claim_integer
+
+    (x,) = i.operands
+    return claim_integer(x, i.binary, tol, i.verdict == "pass")
+
+
+def _claim_order(i: GateInstance, tol: Fraction) -> tuple:
+    from mmverify.lean_gen.ir import claim_order
+
+    return claim_order(i.operands, i.strict, tol)
+
+
+def _claim_identity(i: GateInstance, tol: Fraction) -> tuple:
+    from mmverify.lean_gen.ir import claim_identity
+
+    return claim_identity(i.relation, i.lhs, i.rhs, i.bindings, tol)
+
+
+def _claim_domain(i: GateInstance, tol: Fraction) -> tuple:
+    from mmverify.lean_gen.ir import claim_domain_label, claim_domain_number
+    from mmverify.labels import normalise_label
+
+    if i.label is not None:
+        return claim_domain_label(i.label, [normalise_label(m) for m in i.domain])
+    (x,) = i.operands
+    return claim_domain_number(x, [m for m in i.domain_numbers if m is not None], tol)
+
+
+def _claim_partition(i: GateInstance, tol: Fraction) -> tuple:
+    from mmverify.lean_gen.ir import claim_partition
+
+    return claim_partition(i.parts, i.total, tol)
+
+
+# ------------------------------------------------- audit: bounds a field?
+
+def _order_bounds_field(gate: Gate, hits: list[int], up: bool) -> bool:
+    if not gate.chain:
+        return True  # an order over a list relates each element to the others
+    n = len(gate.chain)
+    return any((k < n - 1) if up else (k > 0) for k in hits)
+
+
+def _relates(gate: Gate, hits: list[int], up: bool) -> bool:
+    return True  # relates the field to other values
+
+
+FORM_TABLE: dict[str, Form] = {f.name: f for f in (
+    Form("range", frozenset({"path", "min", "max", "min_strict", "max_strict"}),
+         C.build_range, F.decide_range, _range_bounds, _claim_range,
+         lambda g, hits, up: (g.upper if up else g.lower) is not None),
+    Form("integer", frozenset({"path", "binary"}),
+         C.build_integer, F.decide_integer, lambda i: {"binary": i.binary}, _claim_integer,
+         lambda g, hits, up: g.binary),
+    Form("order", frozenset({"paths", "path", "strict"}),
+         C.build_order, F.decide_order, lambda i: {"strict": i.strict}, _claim_order,
+         _order_bounds_field, expand=F.expand_order),
+    Form("identity", frozenset({"expr", "vars"}),
+         C.build_identity, F.decide_identity, _identity_bounds, _claim_identity, _relates),
+    Form("finite_domain", frozenset({"path", "values"}),
+         C.build_finite_domain, F.decide_finite_domain,
+         lambda i: {"domain": list(i.domain), "member": i.member}, _claim_domain, _relates,
+         reads_labels=True),
+    Form("partition_sum", frozenset({"parts", "total", "total_value"}),
+         C.build_partition_sum, F.decide_partition_sum,
+         lambda i: {"parts_sum": exact_text(i.parts_sum), "total": exact_text(i.total)}, _claim_partition,
+         _relates, expand=F.expand_partition_sum),
+)}
+
+FORMS: tuple[str, ...] = tuple(FORM_TABLE)
