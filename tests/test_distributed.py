@@ -263,6 +263,8 @@ def _board_in_thread(manifest, anchors, out, executor):
     return t, box, man, tasks
 
 
+@pytest.mark.slow   # a restarted Dask worker can take minutes on a loaded machine; the Ray
+#                   kill-every-attempt test below covers lost work in the default run
 def test_worker_killed_mid_batch_is_retried_and_no_row_is_lost(tmp_path, anchors, dask_client):
     """A worker is SIGKILLed while it reads an artifact: its chunk runs again
     and the rows equal those of a local run. (Ray's side of worker death is
