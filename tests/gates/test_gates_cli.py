@@ -8,8 +8,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from tests.helpers.taskfactory import base_task, number_schema, paper, schema_for, write_task
-from tests.helpers.gatekit import run_cli, write_json
+from tests.helpers.gatekit import TID, dragon_task, run_cli, write_json
+
 
 @pytest.fixture(scope="module")
 def anchors(tmp_path_factory):
