@@ -4,7 +4,6 @@ time cap applied inside workers. Marked ``distributed``; skipped when the
 package is not installed (``pip install 'mmverify[ray,dask]'``)."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

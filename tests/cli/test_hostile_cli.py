@@ -24,7 +24,7 @@ def test_hostile_files_through_the_cli_one_report_line_each(tmp_path):
     for tid in TASK_IDS:
         task = load_task(tid)
         docs = [(n, b) for n, b, _ in whole_documents(task)] + [(d[0], d[1]) for d in leaf_documents(task, budget=20)]
-        for i, (name, body) in enumerate(docs):
+        for i, (_name, body) in enumerate(docs):
             p = tmp_path / f"{tid}_{i:03d}.json"
             p.write_bytes(body)
             paths.append(str(p))

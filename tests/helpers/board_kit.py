@@ -81,7 +81,7 @@ def expected_board(cells: dict, task_suite: dict, task_headline: dict, baseline:
     for e in entries:
         seeds = sorted({s for ee, _, s in cells if ee == e})
 
-        def stat(ts):
+        def stat(ts, e=e, seeds=seeds):
             per_seed = [sum((value(cells[(e, t, s)]) for t in ts), F(0)) / len(ts) for s in seeds]
             mean = sum(per_seed, F(0)) / len(per_seed)
             var = sum(((m - mean) ** 2 for m in per_seed), F(0)) / (len(per_seed) - 1) if len(per_seed) > 1 else None

@@ -6,7 +6,7 @@ import pytest
 
 from mmverify.tasks import TaskLoadError, load_task
 
-from tests.helpers.taskfactory import base_task, number_schema, paper, schema_for, speed_task, write_task
+from tests.helpers.taskfactory import speed_task
 
 
 def reload(anchors, tid="t-speed"):

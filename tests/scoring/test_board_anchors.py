@@ -197,7 +197,7 @@ def hand_oeval(task, data, metric) -> F:
                 continue
             a = p.values[m.id]
             b = m.band
-            w = {"abs": lambda: b.value, "rel": lambda: b.value * abs(a), "endpoint": lambda: abs(a - b.value)}[b.kind]()
+            w = {"abs": b.value, "rel": b.value * abs(a), "endpoint": abs(a - b.value) if b.kind == "endpoint" else None}[b.kind]
             if w < F(2, 100) * abs(a):
                 w = F(5, 100) * abs(a)                  # degenerate_band
             if m.direction == "higher_is_better":

@@ -2,7 +2,7 @@
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from mmverify.scoring.kernels import DIRECTIONS, exact_match, kernel_score
 

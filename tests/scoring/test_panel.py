@@ -1,7 +1,6 @@
 """Panel scoring: per-paper R, O-EVAL, renormalisation, exclusions, named rules."""
 from fractions import Fraction as F
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from mmverify.scoring.panel import score_panel
