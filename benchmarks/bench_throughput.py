@@ -135,7 +135,7 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
         log(f"  throughput chunk {i + 1}/{chunks}: {n / c:.0f} artifacts/s (cpu), {n / w:.0f} (wall)")
     chunk_n = chunk_rounds * n_tasks
     scale[chunk_rounds] = {"artifacts": chunk_n, "reps": chunks, "wall_s": median(walls), "cpu_s": median(cpus)}
-    for factor, sc in scale.items():
+    for sc in scale.values():
         sc["per_s_wall"] = sc["artifacts"] / sc["wall_s"]
         sc["per_s_cpu"] = sc["artifacts"] / sc["cpu_s"]
         sc["ms_per_artifact_cpu"] = sc["cpu_s"] / sc["artifacts"] * 1000
@@ -145,7 +145,7 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
         sc["total_cost_ratio"] = sc["cost_ratio_per_artifact"] * factor
     stages = stage_split(oracles, 5 if quick else 20)
     tasks = {}
-    for task, art, raw in oracles:
+    for task, _art, raw in oracles:
         ms = median(per_task[task.id]) * 1000
         tasks[task.id] = {"ms_cpu": ms, "bytes": len(raw), "gate_instances": None, **{
             f"{k}_ms": v for k, v in stages[task.id].items()}}

@@ -8,9 +8,9 @@ The corpus, for each of the tasks under ``anchors/``:
 
 * the oracle artifact, and the oracle with each gated number scaled by a few
   factors (gate failures, undefined identities, band edges);
-* the hostile corpus of ``tests/hostile`` (every whole-document defect and the
+* the hostile corpus of ``tests/helpers/hostile`` (every whole-document defect and the
   leaf payloads spread over the paths the task reads, as in the corpus test);
-* the batch variants of ``tests/hostile.perturbed``.
+* the batch variants of ``tests/helpers/hostile.perturbed``.
 
 For each document the JSON report, the table, the Markdown, the ``mmverify
 gate`` result (JSON and table) and the reward are rendered; the digest of each
@@ -27,7 +27,7 @@ import sys
 from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 FACTORS = ("0", "-1", "2", "1.0000001", "0.5")
 
@@ -38,7 +38,7 @@ def _digest(text: str) -> str:
 
 def documents(task, leaf_budget: int):
     """(name, bytes) of every document of the corpus for ``task``."""
-    from hostile import Raw, dump, leaf_documents, oracle_data, perturbed, set_at, whole_documents
+    from tests.helpers.hostile import Raw, dump, leaf_documents, oracle_data, perturbed, set_at, whole_documents
 
     from mmverify import paths as P
 

@@ -206,7 +206,7 @@ def bench_board(oracles, quick: bool) -> dict[str, Any]:
         rows = []
         for entry in entries:
             for seed in range(seeds):
-                for task, art, raw in oracles:
+                for task, _art, raw in oracles:
                     rel = f"runs/{entry}/s{seed}/{task.id}_result.json"
                     path = os.path.join(tmp, rel)
                     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -388,7 +388,7 @@ def profile(oracles, top: int, rounds: int = 5) -> dict[str, Any]:
     def rows(key: str) -> list[dict[str, Any]]:
         items = sorted(st.stats.items(), key=lambda kv: -(kv[1][2] if key == "tottime" else kv[1][3]))  # type: ignore[attr-defined]
         out = []
-        for func, (cc, nc, tt, ct, _callers) in items[:top]:
+        for func, (_cc, nc, tt, ct, _callers) in items[:top]:
             out.append({"function": where(func), "calls": nc, "tottime_s": tt, "cumtime_s": ct,
                         "tottime_share": tt / total if total else None, "cumtime_share": ct / total if total else None})
         return out

@@ -2,7 +2,6 @@
 its own oracle paper, validates against its schema, and broken copies of it
 are rejected naming the field."""
 import copy
-import json
 import os
 from decimal import Decimal
 

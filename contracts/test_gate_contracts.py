@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
-from test_gates_util import run_cli
+from tests.helpers.gatekit import run_cli
 
 from mmverify import paths as P
 from mmverify.artifact import parse_file

@@ -49,7 +49,6 @@ Kinds
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Mapping

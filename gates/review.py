@@ -99,11 +99,10 @@ def review_task(task) -> list[Review]:
         relations, verified = [], []
         for g in gates:
             # a gate on one element of a list metric (``[3]`` of a ``[*]`` path) reads it too
-            on_metric = lambda p: p.text == metric.path.text or _matches(metric.path, p.text)  # noqa: E731
-            reads = any(on_metric(p) for p in g.inputs)
+            reads = any(p.text == metric.path.text or _matches(metric.path, p.text) for p in g.inputs)
             if not reads or not g.hard:
                 continue
-            if any(on_metric(p) for p in g.verifies):
+            if any(p.text == metric.path.text or _matches(metric.path, p.text) for p in g.verifies):
                 verified.append(g.id)
             elif g.form == "range":
                 bound = g.upper if higher else g.lower

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
@@ -304,7 +304,7 @@ def claim_range(x: Fraction, lower: Fraction | None, lower_strict: bool, upper: 
 
 def claim_integer(x: Fraction, binary: bool, tol: Fraction, holds: bool) -> tuple[Prop, int, str]:
     d = common_decimals([x, tol])
-    xs, ts, sc = scaled(x, d), scaled(tol, d), 10 ** d
+    xs, ts = scaled(x, d), scaled(tol, d)
     X = _lit(xs)
     if binary:
         if tol == 0:

@@ -29,7 +29,7 @@ which spelling the toolchain parses before it builds that mutant.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from . import syntax as S

@@ -33,7 +33,6 @@ import fcntl
 import json
 import os
 import signal
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -227,33 +226,10 @@ def load_done(path: str, key_of: Callable[[Any], str | None]) -> tuple[dict[str,
 
 
 def atomic_write(path: str, lines: Iterable[bytes]) -> None:
-    """Replace ``path`` by these lines: temporary file in the same folder,
-    fsync, rename, fsync of the folder."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mmverify-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for line in lines:
-                fh.write(line + b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+    """Replace ``path`` by these lines, atomically (:mod:`mmverify.atomic`)."""
+    from .atomic import replace_file
+
+    replace_file(path, (line + b"\n" for line in lines))
 
 
 class OutputBusy(RuntimeError):

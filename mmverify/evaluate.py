@@ -105,7 +105,8 @@ def _file_sha256(path: str) -> str | None:
         return None
 
 
-def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET) -> float:
+def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET,
+              strict_schema: bool = False) -> float:
     """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the
     report: the same stages and verdicts (replay, gates, schema, panel; 0.0 for
     a missing, unreadable, invalid or infeasible artifact, or one no paper
@@ -121,9 +122,17 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     from .validate import is_valid
 
     gates = evaluate_gates(task, artifact.data, run_replay(task, artifact.data))
-    if gates.hard_failures or not is_valid(task.artifact_schema, artifact.data):
+    if gates.hard_failures:
         return 0.0
-    oeval = score_panel(task, artifact.data, gates, ruleset).oeval
+    data = artifact.data
+    if not is_valid(task.artifact_schema, data):
+        # as in _score: violations are local unless the task or the schema mode says otherwise
+        errors = violations.annotate(task, validate_artifact(task.artifact_schema, data, limit=None),
+                                     strict_schema=strict_schema)
+        if violations.verdict(task, errors, gates, strict_schema=strict_schema) is not None:
+            return 0.0
+        data = violations.masked(data, errors)
+    oeval = score_panel(task, data, gates, ruleset).oeval
     return float(oeval) if oeval is not None else 0.0
 
 

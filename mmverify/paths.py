@@ -128,6 +128,14 @@ def get(data: Any, path: Path | str) -> Any:
 _FRESH = object()  # put(): pad new list slots with an empty container of the kind the path needs
 
 
+def _fresh_for(segments: tuple[Segment, ...], k: int):
+    """A maker of the empty value segment ``k`` needs: None at the leaf, else an
+    object or a list for the segment after it."""
+    if k == len(segments) - 1:
+        return lambda: None
+    return dict if isinstance(segments[k + 1], str) else list
+
+
 def put(data: Any, path: Path | str, value: Any, *, pad: Any = _FRESH, replace: bool = True) -> bool:
     """Set ``value`` at a non-wildcard path, creating objects and list slots on
     the way. New list slots are padded with ``pad`` (by default an empty object
@@ -144,9 +152,7 @@ def put(data: Any, path: Path | str, value: Any, *, pad: Any = _FRESH, replace: 
     for k, seg in enumerate(segments):
         last = k == len(segments) - 1
 
-        def fresh() -> Any:
-            return None if last else ({} if isinstance(segments[k + 1], str) else [])
-
+        fresh = _fresh_for(segments, k)
         if isinstance(seg, str):
             if not isinstance(node, dict):
                 return False

@@ -187,7 +187,7 @@ def plan_profit(plan: Mapping[tuple[str, int, str, int], Fraction], official: Of
         total -= area * cost
         prod = by_year.setdefault((year, crop), {})
         prod[price] = prod.get(price, Fraction(0)) + area * yield_
-    for (year, crop), production in by_year.items():
+    for (_year, crop), production in by_year.items():
         left = official.demand.get(crop, Fraction(0))
         for price in sorted(production, reverse=True):
             sold = min(production[price], left)

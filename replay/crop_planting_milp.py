@@ -84,14 +84,14 @@ def solve(official: Official, case: str, *, time_limit_s: float = 600.0) -> Solu
     lb = np.zeros(N)
     ub = np.full(N, np.inf)
     integrality = np.zeros(N)
-    for (plot, y, s, c), i in xi.items():
+    for (plot, _y, s, c), i in xi.items():
         lt, area = official.plots[plot]
         yield_, cost, price = official.stats[(c, lt, s)]
         obj[i] = float(-cost + (price * yield_ / 2 if disc else 0))
         ub[i] = float(area)
         integrality[n + i] = 1
         ub[n + i] = 1
-    for j, (c, y, lt, s) in enumerate(gkeys):
+    for j, (c, _y, lt, s) in enumerate(gkeys):
         price = official.stats[(c, lt, s)][2]
         obj[2 * n + j] = float(price / 2 if disc else price)
 
@@ -116,10 +116,10 @@ def solve(official: Official, case: str, *, time_limit_s: float = 600.0) -> Solu
         yield_ = official.stats[(c, lt, s)][0]
         add([(2 * n + j, 1)] + [(i, -yield_) for i in groups[(c, y, lt, s)]], -inf, 0)
         by_year.setdefault((c, y), []).append(2 * n + j)
-    for (c, y), cols_ in by_year.items():
+    for (c, _y), cols_ in by_year.items():
         add([(col, 1) for col in cols_], -inf, float(official.demand.get(c, Fraction(0))))
     season_cols: dict[tuple[str, int, str], list[int]] = {}
-    for (plot, y, s, c), i in xi.items():
+    for (plot, y, s, _c), i in xi.items():
         season_cols.setdefault((plot, y, s), []).append(i)
         area = official.plots[plot][1]
         add([(i, 1), (n + i, -area)], -inf, 0)

@@ -192,7 +192,7 @@ def q3_greedy_positions(target_pct: float = 10.0) -> list[Decimal]:
     while q3_strip(float(xs[-1]))[1] < Q3_WIDTH_M and len(xs) < Q3_MAX_LINES:
         east, west = q3_strip(float(xs[-1]))
 
-        def ok(x: float) -> bool:
+        def ok(x: float, west: float = west, east: float = east) -> bool:
             e, w = q3_strip(x)
             return overlap_pct(west, west - east, e, w - e) >= target_pct
 

@@ -1,9 +1,6 @@
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
-
-import pytest  # noqa: E402
+import pytest
 
 
 def pytest_collection_modifyitems(config, items):

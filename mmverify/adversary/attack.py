@@ -330,16 +330,9 @@ def _push(data: dict, numbers: list[Leaf], know: Knowledge, gates: _Gates) -> No
         base = _get(data, leaf.path)
         far = extreme_value(leaf, direction)
 
-        def value(t: float) -> Decimal:
-            if base > 0 and far > 0:
-                x = base * (far / base) ** Decimal(t)
-            else:
-                x = base + (far - base) * Decimal(t)
-            return clip(round_value(x, leaf.kind == "integer") if leaf.kind == "integer"
-                        else Decimal(f"{x:.6g}"), leaf)
-
-        def fine(t: float) -> bool:
-            set_value(data, leaf.path, value(t))
+        def fine(t: float, leaf: Leaf = leaf, base: Decimal = base, far: Decimal = far,
+                 reading: tuple = reading) -> bool:
+            set_value(data, leaf.path, _between(leaf, base, far, t))
             return set(gates.failing(data, reading)) <= base_fail
 
         if fine(1.0):
@@ -351,4 +344,14 @@ def _push(data: dict, numbers: list[Leaf], know: Knowledge, gates: _Gates) -> No
                 lo = mid
             else:
                 hi = mid
-        set_value(data, leaf.path, value(lo))
+        set_value(data, leaf.path, _between(leaf, base, far, lo))
+
+
+def _between(leaf: Leaf, base: Decimal, far: Decimal, t: float) -> Decimal:
+    """The value a fraction ``t`` of the way from ``base`` to ``far`` (geometric
+    when both are positive), rounded as an attacker would write it."""
+    if base > 0 and far > 0:
+        x = base * (far / base) ** Decimal(t)
+    else:
+        x = base + (far - base) * Decimal(t)
+    return clip(round_value(x, True) if leaf.kind == "integer" else Decimal(f"{x:.6g}"), leaf)

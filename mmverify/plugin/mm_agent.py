@@ -269,8 +269,7 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
     label file, :class:`FileNotFoundError` when ``run_dir`` is not a folder.
     """
     from mmverify.plugin import mm_agent_text as T
-    from mmverify.tasks import TaskSpec, load_task, schema_at
-    from mmverify.validate import validate_artifact
+    from mmverify.tasks import TaskSpec, load_task
 
     task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
     if not os.path.isdir(run_dir):

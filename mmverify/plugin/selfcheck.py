@@ -36,7 +36,7 @@ from typing import Any, Iterable, Mapping
 
 from mmverify import paths as P
 from mmverify.labels import normalise_label
-from mmverify.artifact import Artifact, ArtifactError
+from mmverify.artifact import ArtifactError
 
 SELFCHECK_VERSION = "mmverify.selfcheck/1"
 NOTE = ("computed from this artifact, the artifact schema and the task's gate specs only: "
@@ -410,7 +410,7 @@ def find_leaks(output: Any, task, artifact_data: Any, also_public: Iterable[Any]
                         seen.add((text, where))
                         leaks.append(Leak(text, stext, where, "exact"))
                 continue
-            for sd, s, stext, where in secret_decs:
+            for sd, _s, stext, where in secret_decs:
                 if _rounds_to(sd, text, tok) and (text, where) not in seen:
                     seen.add((text, where))
                     leaks.append(Leak(text, stext, where, "rounded"))

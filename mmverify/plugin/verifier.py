@@ -64,24 +64,10 @@ def default_artifact_name(task_id: str) -> str:
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder + rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    # a private temporary name (O_EXCL) without the tempfile module, whose
-    # imports (random, shutil) are a tenth of a verifier's start
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write ``text`` to ``path`` atomically (:mod:`mmverify.atomic`)."""
+    from mmverify.atomic import replace_file
+
+    replace_file(path, [text.encode("utf-8")])
 
 
 def _error_details(task_id: str, artifact_path: str | None, code: str, message: str,

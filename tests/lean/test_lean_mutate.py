@@ -1,0 +1,153 @@
+"""The mutation operators without Lean: each operator's worked example, its
+golden mutant of a generated file, exact falsity of every statement mutant,
+and the killed / stillborn / survived classification.
+
+Set MMVERIFY_UPDATE_GOLDEN=1 to rewrite tests/lean/golden/mutants/*.txt.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from mmverify.lean_gen import mutate as M
+from mmverify.lean_gen import runner
+from mmverify.lean_gen import syntax as S
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
+TARGETS = ("forms.lean", "forms_violated.lean", "dragon_dance_refuted.lean")
+
+
+def _read(name):
+    with open(os.path.join(GOLDEN, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def target_texts():
+    return [(name, _read(name)) for name in TARGETS]
+
+
+def mini_file(statement: str, form: str = "range") -> str:
+    return ("/-\n  example\n-/\n\nnamespace Ex\n\n"
+            f"/-- gate g ({form}, level A, hard): example\n    scale: 10^0; example -/\n"
+            f"theorem ex : {statement} := by decide\n#print axioms ex\n\nend Ex\n")
+
+
+EXAMPLE_FORM = {"change_partition_total": "partition_sum", "remove_domain_member": "finite_domain"}
+
+
+def test_at_least_ten_operators_with_unique_names():
+    names = [op.name for op in M.OPERATORS]
+    assert len(names) >= 10 and len(set(names)) == len(names)
+    assert {op.expect for op in M.OPERATORS} == {M.KERNEL, M.AUDIT}
+
+
+@pytest.mark.parametrize("op", M.OPERATORS, ids=lambda op: op.name)
+def test_worked_example(op):
+    before, after = op.example
+    if op.proof is None:
+        m = M.apply(op, mini_file(before, EXAMPLE_FORM.get(op.name, "range")))
+        assert m is not None
+        assert m.after == f"theorem ex : {after} := by decide"
+        assert S.eval_prop(S.parse_prop(before)) is True
+        assert S.eval_prop(S.parse_prop(after)) is False
+    else:
+        m = M.apply(op, mini_file("30 ≤ 40"), spelling="native_decide")
+        assert m is not None and before in m.before
+        head, _, tail = after.partition("…")
+        assert head.strip() in m.after and tail.strip() in m.after
+
+
+@pytest.mark.parametrize("op", M.OPERATORS, ids=lambda op: op.name)
+def test_golden_mutant_of_a_generated_file(op):
+    found = None
+    for label, text in target_texts():
+        found = M.apply(op, text, label, spelling="native_decide")
+        if found:
+            break
+    assert found is not None, f"{op.name} found no site in {TARGETS}"
+    report = (f"operator: {op.name}\nfile: {found.label}\ntheorem: {found.target}\n"
+              f"rejected by: {found.expect}\n"
+              + "".join(f"- {line}\n" for line in found.before.split("\n"))
+              + "".join(f"+ {line}\n" for line in found.after.split("\n")))
+    path = os.path.join(GOLDEN, "mutants", f"{op.name}.txt")
+    if os.environ.get("MMVERIFY_UPDATE_GOLDEN") == "1":
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(report)
+    with open(path, encoding="utf-8") as fh:
+        assert report == fh.read()
+    # the mutant differs from its file in that theorem only
+    original = dict(target_texts())[found.label]
+    assert found.text.replace(found.after, found.before) == original
+
+
+@pytest.mark.parametrize("op", [op for op in M.OPERATORS if op.proof is None], ids=lambda op: op.name)
+def test_statement_mutants_are_false(op):
+    for label, text in target_texts():
+        m = M.apply(op, text, label)
+        if m is None:
+            continue
+        stmt = m.after.split(" : ", 1)[1].rsplit(" := ", 1)[0]
+        assert S.eval_prop(S.parse_prop(stmt)) is False
+
+
+def test_native_decide_is_spelled_for_the_target():
+    op = M.operator("proof_native_decide")
+    assert "by nativeDecide" in M.apply(op, mini_file("1 ≤ 2"), spelling="nativeDecide").after
+    assert "by native_decide" in M.apply(op, mini_file("1 ≤ 2"), spelling="native_decide").after
+
+
+def test_axiom_mutant_proves_a_false_statement_with_its_axiom():
+    m = M.apply(M.operator("axiom_proof"), mini_file("1 ≤ 2"))
+    assert m.after.splitlines()[0] == f"axiom {M.MUTANT_AXIOM} : False"
+    assert m.after.splitlines()[1] == f"theorem ex : ¬ (1 ≤ 2) := False.elim {M.MUTANT_AXIOM}"
+
+
+def test_every_operator_finds_a_site_on_the_anchors():
+    from mmverify.lean_gen import project
+
+    texts = [(f.relpath, f.text) for f in project.anchor_files()]
+    found = M.mutants(texts)
+    missing = [x[0] for x in found if isinstance(x, tuple)]
+    assert missing == []
+
+
+# ------------------------------------------------------------ classification
+
+def _fake_run(results, stray=()):
+    return runner.RunResult(results, "Lean (test)", "test", 0.01, 1, tuple(stray))
+
+
+def _r(name, status, negated=False, axioms=(), errors=(), parse_error=False):
+    return runner.DeclResult(name, status, negated, axioms, tuple(errors), parse_error)
+
+
+@pytest.fixture
+def mutant():
+    return M.apply(M.operator("negate_true_statement"), mini_file("1 ≤ 2"))
+
+
+@pytest.mark.parametrize("target, probe, stray, outcome, by", [
+    (_r("Ex.ex", runner.FAILED, errors=["failed to reduce to 'true'"]), _r("P", runner.AUDIT_FAILED, axioms=None),
+     (), M.KILLED, M.KERNEL),
+    (_r("Ex.ex", runner.AUDIT_FAILED, axioms=("sorryAx",)), _r("P", runner.AUDIT_FAILED, axioms=None),
+     (), M.KILLED, M.AUDIT),
+    (_r("Ex.ex", runner.PROVED), _r("P", runner.AUDIT_FAILED, axioms=None), (), M.SURVIVED, None),
+    (_r("Ex.ex", runner.FAILED, errors=["unknown tactic"], parse_error=True),
+     _r("P", runner.AUDIT_FAILED, axioms=None), (), M.STILLBORN, None),
+    (_r("Ex.ex", runner.FAILED, errors=["x"]), _r("P", runner.FAILED, errors=["type mismatch"]), (),
+     M.STILLBORN, None),
+    (_r("Ex.ex", runner.FAILED, errors=["x"]), _r("P", runner.AUDIT_FAILED, axioms=None), ("line 1: junk",),
+     M.STILLBORN, None),
+])
+def test_judge_classification(monkeypatch, mutant, target, probe, stray, outcome, by):
+    results = {"Ex.ex": target, f"{M.PROBE_NS}.probe": probe}
+    monkeypatch.setattr(runner, "check_text", lambda *a, **k: _fake_run(results, stray))
+    got = M.judge(mutant, toolchain=object(), version="test")
+    assert got.outcome == outcome and got.rejected_by == by
+
+
+def test_probe_restates_the_mutated_statement(mutant):
+    probe = M.probe_text(mutant)
+    assert "theorem probe : ¬ (1 ≤ 2) := sorry" in probe

@@ -1,0 +1,198 @@
+"""The fast paths keep every verdict: compiled identity closures agree with
+sympy, the integer relation check with the Fraction one, the verdict-only
+reward with the full report, and the compiled-task cache is a shortcut only
+(ignored when stale, corrupt or off). Scoring loads neither sympy nor
+jsonschema once the cache holds the anchors' checks (numpy is a replay
+simulation's own business)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.helpers.hostile.strategies import fuzz_settings, mutated_oracle
+
+from mmverify import cache
+from mmverify.artifact import from_python, parse_file
+from mmverify.evaluate import reward_of, score_artifact
+from mmverify.gates import compile_gates
+from mmverify.gates.identity import (compile_identity, evaluate_side, pair_holds, parse_identity,
+                                     relation_holds, side_texts)
+from mmverify.tasks import TaskLoadError, build_task, load_all, read_trusted_json
+
+TASKS = load_all()
+IDENTITIES = [(t.id, g.identity) for t in TASKS for g in compile_gates(t) if g.identity is not None]
+
+fractions = st.fractions(max_denominator=10**6).filter(lambda f: abs(f) < 10**9)
+small = st.one_of(st.sampled_from([Fraction(0), Fraction(1), Fraction(-1)]), fractions)
+
+
+# ------------------------------------------------------------- identities
+
+@pytest.mark.parametrize("expr", [
+    "x * 0.1 + 1.5e-3 == 3 / 7 * y", "x ** 2 - y ** -1 >= .5", "-(x - y) / (x + y) < 2", "+x * -y ** 3 <= 0",
+    "x / y / x == 1", "(x * y) / y == x", "x ** -0 + y ** 0 == 2", "x / (y * y) * y < x / y + 1",
+])
+@given(x=small, y=small)
+@fuzz_settings(60)
+def test_compiled_sides_equal_sympy(expr, x, y):
+    relation, evaluate = compile_identity(expr, ["x", "y"])
+    rel, lhs, rhs = parse_identity(expr, ["x", "y"])
+    assert relation == rel
+    got = evaluate([x, y])
+    for pair, side in zip(got, (lhs, rhs)):
+        want = evaluate_side(side, {"x": x, "y": y})
+        if pair is None:
+            continue  # a division by zero in the written expression: undefined (sympy may have cancelled it)
+        assert pair[1] > 0
+        assert Fraction(*pair) == want
+
+
+def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
+    # "1 / (x - x)" is zoo for sympy whatever x is: rejected when the gates
+    # are compiled (as before the closures), not left to fail at scoring time
+    task = TASKS[0]
+    from dataclasses import replace
+
+    spec = {"id": "broken", "form": "identity", "level": "B", "severity": "hard",
+            "expr": "1 / (x - x) > y", "vars": {"x": _some_path(task), "y": _some_path(task)}}
+    with pytest.raises(TaskLoadError, match="rational"):
+        compile_gates(replace(task, gates=task.gates + (spec,)))
+
+
+def _some_path(task) -> str:
+    return next(p.text for g in compile_gates(task) for p in g.inputs if not p.is_list)
+
+
+@given(x=small, y=small)
+@fuzz_settings(100)
+def test_sympy_undefined_means_compiled_undefined(x, y):
+    # the closure follows the text as written, so it is undefined wherever
+    # sympy's canonical form is, and also where sympy cancelled a zero divisor
+    expr = "x / y + y / (x - 1) == 1 / (x * y - 2)"
+    _, evaluate = compile_identity(expr, ["x", "y"])
+    _, lhs, rhs = parse_identity(expr, ["x", "y"])
+    for pair, side in zip(evaluate([x, y]), (lhs, rhs)):
+        if evaluate_side(side, {"x": x, "y": y}) is None:
+            assert pair is None
+
+
+@given(a=fractions, b=fractions, tol=st.one_of(st.just(Fraction(0)), fractions.map(abs)),
+       rel=st.sampled_from(["==", "<=", ">=", "<", ">"]), k=st.integers(1, 50), m=st.integers(-50, -1))
+@fuzz_settings(300)
+def test_pair_relation_equals_fraction_relation(a, b, tol, rel, k, m):
+    # unreduced pairs (scaled by k), positive denominators
+    lhs = (a.numerator * k, a.denominator * k)
+    rhs = (b.numerator * -m, b.denominator * -m)
+    assert pair_holds(rel, lhs, rhs, tol) == relation_holds(rel, a, b, tol)
+    assert pair_holds(rel, lhs, lhs, tol) == relation_holds(rel, a, a, tol)
+
+
+@pytest.mark.parametrize("task_id,ident", IDENTITIES[::3], ids=lambda x: x if isinstance(x, str) else "")
+def test_anchor_identities_sympy_sides_and_texts(task_id, ident):
+    _, lhs, rhs = parse_identity(ident.expr, ident.var_names)
+    assert ident.lhs == lhs and ident.rhs == rhs
+    assert side_texts(ident.expr, ident.var_names) == (str(lhs), str(rhs)) == (ident.lhs_text, ident.rhs_text)
+
+
+# ------------------------------------------------------------- verdict-only reward
+
+# replay tasks cost up to a second per score; the replay stage is the same on
+# both paths, so the property is fuzzed on the others (oracles of all below)
+FAST_TASKS = [t for t in TASKS if not t.replay]
+
+
+@given(case=mutated_oracle(FAST_TASKS))
+@fuzz_settings(60)
+def test_reward_of_equals_the_report(case):
+    task, data, _ = case
+    try:
+        artifact = from_python(data) if isinstance(data, dict) else None
+    except Exception:  # noqa: BLE001 - a mutation the converter rejects is not this test's subject
+        return
+    report = score_artifact(task, artifact)
+    assert reward_of(task, artifact) == report.reward
+
+
+def test_reward_of_oracles_and_missing():
+    for task in TASKS:
+        art = parse_file(task.oracle_path)
+        assert reward_of(task, art) == score_artifact(task, art).reward > 0
+        assert reward_of(task, None) == score_artifact(task, None).reward == 0.0
+
+
+# ------------------------------------------------------------- the compiled-task cache
+
+def test_cache_round_trip_corrupt_and_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("MMVERIFY_CACHE", str(tmp_path))
+    key = cache.key_of("unit", b"content")
+    assert cache.load(key) is None
+    cache.store(key, [1, "two"])
+    assert cache.load(key) == [1, "two"]
+    assert [p.name for p in tmp_path.iterdir()] == [key + ".json"]   # no temporary file left behind
+    assert cache.key_of("unit", b"content!") != key                    # other content, other key
+    (tmp_path / (key + ".json")).write_text("{not json")
+    assert cache.load(key) is None                                      # corrupt: ignored
+    assert cache.cached(key, lambda: "again", lambda v: v == "again") == "again"
+    (tmp_path / (key + ".json")).write_text(json.dumps({"key": "another", "value": 1}))
+    assert cache.load(key) is None                                      # a record under the wrong name
+    monkeypatch.setenv("MMVERIFY_CACHE", "off")
+    assert cache.cache_dir() is None
+    cache.store(key + "x", 1)
+    assert not (tmp_path / (key + "x.json")).exists()
+
+
+def test_cache_never_hides_a_broken_task(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.setenv("MMVERIFY_CACHE", str(tmp_path / "cache"))
+    task = TASKS[0]
+    folder = tmp_path / task.id
+    shutil.copytree(task.directory, folder)
+    file = str(folder / "task.json")
+    build_task(read_trusted_json(file), str(folder), file)             # fills the cache
+    assert any(p.name.startswith("task-validated-") for p in (tmp_path / "cache").iterdir())
+    build_task(read_trusted_json(file), str(folder), file)             # read from the cache
+    raw = read_trusted_json(file)
+    raw["metrics"][0]["direction"] = "sideways"
+    with open(file, "w", encoding="utf-8") as fh:
+        json.dump(raw, fh, default=str)
+    with pytest.raises(TaskLoadError, match="sideways"):                # new bytes, new key: checked again
+        build_task(read_trusted_json(file), str(folder), file)
+    shutil.copy(os.path.join(task.directory, "task.json"), file)
+    for p in (tmp_path / "cache").iterdir():                            # a corrupt record is recomputed
+        p.write_bytes(b"\x00garbage")
+    assert build_task(read_trusted_json(file), str(folder), file).id == task.id
+    assert all(cache.load(p.stem) is not None for p in (tmp_path / "cache").iterdir())
+
+
+# ------------------------------------------------------------- no heavy import when scoring
+
+_PROBE = r"""
+import json, sys
+from mmverify.artifact import parse_file
+from mmverify.evaluate import reward_of, score_artifact
+from mmverify.report import render
+from mmverify.tasks import load_all
+for task in load_all():
+    art = parse_file(task.oracle_path)
+    report = score_artifact(task, art)
+    render(report, "table"); render(report, "json")
+    reward_of(task, art)
+print(json.dumps(sorted(m for m in ("sympy", "jsonschema") if m in sys.modules)))
+"""
+
+
+def test_scoring_imports_no_sympy_or_jsonschema_once_cached(tmp_path):
+    env = dict(os.environ, MMVERIFY_CACHE=str(tmp_path / "cache"))
+    first = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "jsonschema" in json.loads(first.stdout)       # the first process checks the anchors
+    again = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == []

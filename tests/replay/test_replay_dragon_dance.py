@@ -1,0 +1,209 @@
+"""Replay of the bench-dragon task (CUMCM 2024 A) from the statement's geometry."""
+import copy
+import json
+import math
+import time
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mmverify.artifact import parse_bytes
+from mmverify.cli import main
+from mmverify.gates.forms import evaluate_gates
+from mmverify.replay import declared_names, run_replay
+from mmverify.replay import dragon_dance as D
+from mmverify.tasks import load_task
+
+TASK = "cumcm-2024-a-dragon-dance"
+ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
+ORACLE_PATH = ANCHORS / TASK / "oracle.json"
+ORACLE = json.loads(ORACLE_PATH.read_text(encoding="utf-8"))
+HARD_REPLAY = ("q5.speed_ratio_replayed", "q5.max_head_speed_replayed", "q5.head_speed_feasible_replayed")
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_task(TASK, str(ANCHORS))
+
+
+@pytest.fixture(scope="module")
+def official():
+    return D.load_official(str(ANCHORS / TASK / "data"))
+
+
+def parsed(obj):
+    return parse_bytes(json.dumps(obj).encode()).data
+
+
+def verdicts(task, obj):
+    return {i.gate_id: i.verdict for i in evaluate_gates(task, parsed(obj)).instances}
+
+
+def with_q(section, key, value):
+    art = copy.deepcopy(ORACLE)
+    art["experiment_result"][section][key] = value
+    return art
+
+
+def test_registered():
+    assert load_task(TASK).replay == "dragon_dance"
+    assert declared_names(load_task(TASK)) == frozenset(D.DERIVED)
+
+
+def test_statement_quantities(official):
+    # collision before the head could reach the centre (442.59 s), at a small radius
+    assert 400 < official["q2.terminal_time_s"] < float(D._arc(D.THETA_A, 0.55 / D.TWO_PI))
+    assert round(official["q2.terminal_time_s"], 2) == 412.47
+    assert 0.30 < official["q3.minimum_pitch_m"] < 0.55
+    assert round(official["q3.minimum_pitch_m"], 5) == 0.45034
+    assert round(official["q4.base_turn_length_m"], 4) == 13.6212
+    assert official["q5.max_speed_ratio"] >= 1
+    assert official["q5.max_head_speed_mps"] * official["q5.max_speed_ratio"] == pytest.approx(2.0)
+
+
+def test_oracle_replays_to_its_q5_claims(task):
+    v = verdicts(task, ORACLE)
+    assert all(v[g] == "pass" for g in HARD_REPLAY), v
+
+
+def test_oracle_findings_stay_soft_and_audited(task):
+    v = verdicts(task, ORACLE)
+    for gid in ("q3.minimum_pitch_replayed", "q3.claimed_pitch_feasible_replayed",
+                "q2.terminal_time_replayed", "q4.base_turn_length_replayed"):
+        assert v[gid] == "fail"
+        gate = next(g for g in task.gates if g["id"] == gid)
+        assert gate["severity"] == "soft"
+
+
+def test_correct_answers_pass_every_replay_gate(task):
+    art = copy.deepcopy(ORACLE)
+    er = art["experiment_result"]
+    er["q2"]["terminal_time_s"] = 412.47
+    er["q3"]["minimum_pitch_m"] = 0.450338
+    er["q4"]["base_ratio_2_to_1_length_m"] = 13.6212
+    er["q4"]["shortest_candidate_length_m"] = 13.6212
+    v = verdicts(task, art)
+    for gid in HARD_REPLAY + ("q3.minimum_pitch_replayed", "q3.claimed_pitch_feasible_replayed",
+                              "q2.terminal_time_replayed", "q4.base_turn_length_replayed"):
+        assert v[gid] == "pass", (gid, v[gid])
+
+
+def test_inflated_head_speed_fails_hard(task):
+    art = with_q("q5", "max_head_speed_mps", 1.3)
+    v = verdicts(task, art)
+    assert v["q5.max_head_speed_replayed"] == "fail"
+    assert v["q5.head_speed_feasible_replayed"] == "fail"
+    # inflating the claimed ratio's partner does not help: the feasibility gate reads the replayed ratio
+    art["experiment_result"]["q5"]["max_speed_ratio_when_head_1mps"] = 1.5
+    assert verdicts(task, art)["q5.head_speed_feasible_replayed"] == "fail"
+
+
+def test_inflated_claim_fails_through_the_cli(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(with_q("q5", "max_head_speed_mps", 1.4)), encoding="utf-8")
+    out = CliRunner().invoke(main, ["score", str(path), "--task", TASK, "--anchors", str(ANCHORS),
+                                    "--format", "json"]).output
+    report = json.loads(out)
+    assert report["status"] == "infeasible" and "q5.head_speed_feasible_replayed" in report["error"]["message"]
+    # the agent-facing self-check runs no replay: the replayed (statement-determined) ratio stays hidden
+    shown = CliRunner().invoke(main, ["gate", str(path), "--task", TASK, "--anchors", str(ANCHORS)]).output
+    assert "1.246266" not in shown and "GAP  hard C identity      q5.head_speed_feasible_replayed" in shown
+
+
+def test_claimed_pitch_absent_is_a_gap(task, official):
+    art = copy.deepcopy(ORACLE)
+    del art["experiment_result"]["q3"]["minimum_pitch_m"]
+    derived = D.replay(parsed(art), official)
+    assert "q3.claimed_pitch_clearance_m" not in derived.values
+    assert "absent" in derived.gaps["q3.claimed_pitch_clearance_m"]
+    report = evaluate_gates(task, parsed(art))
+    assert {i.gate_id: i.verdict for i in report.instances}["q3.claimed_pitch_feasible_replayed"] == "gap"
+
+
+def test_deterministic(task, official):
+    data = parsed(ORACLE)
+    a, b = D.replay(data, official), D.replay(data, official)
+    assert a == b
+    assert all(isinstance(v, Fraction) for v in a.values.values())
+    assert run_replay(task, data).values == run_replay(task, data).values
+
+
+def test_claimed_pitch_clearance_orders_pitches(official):
+    p = official["q3.minimum_pitch_m"]
+    assert D.coil_in_clearance(p + 2e-5) >= 0 > D.coil_in_clearance(p - 2e-5)
+    assert D.coil_in_clearance(0.40) < 0 <= D.coil_in_clearance(0.55)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.none(), st.booleans(), st.text(max_size=5), st.integers(-10**30, 10**30),
+                 st.decimals(allow_nan=False, allow_infinity=False), st.lists(st.integers(), max_size=3),
+                 st.decimals(min_value=Decimal("0.2"), max_value=Decimal("1.7"), places=4)))
+def test_hostile_pitch_never_raises(official, value):
+    art = copy.deepcopy(ORACLE)
+    art["experiment_result"]["q3"]["minimum_pitch_m"] = value
+    data = parse_bytes(json.dumps(art, default=str).encode()).data
+    data["experiment_result"]["q3"]["minimum_pitch_m"] = value
+    start = time.perf_counter()
+    derived = D.replay(data, official)
+    assert time.perf_counter() - start < 5
+    assert set(derived.values) | set(derived.gaps) == set(D.DERIVED)
+
+
+def test_hostile_shapes_never_raise(official):
+    for data in ({}, {"experiment_result": []}, {"experiment_result": {"q3": 3}},
+                 {"experiment_result": {"q3": {"minimum_pitch_m": "0.45"}}}):
+        derived = D.replay(data, official)
+        assert "q3.claimed_pitch_clearance_m" in derived.gaps
+
+
+# --- physics ---------------------------------------------------------------
+
+def test_handles_keep_their_spacing():
+    path = D._Turn()
+    qs = D._chain(path, path.head(np.array([-50.0, 5.0, 14.48, 200.0])), D.N_HANDLES)
+    x, y = (a.reshape(qs.shape) for a in path.pos(qs.ravel())[:2])
+    gaps = np.hypot(np.diff(x, axis=0), np.diff(y, axis=0))
+    assert np.allclose(gaps[0], D.D_HEAD, atol=1e-9) and np.allclose(gaps[1:], D.D_BODY, atol=1e-9)
+    assert (np.diff(qs, axis=0) < 0).all()
+
+
+def test_coiling_in_slows_each_following_handle():
+    path = D._Spiral(0.55)
+    qs = D._chain(path, D._spiral_head(np.array([0.0, 200.0, 400.0])), D.N_HANDLES)
+    v = D._speeds(path, qs)
+    assert (np.diff(v, axis=0) < 0).all() and (v > 0).all()
+
+
+def test_turn_length_does_not_depend_on_the_radius_ratio():
+    lengths = [D._Turn(ratio=k).length for k in (1.0, 1.5, 2.0, 3.0)]
+    assert max(lengths) - min(lengths) < 1e-9
+    t = D._Turn()
+    assert t.r1 == pytest.approx(2 * t.r2)
+
+
+def test_inner_window_matches_every_pair(monkeypatch):
+    """The clearance from the innermost benches equals the clearance over all 24,753 bench pairs."""
+    ts = np.array([300.0, 410.0, 412.47, 412.5])
+    restricted = D._coil_clearance(0.55, D._spiral_head(ts))
+    monkeypatch.setattr(D, "INNER", D.N_HANDLES - 1)
+    monkeypatch.setattr(D, "WINDOW", D.N_HANDLES)
+    full = D._coil_clearance(0.55, D._spiral_head(ts))
+    assert np.allclose(restricted, full, atol=1e-12)
+
+
+def test_speed_limit_scaling(official):
+    """Handle speeds scale with the head speed: at 2/ratio the fastest handle moves at 2 m/s."""
+    assert math.isclose(official["q5.max_head_speed_mps"] * official["q5.max_speed_ratio"], 2.0, rel_tol=1e-12)
+
+
+def test_reference_file_is_the_recomputation(official):
+    recomputed = D.statement_quantities()
+    assert set(recomputed) == set(official)
+    for name, value in recomputed.items():
+        assert D._exact(name, value) == D._exact(name, official[name]), name

@@ -1,0 +1,187 @@
+"""Replay of the smoke-screen task (CUMCM 2025 A): shielded time from each bomb's plan."""
+import copy
+import json
+import math
+import time
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mmverify.artifact import parse_bytes
+from mmverify.evaluate import score_artifact
+from mmverify.gates.forms import evaluate_gates
+from mmverify.replay import declared_names, run_replay
+from mmverify.replay import smoke_screen as S
+from mmverify.tasks import load_task
+
+TASK = "cumcm-2025-a-smoke-screen"
+ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
+ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
+CLAIMS = {"q1": "q1_duration_s", "q2": "q2_duration_s"}
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_task(TASK, str(ANCHORS))
+
+
+def parsed(obj):
+    return parse_bytes(json.dumps(obj).encode())
+
+
+def verdicts(task, obj):
+    report = evaluate_gates(task, parsed(obj).data)
+    return {i.gate_id: i.verdict for i in report.instances}
+
+
+def bomb(uav, missile, heading, speed, drop, fuse, duration):
+    """A strategy row whose printed points follow from its plan (3 decimals, as the reference prints)."""
+    x0, y0, z0 = S.UAVS[uav]
+    h = math.radians(heading)
+    vx, vy = speed * math.cos(h), speed * math.sin(h)
+    r = lambda v: round(v, 3)  # noqa: E731
+    return {"uav": uav, "target_missile": missile, "heading_deg": heading, "speed_mps": speed,
+            "drop_time_s": drop, "fuse_time_s": fuse, "explode_time_s": r(drop + fuse),
+            "drop_x": r(x0 + vx * drop), "drop_y": r(y0 + vy * drop), "drop_z": z0,
+            "explode_x": r(x0 + vx * (drop + fuse)), "explode_y": r(y0 + vy * (drop + fuse)),
+            "explode_z": r(z0 - S.G * fuse * fuse / 2), "individual_duration_s": duration}
+
+
+def q5_with(m3_bomb, m3_claim):
+    art = copy.deepcopy(ORACLE)
+    q5 = art["q5"]
+    q5["strategies"] = [b for b in q5["strategies"] if b["target_missile"] != "M3"] + [m3_bomb]
+    total = float(Decimal("10.3") + Decimal("6.2") + Decimal(str(m3_claim)))
+    for u in (q5["union_duration_s"], art["experiment_result"]["q5_union_duration_s"]):
+        u["M3"], u["total"] = m3_claim, total
+    return art
+
+
+# a better FY3 bomb against M3 than the reference's (burst at 48.5 s closer to the target)
+BETTER_M3 = ("FY3", "M3", 151.692, 138.858, 36.654, 11.846)
+
+
+def test_registered_and_names_declared():
+    assert load_task(TASK).replay == "smoke_screen"
+    assert "q1.effective_duration_s" in declared_names(load_task(TASK))
+    assert len(S.DERIVED) == len(set(S.DERIVED))
+
+
+def test_oracle_replays_to_its_claims(task):
+    rep = run_replay(task, parsed(ORACLE).data)
+    assert rep.status == "ok" and not rep.gaps
+    v = rep.values
+    # the reference counts 0.1 s grid instants; the replay measures the intervals
+    for name, claim in (("q1.effective_duration_s", "1.5"), ("q2.effective_duration_s", "4.5"),
+                        ("q3.union_duration_s.total", "6.8"), ("q4.union_duration_s.total", "8.1"),
+                        ("q5.union_duration_s.M1", "10.3"), ("q5.union_duration_s.M2", "6.2"),
+                        ("q5.union_duration_s.M3", "3.4"), ("q5.union_duration_s.total", "19.9")):
+        slack = v[name.replace("union_duration_s", "grid_slack_s").replace("effective_duration_s", "grid_slack_s")]
+        assert abs(v[name] - Fraction(claim)) < slack, name
+    out = verdicts(task, ORACLE)
+    replayed = [g for g in out if g.endswith("_replayed")]
+    assert len(replayed) == 8 and all(out[g] == "pass" for g in replayed)
+
+
+def test_q1_full_target_time_is_the_known_value(task):
+    """Q1's plan is fixed by the statement; hiding the whole cylinder lasts about 1.39 s."""
+    v = run_replay(task, parsed(ORACLE).data).values
+    assert Fraction("1.38") < v["q1.effective_duration_full_target_s"] < Fraction("1.40")
+
+
+def test_full_target_never_exceeds_sampled(task):
+    v = run_replay(task, parsed(ORACLE).data).values
+    for name in v:
+        if "_full_target_s" in name and "duration" in name:
+            assert v[name] <= v[name.replace("_full_target_s", "_s")]
+
+
+def test_reference_fails_the_full_target_reading(task):
+    """Audit finding: the reference's durations exceed what hides the whole target."""
+    out = verdicts(task, ORACLE)
+    assert out["q4.total_full_target"] == "fail" and out["q5.total_full_target"] == "fail"
+
+
+def test_better_witnessed_strategy_scores_by_its_replay(task):
+    d, _ = S._union(S._intervals(S._bomb(dict(zip(("uav", "target_missile", "heading_deg", "speed_mps",
+                                                    "drop_time_s", "fuse_time_s"), map(_dec, BETTER_M3))),
+                                         "t")[2], "M3", "sampled"))
+    claim = round(d, 3)
+    assert claim > 3.4 * 1.12          # beyond the paper's M3 by more than the band
+    art = q5_with(bomb(*BETTER_M3, claim), claim)
+    rep = score_artifact(task, parsed(art))
+    assert rep.status == "scored", rep.error
+    rows = {m.metric_id: m for m in rep.panel.metrics}
+    assert rows["q5.m3_shielding_time"].per_paper[0].r == 1
+    assert not [r for r in rep.panel.rules if r.rule == "unverified_improvement"]
+
+    inflated = q5_with(bomb(*BETTER_M3, claim), claim + 1.0)
+    rep = score_artifact(task, parsed(inflated))
+    assert rep.status == "infeasible" and rep.oeval == 0
+    assert "q5.m3_replayed" in rep.error["message"]
+
+
+def test_claim_without_witness_is_a_gap_and_unverified(task):
+    art = q5_with(bomb(*BETTER_M3, 4.3), 4.3)
+    for b in art["q5"]["strategies"]:
+        del b["fuse_time_s"]
+    rep = run_replay(task, parsed(art).data)
+    assert rep.gaps["q5.union_duration_s.M3"].startswith("witness absent: q5.strategies[0].fuse_time_s")
+    out = verdicts(task, art)
+    assert out["q5.m3_replayed"] == "gap"
+    scored = score_artifact(task, parsed(art))
+    assert any(r.rule == "unverified_improvement" and r.metric_id == "q5.m3_shielding_time"
+               for r in scored.panel.rules)
+
+
+def test_deterministic(task):
+    a = run_replay(task, parsed(ORACLE).data)
+    b = S.replay(parsed(ORACLE).data, None)
+    assert a.values == dict(b.values)
+
+
+def test_speed_and_heading_change_the_replay(task):
+    """Physics: Q1's fixed plan; a bomb that bursts underground makes no cloud."""
+    art = copy.deepcopy(ORACLE)
+    art["q2"]["strategy"]["fuse_time_s"] = 30   # falls 4410 m from 1800 m
+    v = S.replay(parsed(art).data, None).values
+    assert v["q2.effective_duration_s"] == 0 and v["q2.grid_slack_s"] == 0
+
+
+def _dec(x):
+    return Decimal(str(x)) if isinstance(x, float) else x
+
+
+number = st.one_of(st.decimals(allow_nan=False, allow_infinity=False), st.integers(-10**30, 10**30),
+                   st.booleans(), st.text(max_size=5), st.none(), st.lists(st.integers(), max_size=2))
+bomb_st = st.dictionaries(st.sampled_from(["uav", "target_missile", "heading_deg", "speed_mps", "drop_time_s",
+                                           "fuse_time_s"]),
+                          st.one_of(number, st.sampled_from(["FY1", "FY3", "M1", "M3"]),
+                                    st.floats(0, 360).map(lambda f: Decimal(repr(f)))))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q5"]),
+                       st.one_of(st.fixed_dictionaries({"strategy": bomb_st}),
+                                 st.fixed_dictionaries({"strategies": st.lists(bomb_st, max_size=20)}),
+                                 number)))
+def test_hostile_witness_never_raises(data):
+    t0 = time.perf_counter()
+    d = S.replay(data, None)
+    assert time.perf_counter() - t0 < 10
+    assert set(d.values) | set(d.gaps) == set(S.DERIVED)
+    assert all(isinstance(v, Fraction) and v >= 0 for v in d.values.values())
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(70, 140), st.floats(0, 359.999), st.floats(0, 20), st.floats(0, 15))
+def test_single_cloud_bounds(speed, heading, drop, fuse):
+    """One cloud shields at most 20 s, never after M1 lands, and the strict reading never exceeds the sampled."""
+    b = {"uav": "FY1", "target_missile": "M1", "heading_deg": Decimal(repr(heading)),
+         "speed_mps": Decimal(repr(speed)), "drop_time_s": Decimal(repr(drop)), "fuse_time_s": Decimal(repr(fuse))}
+    v = S.replay({"q2": {"strategy": b}}, None).values
+    assert 0 <= v["q2.effective_duration_full_target_s"] <= v["q2.effective_duration_s"] <= 20

@@ -1,0 +1,71 @@
+"""Metric kernels: one-sidedness, monotonicity, bounds (property tests) and cases."""
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, strategies as st
+
+from mmverify.scoring.kernels import DIRECTIONS, exact_match, kernel_score
+
+fracs = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**6)
+pos = st.fractions(min_value=F(1, 10**6), max_value=10**6, max_denominator=10**6)
+
+
+@given(a=fracs, w=pos, beyond=st.fractions(min_value=0, max_value=10**6, max_denominator=1000))
+def test_higher_is_better_scores_one_at_and_beyond_anchor(a, w, beyond):
+    assert kernel_score("higher_is_better", a, a, w) == 1
+    assert kernel_score("higher_is_better", a + beyond, a, w) == 1
+
+
+@given(a=fracs, w=pos, beyond=st.fractions(min_value=0, max_value=10**6, max_denominator=1000))
+def test_lower_is_better_scores_one_at_and_beyond_anchor(a, w, beyond):
+    assert kernel_score("lower_is_better", a, a, w) == 1
+    assert kernel_score("lower_is_better", a - beyond, a, w) == 1
+
+
+@given(a=fracs, w=pos, x1=fracs, x2=fracs)
+def test_directional_scores_monotone_towards_anchor(a, w, x1, x2):
+    lo, hi = sorted((x1, x2))
+    # moving up never hurts a higher-is-better metric, moving down never hurts lower-is-better
+    assert kernel_score("higher_is_better", lo, a, w) <= kernel_score("higher_is_better", hi, a, w)
+    assert kernel_score("lower_is_better", hi, a, w) <= kernel_score("lower_is_better", lo, a, w)
+
+
+@given(direction=st.sampled_from(["higher_is_better", "lower_is_better", "target_value"]), a=fracs, w=pos, x=fracs)
+def test_every_score_in_unit_interval(direction, a, w, x):
+    assert 0 <= kernel_score(direction, x, a, w) <= 1
+
+
+@given(a=fracs, w=pos, d=st.fractions(min_value=0, max_value=10**6, max_denominator=1000))
+def test_target_value_is_two_sided_and_symmetric(a, w, d):
+    assert kernel_score("target_value", a + d, a, w) == kernel_score("target_value", a - d, a, w)
+    if d > 0:
+        assert kernel_score("target_value", a + d, a, w) < 1
+
+
+def test_linear_fall_over_band():
+    # anchor 10, band 2: shortfall 0.5 -> 0.75; shortfall 2 or more -> 0
+    assert kernel_score("higher_is_better", F(19, 2), F(10), F(2)) == F(3, 4)
+    assert kernel_score("higher_is_better", F(8), F(10), F(2)) == 0
+    assert kernel_score("higher_is_better", F(-100), F(10), F(2)) == 0
+    assert kernel_score("lower_is_better", F(21, 2), F(10), F(2)) == F(3, 4)
+    assert kernel_score("target_value", F(21, 2), F(10), F(2)) == F(3, 4)
+
+
+def test_exact_value_numbers_and_labels():
+    assert exact_match(F(224), F(224)) == 1
+    assert exact_match(F(2241, 10), F(224)) == 0
+    assert exact_match("  Yes ", "yes") == 1
+    assert exact_match("Plan  A", "plan a") == 1
+    assert exact_match("no", "yes") == 0
+    assert exact_match(F(1), "1") == 0  # a number never equals a label
+
+
+def test_registry_declares_direction_properties():
+    assert DIRECTIONS["higher_is_better"].one_sided and DIRECTIONS["lower_is_better"].one_sided
+    assert not DIRECTIONS["target_value"].one_sided
+    assert not DIRECTIONS["exact_value"].needs_band
+
+
+def test_kernel_refuses_missing_band():
+    with pytest.raises(ValueError):
+        kernel_score("target_value", F(1), F(1), None)
