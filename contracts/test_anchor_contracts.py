@@ -83,7 +83,7 @@ def _bounded_numeric_field(task, data):
             return
         for name, sub in sorted(node.get("properties", {}).items()):
             here = segs + (name,)
-            candidates.append(P.Path(".".join(here), here))
+            candidates.append(P.FieldPath(".".join(here), here))
             walk(sub, here)
 
     walk(task.artifact_schema, ())
@@ -114,7 +114,7 @@ def test_broken_copies_of_the_oracle_are_rejected_naming_the_field(tid):
     path, key, bound = found
     bad = bound - 1 if "inimum" in key else bound + 1
     broken = copy.deepcopy(data)
-    parent = P.get(broken, P.Path("", path.segments[:-1])) if len(path.segments) > 1 else broken
+    parent = P.get(broken, P.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else broken
     parent[path.segments[-1]] = bad
     errors = validate_artifact(task.artifact_schema, broken)
     assert any(e.field == path.text for e in errors), errors

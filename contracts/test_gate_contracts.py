@@ -73,7 +73,7 @@ def test_oracle_passes_its_hard_gates(tid):
     assert not gaps, f"{tid}: hard gate(s) cannot be checked on the oracle: {gaps}"
 
 
-def _matches(pattern: P.Path, concrete: str) -> bool:
+def _matches(pattern: P.FieldPath, concrete: str) -> bool:
     c = P.parse_path(concrete)
     return len(c.segments) == len(pattern.segments) and all(
         a == b or (a == P.WILDCARD and isinstance(b, int)) for a, b in zip(pattern.segments, c.segments))
@@ -246,7 +246,7 @@ def test_heliostat_mirror_side_below_2_m_is_zeroed_naming_the_gate(tmp_path):
     _heliostat_case(tmp_path, mutate, subprocess=False)
 
 
-def _set(data, path: P.Path, value) -> None:
+def _set(data, path: P.FieldPath, value) -> None:
     node = data
     for seg in path.segments[:-1]:
         node = node[seg]

@@ -260,7 +260,7 @@ def paper_artifact(task, oracle: Any, paper, originals: Iterable[str] = ()) -> t
     return data, supplied, unapplied
 
 
-def _json_value(task, path: P.Path, value: Any) -> Any:
+def _json_value(task, path: P.FieldPath, value: Any) -> Any:
     """An anchor value as the artifact parser would have produced it: decimal
     text -> Decimal, unless the schema says the field is a string."""
     if isinstance(value, list):
@@ -278,7 +278,7 @@ def _json_value(task, path: P.Path, value: Any) -> Any:
     return value
 
 
-def _put_any(task, data: Any, path: P.Path, value: Any, supplied: set[str]) -> bool:
+def _put_any(task, data: Any, path: P.FieldPath, value: Any, supplied: set[str]) -> bool:
     if path.is_list:
         if not isinstance(value, list):
             return False
@@ -293,7 +293,7 @@ def _put_any(task, data: Any, path: P.Path, value: Any, supplied: set[str]) -> b
     return False
 
 
-def _put_matched(task, data: Any, path: P.Path, key_field: str, value: Mapping[str, Any],
+def _put_matched(task, data: Any, path: P.FieldPath, key_field: str, value: Mapping[str, Any],
                  supplied: set[str]) -> None:
     head, tail = path.split()
     container = P.get(data, head)
@@ -334,7 +334,7 @@ def _records(paper) -> list[tuple[str, Mapping[str, Any]]]:
     return sorted(paper.audit.items())
 
 
-def _matches(pattern: P.Path, concrete: str) -> bool:
+def _matches(pattern: P.FieldPath, concrete: str) -> bool:
     try:
         c = P.parse_path(concrete)
     except P.PathError:
@@ -470,7 +470,7 @@ def _split(task) -> list[Finding]:
                     f"split on {metrics}, left out of the headline ({task.headline_reason}): {split['summary']}")]
 
 
-def _covers(gate_path: P.Path, metric_path: P.Path) -> bool:
+def _covers(gate_path: P.FieldPath, metric_path: P.FieldPath) -> bool:
     if len(gate_path.segments) != len(metric_path.segments):
         return False
     for g, m in zip(gate_path.segments, metric_path.segments):
@@ -481,7 +481,7 @@ def _covers(gate_path: P.Path, metric_path: P.Path) -> bool:
     return True
 
 
-def gate_bounds(gate: Gate, metric_path: P.Path, direction: str) -> bool:
+def gate_bounds(gate: Gate, metric_path: P.FieldPath, direction: str) -> bool:
     """Whether hard ``gate`` bounds the field at ``metric_path`` in the metric's good
     direction (up for higher_is_better, down for lower_is_better)."""
     up = direction == "higher_is_better"
@@ -493,7 +493,7 @@ def gate_bounds(gate: Gate, metric_path: P.Path, direction: str) -> bool:
     return FORM_TABLE[gate.form].bounds_field(gate, hits, up)
 
 
-def schema_bounds(task, metric_path: P.Path, direction: str) -> bool:
+def schema_bounds(task, metric_path: P.FieldPath, direction: str) -> bool:
     keys = ("maximum", "exclusiveMaximum") if direction == "higher_is_better" else ("minimum", "exclusiveMinimum")
     subs = sub_schemas(task.artifact_schema, metric_path)
     return bool(subs) and all(any(k in s for k in keys + ("enum", "const")) for s in subs)
@@ -520,7 +520,7 @@ def _ungated(task, gates: tuple[Gate, ...]) -> list[Finding]:
     return out
 
 
-def _required(schema: Mapping[str, Any], path: P.Path) -> bool:
+def _required(schema: Mapping[str, Any], path: P.FieldPath) -> bool:
     """Whether the schema forces the field at ``path`` to be present and non-null."""
     nodes: list[Any] = [schema]
     for seg in path.segments:

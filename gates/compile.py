@@ -71,7 +71,7 @@ class _Ctx:
     def fail(self, field_: str, problem: str) -> TaskLoadError:
         return TaskLoadError(self.file, f"{self.where}/{field_}" if field_ else self.where, problem)
 
-    def path(self, text: Any, field_: str) -> P.Path:
+    def path(self, text: Any, field_: str) -> P.FieldPath:
         if not isinstance(text, str):
             raise self.fail(field_, "a path must be a string")
         try:
@@ -96,7 +96,7 @@ class _Ctx:
         return value
 
 
-def sub_schemas(schema: Mapping[str, Any], path: P.Path) -> list[Mapping[str, Any]]:
+def sub_schemas(schema: Mapping[str, Any], path: P.FieldPath) -> list[Mapping[str, Any]]:
     """Every sub-schema describing the field at ``path``: one, or for a ``[*]``
     over a tuple-typed array (``prefixItems``), the one of each position that
     describes it (plus ``items`` when it is a schema). Empty when undescribed."""
@@ -118,7 +118,7 @@ def sub_schemas(schema: Mapping[str, Any], path: P.Path) -> list[Mapping[str, An
     return nodes
 
 
-def _same_list(paths: list[P.Path], ctx: _Ctx, field_: str) -> None:
+def _same_list(paths: list[P.FieldPath], ctx: _Ctx, field_: str) -> None:
     heads = {p.split()[0].segments for p in paths if p.is_list}
     if len(heads) > 1:
         raise ctx.fail(field_, "[*] paths read together must walk the same list (elements pair by index)")
@@ -259,7 +259,7 @@ def build_partition_sum(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, An
                 **common)
 
 
-def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[P.Path, ...]:
+def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[P.FieldPath, ...]:
     """The claims a passing hard gate verifies: artifact paths it reads itself."""
     raw = spec.get("verifies")
     if raw is None:

@@ -67,13 +67,13 @@ class _Reader:
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
-    def scalar(self, path: P.Path) -> Read:
+    def scalar(self, path: P.FieldPath) -> Read:
         hit = self.scalars.get(path.text)
         if hit is None:
             hit = self.scalars[path.text] = read(path.text, P.get(self.data, path))
         return hit
 
-    def elements(self, path: P.Path) -> list[Read]:
+    def elements(self, path: P.FieldPath) -> list[Read]:
         """One read per element of a ``[*]`` path whose list exists (see ``_list_of``)."""
         hit = self.lists.get(path.text)
         if hit is None:
@@ -127,7 +127,7 @@ class _ListGap:
     """A ``[*]`` list that cannot be expanded: absent/null/empty (a gap) or not
     a list at all (a fail, ``not_a_list``)."""
 
-    def __init__(self, path: P.Path, reason: str, why: str):
+    def __init__(self, path: P.FieldPath, reason: str, why: str):
         self.path, self.reason, self.why = path, reason, why
 
     @property
@@ -135,7 +135,7 @@ class _ListGap:
         return "fail" if self.reason == "not_a_list" else "gap"
 
 
-def _list_of(data: Any, path: P.Path) -> list[Any] | _ListGap:
+def _list_of(data: Any, path: P.FieldPath) -> list[Any] | _ListGap:
     head = path.split()[0]
     container = P.get(data, head) if head.segments else data
     if isinstance(container, P.Missing):
@@ -149,7 +149,7 @@ def _list_of(data: Any, path: P.Path) -> list[Any] | _ListGap:
     return container
 
 
-def _rows(data: Any, paths: list[P.Path], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
+def _rows(data: Any, paths: list[P.FieldPath], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
     """One row of reads per instance; ``[*]`` paths (all on one list) pair by index,
     scalar paths are broadcast to every element."""
     lists = [p for p in paths if p.is_list]

@@ -71,7 +71,7 @@ class Identity:
     expr: str
     relation: str                       # one of RELATIONS
     var_names: tuple[str, ...]
-    var_paths: tuple[P.Path, ...]
+    var_paths: tuple[P.FieldPath, ...]
     evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
         repr=False, compare=False)
 
@@ -142,24 +142,24 @@ class Gate:
     severity: str
     description: str
     position: int
-    inputs: tuple[P.Path, ...]
+    inputs: tuple[P.FieldPath, ...]
     tolerance: Fraction | None = None
     tolerance_text: str | None = None
     tolerance_reason: str | None = None
     lower: Bound | None = None
     upper: Bound | None = None
     binary: bool = False
-    chain: tuple[P.Path, ...] = ()
-    chain_list: P.Path | None = None
+    chain: tuple[P.FieldPath, ...] = ()
+    chain_list: P.FieldPath | None = None
     strict: bool = False
     identity: Identity | None = None
     domain: tuple[str, ...] = ()
     domain_numbers: tuple[Fraction | None, ...] = ()
-    parts: tuple[P.Path, ...] = ()
-    total: P.Path | None = None
+    parts: tuple[P.FieldPath, ...] = ()
+    total: P.FieldPath | None = None
     total_value: Fraction | None = None
     total_text: str | None = None
-    verifies: tuple[P.Path, ...] = ()
+    verifies: tuple[P.FieldPath, ...] = ()
 
     @property
     def hard(self) -> bool:

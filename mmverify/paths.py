@@ -27,7 +27,10 @@ class PathError(MmverifyError, ValueError):
 
 
 @dataclass(frozen=True)
-class Path:
+class FieldPath:
+    """A parsed field path into a JSON document (named apart from ``pathlib.Path``:
+    it never names a file)."""
+
     text: str
     segments: tuple[Segment, ...]
 
@@ -35,17 +38,17 @@ class Path:
     def is_list(self) -> bool:
         return WILDCARD in self.segments
 
-    def split(self) -> tuple["Path", "Path"]:
+    def split(self) -> tuple["FieldPath", "FieldPath"]:
         """For a list path: (path of the list, path of the value inside an item)."""
         return _split(self)
 
 
 @lru_cache(maxsize=4096, typed=True)
-def _split(path: Path) -> tuple[Path, Path]:
+def _split(path: FieldPath) -> tuple[FieldPath, FieldPath]:
     # a pure function of an immutable path, called for every list read: cached
     i = path.segments.index(WILDCARD)
     head, tail = path.segments[:i], path.segments[i + 1:]
-    return Path(_render(head), head), Path(_render(tail), tail)
+    return FieldPath(_render(head), head), FieldPath(_render(tail), tail)
 
 
 def _render(segments: tuple[Segment, ...]) -> str:
@@ -59,7 +62,7 @@ def _render(segments: tuple[Segment, ...]) -> str:
 
 
 @lru_cache(maxsize=4096)
-def parse_path(text: str) -> Path:
+def parse_path(text: str) -> FieldPath:
     if not isinstance(text, str) or not text:
         raise PathError(f"empty path {text!r}")
     segments: list[Segment] = []
@@ -90,7 +93,7 @@ def parse_path(text: str) -> Path:
         raise PathError(f"bad path {text!r}: unexpected {text[pos]!r} at position {pos}")
     if segments.count(WILDCARD) > 1:
         raise PathError(f"bad path {text!r}: at most one [*] is allowed")
-    return Path(text, tuple(segments))
+    return FieldPath(text, tuple(segments))
 
 
 class Missing:
@@ -105,7 +108,7 @@ class Missing:
         return f"Missing({self.reason!r})"
 
 
-def get(data: Any, path: Path | str) -> Any:
+def get(data: Any, path: FieldPath | str) -> Any:
     """The value at a non-wildcard path, or a :class:`Missing` saying where it stopped."""
     if isinstance(path, str):
         path = parse_path(path)
@@ -136,7 +139,7 @@ def _fresh_for(segments: tuple[Segment, ...], k: int):
     return dict if isinstance(segments[k + 1], str) else list
 
 
-def put(data: Any, path: Path | str, value: Any, *, pad: Any = _FRESH, replace: bool = True) -> bool:
+def put(data: Any, path: FieldPath | str, value: Any, *, pad: Any = _FRESH, replace: bool = True) -> bool:
     """Set ``value`` at a non-wildcard path, creating objects and list slots on
     the way. New list slots are padded with ``pad`` (by default an empty object
     or list where the path goes on through them, else None); a slot holding
@@ -177,7 +180,7 @@ def put(data: Any, path: Path | str, value: Any, *, pad: Any = _FRESH, replace: 
     return False
 
 
-def list_items(data: Any, path: Path | str) -> list[Any] | Missing:
+def list_items(data: Any, path: FieldPath | str) -> list[Any] | Missing:
     """The raw item objects of the list a ``[*]`` path points into."""
     if isinstance(path, str):
         path = parse_path(path)
@@ -190,7 +193,7 @@ def list_items(data: Any, path: Path | str) -> list[Any] | Missing:
     return container
 
 
-def items(data: Any, path: Path | str) -> list[Any] | Missing:
+def items(data: Any, path: FieldPath | str) -> list[Any] | Missing:
     """For a ``[*]`` path: the list of item values (each possibly Missing)."""
     if isinstance(path, str):
         path = parse_path(path)
@@ -201,7 +204,7 @@ def items(data: Any, path: Path | str) -> list[Any] | Missing:
     return [get(item, tail) for item in container] if tail.segments else list(container)
 
 
-def concrete(path: Path | str, index: int) -> str:
+def concrete(path: FieldPath | str, index: int) -> str:
     """The concrete path of element ``index`` of a ``[*]`` path."""
     if isinstance(path, str):
         path = parse_path(path)
@@ -209,6 +212,6 @@ def concrete(path: Path | str, index: int) -> str:
 
 
 @lru_cache(maxsize=65536, typed=True)
-def _concrete(path: Path, index: int) -> str:
+def _concrete(path: FieldPath, index: int) -> str:
     # called once per element of every [*] read; cached (immutable inputs, str out)
     return _render(tuple(index if s == WILDCARD else s for s in path.segments))

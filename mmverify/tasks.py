@@ -53,7 +53,7 @@ class Band:
 @dataclass(frozen=True)
 class MetricSpec:
     id: str
-    path: P.Path
+    path: P.FieldPath
     unit: str
     direction: str
     weight: Fraction
@@ -419,7 +419,7 @@ def _paper(p: Mapping[str, Any], metrics: Mapping[str, MetricSpec], file: str, i
 
 # ------------------------------------------------------------- artifact schema
 
-def schema_at(schema: Mapping[str, Any], path: P.Path) -> Mapping[str, Any] | None:
+def schema_at(schema: Mapping[str, Any], path: P.FieldPath) -> Mapping[str, Any] | None:
     """The sub-schema describing the field at ``path`` (None if not described)."""
     node: Any = schema
     for seg in path.segments:

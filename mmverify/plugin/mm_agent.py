@@ -126,7 +126,7 @@ class _Conflict(Exception):
     pass
 
 
-def _set(data: dict, path: P.Path, value: Any) -> None:
+def _set(data: dict, path: P.FieldPath, value: Any) -> None:
     """Set ``value`` at ``path``, creating objects and lists (new list slots are
     holes); raise _Conflict when a different value, or a non-container on the
     way, is already there."""
@@ -230,7 +230,7 @@ def fill_containers(schema: Mapping[str, Any], data: Any, prefix: str = "") -> l
     return added
 
 
-def _absent(data: Any, path: P.Path) -> str | None:
+def _absent(data: Any, path: P.FieldPath) -> str | None:
     """Why ``path`` cannot be read from ``data`` (None when it can)."""
     if path.is_list:
         found = P.items(data, path)
@@ -463,8 +463,8 @@ def _missing(task, artifact: dict) -> dict[str, list]:
             "schema_errors": [e.as_dict() for e in validate_artifact(task.artifact_schema, artifact)]}
 
 
-def _remove(data: Any, path: P.Path) -> None:
-    parent = P.get(data, P.Path("", path.segments[:-1])) if len(path.segments) > 1 else data
+def _remove(data: Any, path: P.FieldPath) -> None:
+    parent = P.get(data, P.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
     last = path.segments[-1]
     if isinstance(parent, dict) and isinstance(last, str):
         parent.pop(last, None)

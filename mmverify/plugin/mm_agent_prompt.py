@@ -90,7 +90,7 @@ def task_fields(task) -> list[Field]:
     from mmverify.plugin.selfcheck import public_task
 
     schema = task.artifact_schema
-    wanted: list[tuple[P.Path, str]] = [(m.path, "scored") for m in task.metrics]
+    wanted: list[tuple[P.FieldPath, str]] = [(m.path, "scored") for m in task.metrics]
     for g in compile_gates(public_task(task)):
         wanted += [(p, "gated") for p in g.inputs]
     wanted += [(P.parse_path(t), "required") for t in _required_leaves(schema)]

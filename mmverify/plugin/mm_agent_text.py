@@ -39,7 +39,7 @@ _GAP = r"[ \t*_`]*(?:[:=≈]|\bis\b|\bwas\b|\bof\b|\bequals\b)?[ \t*_`~≈]*"
 @dataclass(frozen=True)
 class Label:
     label: str
-    path: P.Path
+    path: P.FieldPath
     fields: tuple[str, ...]
     pattern: re.Pattern
 

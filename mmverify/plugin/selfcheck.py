@@ -479,10 +479,10 @@ def distinct_artifact(data: Any, task=None) -> Any:
     return out
 
 
-def _replace_str(data: Any, path: P.Path, new: str) -> None:
+def _replace_str(data: Any, path: P.FieldPath, new: str) -> None:
     if not path.segments:
         return
-    parent = P.get(data, P.Path("", path.segments[:-1])) if len(path.segments) > 1 else data
+    parent = P.get(data, P.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
     last = path.segments[-1]
     if isinstance(last, str) and isinstance(parent, dict) and isinstance(parent.get(last), str):
         parent[last] = new

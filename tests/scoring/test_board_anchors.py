@@ -50,7 +50,7 @@ def dump_exact(v) -> str:
     return json.dumps(v)
 
 
-def concrete(path_text: str) -> P.Path:
+def concrete(path_text: str) -> P.FieldPath:
     return P.parse_path(path_text.replace("[*]", "[0]"))
 
 
