@@ -71,14 +71,14 @@ def stage_split(oracles, rounds: int) -> dict[str, dict[str, float]]:
 def replay_excluded(oracles, reps: int = 3) -> Iterator[dict[str, float]]:
     """Within the block, ``run_replay`` returns each oracle's replay result
     computed once; yields the replay's own CPU ms per task (median of ``reps``)."""
-    import mmverify.replay as R
+    from mmverify import replay
 
-    real = R.run_replay
+    real = replay.run_replay
     memo: dict[str, Any] = {}
     cost: dict[str, float] = {}
     pc = time.process_time
     for task, art, _raw in oracles:
-        if R.replay_module(task.id) is None:
+        if replay.replay_module(task.id) is None:
             continue
         runs = []
         for _ in range(reps):
@@ -90,11 +90,11 @@ def replay_excluded(oracles, reps: int = 3) -> Iterator[dict[str, float]]:
     def reused(task, data, **kwargs):
         return memo[task.id] if task.id in memo else real(task, data, **kwargs)
 
-    R.run_replay = reused
+    replay.run_replay = reused
     try:
         yield cost
     finally:
-        R.run_replay = real
+        replay.run_replay = real
 
 
 def bench_throughput(oracles, quick: bool) -> dict[str, Any]:
@@ -211,7 +211,7 @@ def bench_floor(oracles, rounds: int) -> dict[str, Any]:
     reading every field the task reads, and nothing else."""
     from decimal import Decimal
 
-    from mmverify import paths as P
+    from mmverify.paths import get, items
 
     fields = [(raw, _read_fields(task)) for task, _art, raw in oracles]
     n = 0
@@ -220,7 +220,7 @@ def bench_floor(oracles, rounds: int) -> dict[str, Any]:
             for raw, paths in fields:
                 data = json.loads(raw, parse_float=Decimal)
                 for p in paths:
-                    P.items(data, p) if p.is_list else P.get(data, p)
+                    items(data, p) if p.is_list else get(data, p)
                 n += 1
     return _rate(n, clk)
 

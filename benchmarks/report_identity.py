@@ -40,7 +40,7 @@ def documents(task, leaf_budget: int):
     """(name, bytes) of every document of the corpus for ``task``."""
     from tests.helpers.hostile import Raw, dump, leaf_documents, oracle_data, perturbed, set_at, whole_documents
 
-    from mmverify import paths as P
+    from mmverify import paths
 
     base = oracle_data(task.directory)
     yield "oracle", dump(base).encode("utf-8")
@@ -52,9 +52,9 @@ def documents(task, leaf_budget: int):
             if path.text not in gated:
                 gated.append(path.text)
     for text in gated:
-        path = P.parse_path(text)
-        segs = tuple(0 if s == P.WILDCARD else s for s in path.segments)
-        raw = P.get(base, P.parse_path(P._render(segs)))
+        path = paths.parse_path(text)
+        segs = tuple(0 if s == paths.WILDCARD else s for s in path.segments)
+        raw = paths.get(base, paths.parse_path(paths.render_segments(segs)))
         if not isinstance(raw, Decimal):
             continue
         for f in FACTORS:

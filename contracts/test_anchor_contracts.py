@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.artifact import from_python, parse_file
 from mmverify.evaluate import score_artifact
 from mmverify.tasks import default_anchors_dir, load_index, load_task, schema_at
@@ -83,13 +83,13 @@ def _bounded_numeric_field(task, data):
             return
         for name, sub in sorted(node.get("properties", {}).items()):
             here = segs + (name,)
-            candidates.append(P.FieldPath(".".join(here), here))
+            candidates.append(paths.FieldPath(".".join(here), here))
             walk(sub, here)
 
     walk(task.artifact_schema, ())
     for path in candidates:
         sub = schema_at(task.artifact_schema, path)
-        if not sub or "x-unit" not in sub or isinstance(P.get(data, path), P.Missing):
+        if not sub or "x-unit" not in sub or isinstance(paths.get(data, path), paths.Missing):
             continue
         for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
             if key in sub:
@@ -114,7 +114,7 @@ def test_broken_copies_of_the_oracle_are_rejected_naming_the_field(tid):
     path, key, bound = found
     bad = bound - 1 if "inimum" in key else bound + 1
     broken = copy.deepcopy(data)
-    parent = P.get(broken, P.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else broken
+    parent = paths.get(broken, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else broken
     parent[path.segments[-1]] = bad
     errors = validate_artifact(task.artifact_schema, broken)
     assert any(e.field == path.text for e in errors), errors

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 from tests.helpers.gatekit import run_cli
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.artifact import parse_file
 from mmverify.cli import main
 from mmverify.gates import compile_gates, evaluate_gates
@@ -73,10 +73,10 @@ def test_oracle_passes_its_hard_gates(tid):
     assert not gaps, f"{tid}: hard gate(s) cannot be checked on the oracle: {gaps}"
 
 
-def _matches(pattern: P.FieldPath, concrete: str) -> bool:
-    c = P.parse_path(concrete)
+def _matches(pattern: paths.FieldPath, concrete: str) -> bool:
+    c = paths.parse_path(concrete)
     return len(c.segments) == len(pattern.segments) and all(
-        a == b or (a == P.WILDCARD and isinstance(b, int)) for a, b in zip(pattern.segments, c.segments))
+        a == b or (a == paths.WILDCARD and isinstance(b, int)) for a, b in zip(pattern.segments, c.segments))
 
 
 @pytest.mark.parametrize("tid", IDS)
@@ -222,7 +222,7 @@ def test_heliostat_output_below_60_mw_is_zeroed_naming_the_gate(tmp_path):
         assert gates, "the heliostat task needs a hard range gate 'annual output >= 60 MW'"
         g = gates[0]
         (p,) = g.inputs
-        target = P.parse_path(P.concrete(p, 1)) if p.is_list else p
+        target = paths.parse_path(paths.concrete(p, 1)) if p.is_list else p
         _set(data, target, Decimal("59.9"))
         return [g.id]
 
@@ -237,7 +237,7 @@ def test_heliostat_mirror_side_below_2_m_is_zeroed_naming_the_gate(tmp_path):
         ids = []
         for g in gates:
             (p,) = g.inputs
-            if not p.is_list and not isinstance(P.get(data, p), P.Missing):
+            if not p.is_list and not isinstance(paths.get(data, p), paths.Missing):
                 _set(data, p, Decimal("1.9"))
                 ids.append(g.id)
         assert ids
@@ -246,7 +246,7 @@ def test_heliostat_mirror_side_below_2_m_is_zeroed_naming_the_gate(tmp_path):
     _heliostat_case(tmp_path, mutate, subprocess=False)
 
 
-def _set(data, path: P.FieldPath, value) -> None:
+def _set(data, path: paths.FieldPath, value) -> None:
     node = data
     for seg in path.segments[:-1]:
         node = node[seg]

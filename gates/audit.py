@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.labels import normalise_label as normalise
 from mmverify.artifact import ArtifactError, parse_file
 from mmverify.numbers import decimal_text, is_decimal_text
@@ -254,13 +254,13 @@ def paper_artifact(task, oracle: Any, paper, originals: Iterable[str] = ()) -> t
         elif not _put_any(task, data, metric.path, value, supplied):
             unapplied.append(metric.path.text)
     for text, value in paper.context.items():
-        path = P.parse_path(text)
+        path = paths.parse_path(text)
         if not _put_any(task, data, path, value, supplied):
             unapplied.append(text)
     return data, supplied, unapplied
 
 
-def _json_value(task, path: P.FieldPath, value: Any) -> Any:
+def _json_value(task, path: paths.FieldPath, value: Any) -> Any:
     """An anchor value as the artifact parser would have produced it: decimal
     text -> Decimal, unless the schema says the field is a string."""
     if isinstance(value, list):
@@ -278,36 +278,36 @@ def _json_value(task, path: P.FieldPath, value: Any) -> Any:
     return value
 
 
-def _put_any(task, data: Any, path: P.FieldPath, value: Any, supplied: set[str]) -> bool:
+def _put_any(task, data: Any, path: paths.FieldPath, value: Any, supplied: set[str]) -> bool:
     if path.is_list:
         if not isinstance(value, list):
             return False
         for i, v in enumerate(value):
-            concrete = P.parse_path(P.concrete(path, i))
-            if P.put(data, concrete, _json_value(task, path, v)):
+            concrete = paths.parse_path(paths.concrete(path, i))
+            if paths.put(data, concrete, _json_value(task, path, v)):
                 supplied.add(concrete.text)
         return True
-    if P.put(data, path, _json_value(task, path, value)):
+    if paths.put(data, path, _json_value(task, path, value)):
         supplied.add(path.text)
         return True
     return False
 
 
-def _put_matched(task, data: Any, path: P.FieldPath, key_field: str, value: Mapping[str, Any],
+def _put_matched(task, data: Any, path: paths.FieldPath, key_field: str, value: Mapping[str, Any],
                  supplied: set[str]) -> None:
     head, tail = path.split()
-    container = P.get(data, head)
+    container = paths.get(data, head)
     if not isinstance(container, list):
-        P.put(data, head, [])
-        container = P.get(data, head)
+        paths.put(data, head, [])
+        container = paths.get(data, head)
     for key, v in value.items():
         index = next((i for i, item in enumerate(container) if isinstance(item, dict)
                       and _key_text(item.get(key_field)) == normalise(key)), None)
         if index is None:
             container.append({key_field: key})
             index = len(container) - 1
-        concrete = P.parse_path(P.concrete(path, index))
-        if P.put(data, concrete, _json_value(task, path, v)):
+        concrete = paths.parse_path(paths.concrete(path, index))
+        if paths.put(data, concrete, _json_value(task, path, v)):
             supplied.add(concrete.text)
 
 
@@ -334,15 +334,15 @@ def _records(paper) -> list[tuple[str, Mapping[str, Any]]]:
     return sorted(paper.audit.items())
 
 
-def _matches(pattern: P.FieldPath, concrete: str) -> bool:
+def _matches(pattern: paths.FieldPath, concrete: str) -> bool:
     try:
-        c = P.parse_path(concrete)
-    except P.PathError:
+        c = paths.parse_path(concrete)
+    except paths.PathError:
         return False
     if len(c.segments) != len(pattern.segments):
         return False
     for a, b in zip(pattern.segments, c.segments):
-        if a == P.WILDCARD and isinstance(b, int):
+        if a == paths.WILDCARD and isinstance(b, int):
             continue
         if a != b:
             return False
@@ -470,18 +470,18 @@ def _split(task) -> list[Finding]:
                     f"split on {metrics}, left out of the headline ({task.headline_reason}): {split['summary']}")]
 
 
-def _covers(gate_path: P.FieldPath, metric_path: P.FieldPath) -> bool:
+def _covers(gate_path: paths.FieldPath, metric_path: paths.FieldPath) -> bool:
     if len(gate_path.segments) != len(metric_path.segments):
         return False
     for g, m in zip(gate_path.segments, metric_path.segments):
-        if g == P.WILDCARD and isinstance(m, int):
+        if g == paths.WILDCARD and isinstance(m, int):
             continue
         if g != m:
             return False
     return True
 
 
-def gate_bounds(gate: Gate, metric_path: P.FieldPath, direction: str) -> bool:
+def gate_bounds(gate: Gate, metric_path: paths.FieldPath, direction: str) -> bool:
     """Whether hard ``gate`` bounds the field at ``metric_path`` in the metric's good
     direction (up for higher_is_better, down for lower_is_better)."""
     up = direction == "higher_is_better"
@@ -493,7 +493,7 @@ def gate_bounds(gate: Gate, metric_path: P.FieldPath, direction: str) -> bool:
     return FORM_TABLE[gate.form].bounds_field(gate, hits, up)
 
 
-def schema_bounds(task, metric_path: P.FieldPath, direction: str) -> bool:
+def schema_bounds(task, metric_path: paths.FieldPath, direction: str) -> bool:
     keys = ("maximum", "exclusiveMaximum") if direction == "higher_is_better" else ("minimum", "exclusiveMinimum")
     subs = sub_schemas(task.artifact_schema, metric_path)
     return bool(subs) and all(any(k in s for k in keys + ("enum", "const")) for s in subs)
@@ -520,7 +520,7 @@ def _ungated(task, gates: tuple[Gate, ...]) -> list[Finding]:
     return out
 
 
-def _required(schema: Mapping[str, Any], path: P.FieldPath) -> bool:
+def _required(schema: Mapping[str, Any], path: paths.FieldPath) -> bool:
     """Whether the schema forces the field at ``path`` to be present and non-null."""
     nodes: list[Any] = [schema]
     for seg in path.segments:
@@ -533,12 +533,12 @@ def _required(schema: Mapping[str, Any], path: P.FieldPath) -> bool:
                     return False
                 nxt.append(node.get("properties", {}).get(seg))
             else:
-                need = 1 if seg == P.WILDCARD else seg + 1
+                need = 1 if seg == paths.WILDCARD else seg + 1
                 if node.get("minItems", 0) < need and not (
-                        seg != P.WILDCARD and len(node.get("prefixItems") or ()) > seg
+                        seg != paths.WILDCARD and len(node.get("prefixItems") or ()) > seg
                         and node.get("minItems", 0) >= need):
                     return False
-                if seg == P.WILDCARD:
+                if seg == paths.WILDCARD:
                     nxt.extend(node.get("prefixItems") or [])
                     nxt.append(node.get("items"))
                 else:

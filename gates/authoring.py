@@ -28,7 +28,7 @@ import json
 import os
 from typing import Any, Iterator, Mapping
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.tasks import DIRECTIONAL
 
 PLACEHOLDER = "TODO(author)"
@@ -156,8 +156,8 @@ def field_findings(task, gates) -> list:
 
 def _normal(path: str) -> str:
     try:
-        return P.parse_path(path).text
-    except P.PathError:
+        return paths.parse_path(path).text
+    except paths.PathError:
         return path
 
 

@@ -26,7 +26,7 @@ import threading
 from fractions import Fraction
 from typing import Any, Mapping
 
-from mmverify import paths as P
+from mmverify.paths import FieldPath, PathError, WILDCARD, parse_path
 from mmverify.labels import normalise_label
 from mmverify.numbers import is_decimal_text, to_fraction
 from mmverify.tasks import TaskLoadError, TaskSpec
@@ -71,12 +71,12 @@ class _Ctx:
     def fail(self, field_: str, problem: str) -> TaskLoadError:
         return TaskLoadError(self.file, f"{self.where}/{field_}" if field_ else self.where, problem)
 
-    def path(self, text: Any, field_: str) -> P.FieldPath:
+    def path(self, text: Any, field_: str) -> FieldPath:
         if not isinstance(text, str):
             raise self.fail(field_, "a path must be a string")
         try:
-            path = P.parse_path(text)
-        except P.PathError as exc:
+            path = parse_path(text)
+        except PathError as exc:
             raise self.fail(field_, str(exc)) from None
         if path.segments[0] == REPLAY_ROOT:
             name = path.text[len(REPLAY_ROOT) + 1:]
@@ -96,7 +96,7 @@ class _Ctx:
         return value
 
 
-def sub_schemas(schema: Mapping[str, Any], path: P.FieldPath) -> list[Mapping[str, Any]]:
+def sub_schemas(schema: Mapping[str, Any], path: FieldPath) -> list[Mapping[str, Any]]:
     """Every sub-schema describing the field at ``path``: one, or for a ``[*]``
     over a tuple-typed array (``prefixItems``), the one of each position that
     describes it (plus ``items`` when it is a schema). Empty when undescribed."""
@@ -108,7 +108,7 @@ def sub_schemas(schema: Mapping[str, Any], path: P.FieldPath) -> list[Mapping[st
                 continue
             if isinstance(seg, str):
                 nxt.append(node.get("properties", {}).get(seg))
-            elif seg == P.WILDCARD:
+            elif seg == WILDCARD:
                 nxt.extend(node.get("prefixItems") or [])
                 nxt.append(node.get("items"))
             else:
@@ -118,7 +118,7 @@ def sub_schemas(schema: Mapping[str, Any], path: P.FieldPath) -> list[Mapping[st
     return nodes
 
 
-def _same_list(paths: list[P.FieldPath], ctx: _Ctx, field_: str) -> None:
+def _same_list(paths: list[FieldPath], ctx: _Ctx, field_: str) -> None:
     heads = {p.split()[0].segments for p in paths if p.is_list}
     if len(heads) > 1:
         raise ctx.fail(field_, "[*] paths read together must walk the same list (elements pair by index)")
@@ -259,7 +259,7 @@ def build_partition_sum(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, An
                 **common)
 
 
-def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[P.FieldPath, ...]:
+def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[FieldPath, ...]:
     """The claims a passing hard gate verifies: artifact paths it reads itself."""
     raw = spec.get("verifies")
     if raw is None:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.numbers import decimal_fraction, decimal_places, decimal_text, point_text, to_fraction
 
 ABSENT, NUMBER, LABEL, WRONG = "absent", "number", "label", "wrong"
@@ -38,7 +38,7 @@ def read(path: str, raw: Any) -> Read:
             return Read(path, NUMBER, decimal_fraction(raw), None,
                         format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw))
         return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
-    if isinstance(raw, P.Missing):
+    if isinstance(raw, paths.Missing):
         return Read(path, ABSENT, None, None, None, raw.reason)
     if raw is None:  # JSON null: "no value here", treated like an absent field
         return Read(path, ABSENT, None, None, None, f"{path!r} is null")

@@ -22,10 +22,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.labels import normalise_label as normalise
 
-from . import identity as I
+from . import identity
 from .compile import compile_gates
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
 from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, make_instance
@@ -67,20 +67,20 @@ class _Reader:
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
-    def scalar(self, path: P.FieldPath) -> Read:
+    def scalar(self, path: paths.FieldPath) -> Read:
         hit = self.scalars.get(path.text)
         if hit is None:
-            hit = self.scalars[path.text] = read(path.text, P.get(self.data, path))
+            hit = self.scalars[path.text] = read(path.text, paths.get(self.data, path))
         return hit
 
-    def elements(self, path: P.FieldPath) -> list[Read]:
+    def elements(self, path: paths.FieldPath) -> list[Read]:
         """One read per element of a ``[*]`` path whose list exists (see ``_list_of``)."""
         hit = self.lists.get(path.text)
         if hit is None:
-            values = P.items(self.data, path)
-            assert not isinstance(values, P.Missing)
-            # P.concrete(path, i), spelled out: the rendered path around its one [*]
-            before, after = P._render(path.segments).split("[*]")
+            values = paths.items(self.data, path)
+            assert not isinstance(values, paths.Missing)
+            # paths.concrete(path, i), spelled out: the rendered path around its one [*]
+            before, after = paths.render_segments(path.segments).split("[*]")
             hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
 
@@ -114,8 +114,8 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
         whole = expand(gate, data, reader)
         if whole is not None:
             return whole
-    paths = list(gate.inputs)
-    rows = _rows(data, paths, reader)
+    inputs = list(gate.inputs)
+    rows = _rows(data, inputs, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows)]
     return [_decide(gate, index, reads) for index, reads in rows]
@@ -127,7 +127,7 @@ class _ListGap:
     """A ``[*]`` list that cannot be expanded: absent/null/empty (a gap) or not
     a list at all (a fail, ``not_a_list``)."""
 
-    def __init__(self, path: P.FieldPath, reason: str, why: str):
+    def __init__(self, path: paths.FieldPath, reason: str, why: str):
         self.path, self.reason, self.why = path, reason, why
 
     @property
@@ -135,10 +135,10 @@ class _ListGap:
         return "fail" if self.reason == "not_a_list" else "gap"
 
 
-def _list_of(data: Any, path: P.FieldPath) -> list[Any] | _ListGap:
+def _list_of(data: Any, path: paths.FieldPath) -> list[Any] | _ListGap:
     head = path.split()[0]
-    container = P.get(data, head) if head.segments else data
-    if isinstance(container, P.Missing):
+    container = paths.get(data, head) if head.segments else data
+    if isinstance(container, paths.Missing):
         return _ListGap(path, "missing", container.reason)
     if container is None:
         return _ListGap(path, "missing", f"{head.text!r} is null")
@@ -149,17 +149,17 @@ def _list_of(data: Any, path: P.FieldPath) -> list[Any] | _ListGap:
     return container
 
 
-def _rows(data: Any, paths: list[P.FieldPath], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
+def _rows(data: Any, inputs: list[paths.FieldPath], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
     """One row of reads per instance; ``[*]`` paths (all on one list) pair by index,
     scalar paths are broadcast to every element."""
-    lists = [p for p in paths if p.is_list]
+    lists = [p for p in inputs if p.is_list]
     if not lists:
-        return [(None, [reader.scalar(p) for p in paths])]
+        return [(None, [reader.scalar(p) for p in inputs])]
     container = _list_of(data, lists[0])
     if isinstance(container, _ListGap):
         return container
-    columns = [reader.elements(p) if p.is_list else None for p in paths]
-    scalars = [None if p.is_list else reader.scalar(p) for p in paths]
+    columns = [reader.elements(p) if p.is_list else None for p in inputs]
+    scalars = [None if p.is_list else reader.scalar(p) for p in inputs]
     rows = []
     for i in range(len(container)):
         rows.append((i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)]))
@@ -358,18 +358,18 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
     rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
 
     def shown() -> str:
-        return I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
+        return identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
 
     common = dict(relation=ident.relation, identity=ident, bindings=bindings, operands=operands,
                   lhs_value=lhs_v, rhs_value=rhs_v)
     if lhs_v is None or rhs_v is None:
         return _instance(*base, verdict="fail", reason="undefined",
                          detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
-    ok = I.pair_holds(ident.relation, lhs_p, rhs_p, tol)
+    ok = identity.pair_holds(ident.relation, lhs_p, rhs_p, tol)
     verdict, reason = _verdict(ok)
 
     def detail() -> str:
-        actual = I.actual_relation(lhs_v, rhs_v)
+        actual = identity.actual_relation(lhs_v, rhs_v)
         text = f"{ident.expr}: {shown()}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
         if not ok:
             text += f", violating {ident.relation}"

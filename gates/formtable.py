@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 from mmverify.numbers import exact_text
 
-from . import compile as C
-from . import forms as F
+from .compile import build_finite_domain, build_identity, build_integer, build_order, build_partition_sum, build_range
+from .forms import decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum, decide_range, expand_order, expand_partition_sum
 from .model import Gate, GateInstance
 
 
@@ -121,24 +121,24 @@ def _relates(gate: Gate, hits: list[int], up: bool) -> bool:
 
 FORM_TABLE: dict[str, Form] = {f.name: f for f in (
     Form("range", frozenset({"path", "min", "max", "min_strict", "max_strict"}),
-         C.build_range, F.decide_range, _range_bounds, _claim_range,
+         build_range, decide_range, _range_bounds, _claim_range,
          lambda g, hits, up: (g.upper if up else g.lower) is not None),
     Form("integer", frozenset({"path", "binary"}),
-         C.build_integer, F.decide_integer, lambda i: {"binary": i.binary}, _claim_integer,
+         build_integer, decide_integer, lambda i: {"binary": i.binary}, _claim_integer,
          lambda g, hits, up: g.binary),
     Form("order", frozenset({"paths", "path", "strict"}),
-         C.build_order, F.decide_order, lambda i: {"strict": i.strict}, _claim_order,
-         _order_bounds_field, expand=F.expand_order),
+         build_order, decide_order, lambda i: {"strict": i.strict}, _claim_order,
+         _order_bounds_field, expand=expand_order),
     Form("identity", frozenset({"expr", "vars"}),
-         C.build_identity, F.decide_identity, _identity_bounds, _claim_identity, _relates),
+         build_identity, decide_identity, _identity_bounds, _claim_identity, _relates),
     Form("finite_domain", frozenset({"path", "values"}),
-         C.build_finite_domain, F.decide_finite_domain,
+         build_finite_domain, decide_finite_domain,
          lambda i: {"domain": list(i.domain), "member": i.member}, _claim_domain, _relates,
          reads_labels=True),
     Form("partition_sum", frozenset({"parts", "total", "total_value"}),
-         C.build_partition_sum, F.decide_partition_sum,
+         build_partition_sum, decide_partition_sum,
          lambda i: {"parts_sum": exact_text(i.parts_sum), "total": exact_text(i.total)}, _claim_partition,
-         _relates, expand=F.expand_partition_sum),
+         _relates, expand=expand_partition_sum),
 )}
 
 FORMS: tuple[str, ...] = tuple(FORM_TABLE)

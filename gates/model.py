@@ -35,7 +35,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any, Callable, Sequence
 
-from mmverify import paths as P
+from mmverify.paths import FieldPath, concrete
 
 VERDICTS = ("pass", "fail", "gap")
 LEVELS = {"A": "units/ranges", "B": "internal consistency", "C": "external physical truth"}
@@ -71,7 +71,7 @@ class Identity:
     expr: str
     relation: str                       # one of RELATIONS
     var_names: tuple[str, ...]
-    var_paths: tuple[P.FieldPath, ...]
+    var_paths: tuple[FieldPath, ...]
     evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
         repr=False, compare=False)
 
@@ -142,24 +142,24 @@ class Gate:
     severity: str
     description: str
     position: int
-    inputs: tuple[P.FieldPath, ...]
+    inputs: tuple[FieldPath, ...]
     tolerance: Fraction | None = None
     tolerance_text: str | None = None
     tolerance_reason: str | None = None
     lower: Bound | None = None
     upper: Bound | None = None
     binary: bool = False
-    chain: tuple[P.FieldPath, ...] = ()
-    chain_list: P.FieldPath | None = None
+    chain: tuple[FieldPath, ...] = ()
+    chain_list: FieldPath | None = None
     strict: bool = False
     identity: Identity | None = None
     domain: tuple[str, ...] = ()
     domain_numbers: tuple[Fraction | None, ...] = ()
-    parts: tuple[P.FieldPath, ...] = ()
-    total: P.FieldPath | None = None
+    parts: tuple[FieldPath, ...] = ()
+    total: FieldPath | None = None
     total_value: Fraction | None = None
     total_text: str | None = None
-    verifies: tuple[P.FieldPath, ...] = ()
+    verifies: tuple[FieldPath, ...] = ()
 
     @property
     def hard(self) -> bool:
@@ -314,7 +314,7 @@ class GateReport:
             if gate is None or not gate.verifies or not inst.hard or inst.verdict != "pass":
                 continue
             for path in gate.verifies:
-                out.add(P.concrete(path, inst.index) if path.is_list and inst.index is not None else path.text)
+                out.add(concrete(path, inst.index) if path.is_list and inst.index is not None else path.text)
         return frozenset(out)
 
     @property

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from . import syntax as S
+from . import syntax
 from .ir import Obligation, ObligationSet, camel, sanitise_ident
 
 GENERATOR = "mmverify lean emit"
@@ -98,8 +98,8 @@ def header(oset: ObligationSet) -> list[str]:
     return lines
 
 
-def theorem_line(name: str, statement: S.Prop) -> str:
-    return f"theorem {name} : {S.print_prop(statement)} := by decide"
+def theorem_line(name: str, statement: syntax.Prop) -> str:
+    return f"theorem {name} : {syntax.print_prop(statement)} := by decide"
 
 
 def emit(oset: ObligationSet) -> str:

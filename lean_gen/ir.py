@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
-from . import syntax as S
+from . import syntax
 from .syntax import INT, NAT, Lit, Prop, Rel, Term
 from mmverify.errors import MmverifyError
 
@@ -113,7 +113,7 @@ class Obligation:
 
     @property
     def statement(self) -> Prop:
-        return self.claim if self.holds else S.Not(self.claim)
+        return self.claim if self.holds else syntax.Not(self.claim)
 
     @property
     def expected(self) -> str:
@@ -129,7 +129,7 @@ class Obligation:
 
     @property
     def statement_text(self) -> str:
-        return S.print_prop(self.statement)
+        return syntax.print_prop(self.statement)
 
 
 @dataclass(frozen=True)
@@ -248,27 +248,27 @@ def retype(p: Prop, ty: str) -> Prop:
     """The same statement with every literal of type ``ty``."""
     if isinstance(p, Rel):
         return Rel(p.op, _retype_term(p.left, ty), _retype_term(p.right, ty))
-    if isinstance(p, S.Not):
-        return S.Not(retype(p.body, ty))
-    if isinstance(p, S.And):
-        return S.And(tuple(retype(x, ty) for x in p.parts))
-    return S.Or(tuple(retype(x, ty) for x in p.parts))
+    if isinstance(p, syntax.Not):
+        return syntax.Not(retype(p.body, ty))
+    if isinstance(p, syntax.And):
+        return syntax.And(tuple(retype(x, ty) for x in p.parts))
+    return syntax.Or(tuple(retype(x, ty) for x in p.parts))
 
 
 def _retype_term(t: Term, ty: str) -> Term:
     if isinstance(t, Lit):
         return Lit(t.value, ty)
-    if isinstance(t, S.Add):
-        return S.Add(tuple(_retype_term(x, ty) for x in t.terms))
-    if isinstance(t, S.Mul):
-        return S.Mul(tuple(_retype_term(x, ty) for x in t.factors))
-    return S.Sub(_retype_term(t.left, ty), _retype_term(t.right, ty))
+    if isinstance(t, syntax.Add):
+        return syntax.Add(tuple(_retype_term(x, ty) for x in t.terms))
+    if isinstance(t, syntax.Mul):
+        return syntax.Mul(tuple(_retype_term(x, ty) for x in t.factors))
+    return syntax.Sub(_retype_term(t.left, ty), _retype_term(t.right, ty))
 
 
 def _finish(claim: Prop) -> Prop:
     """Int everywhere when any literal is negative or a subtraction appears, else Nat."""
-    lits = [l for r in S.relations(claim) for side in (r.left, r.right) for l in S.term_literals(side)]
-    subs = any(S.term_has_sub(r.left) or S.term_has_sub(r.right) for r in S.relations(claim))
+    lits = [l for r in syntax.relations(claim) for side in (r.left, r.right) for l in syntax.term_literals(side)]
+    subs = any(syntax.term_has_sub(r.left) or syntax.term_has_sub(r.right) for r in syntax.relations(claim))
     ty = INT if subs or any(l.value < 0 for l in lits) else NAT
     return retype(claim, ty)
 
@@ -278,11 +278,11 @@ def _lit(v: int) -> Lit:
 
 
 def _plus(t: Term, tol: int) -> Term:
-    return t if tol == 0 else S.total([t, _lit(tol)])
+    return t if tol == 0 else syntax.total([t, _lit(tol)])
 
 
 def _times_scale(k: int, d: int) -> Term:
-    return _lit(k) if d == 0 else S.product([_lit(k), _lit(10 ** d)])
+    return _lit(k) if d == 0 else syntax.product([_lit(k), _lit(10 ** d)])
 
 
 # ------------------------------------------------------------------ the forms
@@ -299,7 +299,7 @@ def claim_range(x: Fraction, lower: Fraction | None, lower_strict: bool, upper: 
         parts.append(Rel("<" if upper_strict else "≤", _lit(xs), _plus(_lit(scaled(upper, d)), ts)))
     if not parts:
         raise NotExpressible("a range with neither bound")
-    return _finish(S.conj(parts)), d, "value and bounds scaled by 10^d"
+    return _finish(syntax.conj(parts)), d, "value and bounds scaled by 10^d"
 
 
 def claim_integer(x: Fraction, binary: bool, tol: Fraction, holds: bool) -> tuple[Prop, int, str]:
@@ -308,18 +308,18 @@ def claim_integer(x: Fraction, binary: bool, tol: Fraction, holds: bool) -> tupl
     X = _lit(xs)
     if binary:
         if tol == 0:
-            claim: Prop = S.disj([Rel("=", X, _lit(0)), Rel("=", X, _times_scale(1, d))])
+            claim: Prop = syntax.disj([Rel("=", X, _lit(0)), Rel("=", X, _times_scale(1, d))])
             return _finish(claim), d, "x in {0, 1}: x*10^d equals 0 or 1*10^d"
         one = _times_scale(1, d)
-        claim = S.disj([
-            S.conj([Rel("≤", _lit(0), _plus(X, ts)), Rel("≤", X, _lit(ts))]),
-            S.conj([Rel("≤", one, _plus(X, ts)), Rel("≤", X, _plus(one, ts))]),
+        claim = syntax.disj([
+            syntax.conj([Rel("≤", _lit(0), _plus(X, ts)), Rel("≤", X, _lit(ts))]),
+            syntax.conj([Rel("≤", one, _plus(X, ts)), Rel("≤", X, _plus(one, ts))]),
         ])
         return _finish(claim), d, "x within the tolerance of 0 or of 1"
     k = math.floor(x)
     if tol == 0 and holds:
         return _finish(Rel("=", X, _times_scale(k, d))), d, f"x = k with k = {k}: x*10^d = k*10^d"
-    claim = S.disj([
+    claim = syntax.disj([
         Rel("≤", X, _plus(_times_scale(k, d), ts)),
         Rel("≤", _times_scale(k + 1, d), _plus(X, ts)),
     ])
@@ -334,7 +334,7 @@ def claim_order(xs: Sequence[Fraction], strict: bool, tol: Fraction) -> tuple[Pr
     d = common_decimals(list(xs) + [tol])
     vals, ts = [scaled(x, d) for x in xs], scaled(tol, d)
     op = "<" if strict else "≤"
-    claim = S.conj([Rel(op, _lit(a), _plus(_lit(b), ts)) for a, b in zip(vals, vals[1:])])
+    claim = syntax.conj([Rel(op, _lit(a), _plus(_lit(b), ts)) for a, b in zip(vals, vals[1:])])
     return _finish(claim), d, "consecutive values scaled by 10^d"
 
 
@@ -343,10 +343,10 @@ def claim_partition(parts: Sequence[Fraction], tot: Fraction, tol: Fraction) -> 
         raise NotExpressible("a partition with no parts")
     d = common_decimals(list(parts) + [tot, tol])
     ps, t, ts = [scaled(p, d) for p in parts], scaled(tot, d), scaled(tol, d)
-    total = S.total([_lit(p) for p in ps])
+    total = syntax.total([_lit(p) for p in ps])
     if tol == 0:
         return _finish(Rel("=", total, _lit(t))), d, "parts and total scaled by 10^d"
-    claim = S.conj([Rel("≤", total, _plus(_lit(t), ts)), Rel("≤", _lit(t), _plus(total, ts))])
+    claim = syntax.conj([Rel("≤", total, _plus(_lit(t), ts)), Rel("≤", _lit(t), _plus(total, ts))])
     return _finish(claim), d, "|sum of parts - total| <= tolerance, as two inequalities"
 
 
@@ -368,8 +368,8 @@ def claim_domain_number(x: Fraction, members: Sequence[Fraction], tol: Fraction)
         if tol == 0:
             alts.append(Rel("=", _lit(xs), _lit(ms)))
         else:
-            alts.append(S.conj([Rel("≤", _lit(ms), _plus(_lit(xs), ts)), Rel("≤", _lit(xs), _plus(_lit(ms), ts))]))
-    return _finish(S.disj(alts)), d, "value and numeric members scaled by 10^d"
+            alts.append(syntax.conj([Rel("≤", _lit(ms), _plus(_lit(xs), ts)), Rel("≤", _lit(xs), _plus(_lit(ms), ts))]))
+    return _finish(syntax.disj(alts)), d, "value and numeric members scaled by 10^d"
 
 
 def claim_domain_label(label: str, members: Sequence[str]) -> tuple[Prop, int, str]:
@@ -378,7 +378,7 @@ def claim_domain_label(label: str, members: Sequence[str]) -> tuple[Prop, int, s
     longest = max(len(m.encode("utf-8")) for m in members)
     x = label_code(label, cap=longest + 1)
     alts = [Rel("=", _lit(x), _lit(label_code(m))) for m in members]
-    return (_finish(S.disj(alts)), 0,
+    return (_finish(syntax.disj(alts)), 0,
             "labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256")
 
 
@@ -397,7 +397,7 @@ class _Scaled:
 
     @property
     def value(self) -> Fraction:
-        return Fraction(self.sign * S.eval_term(self.term), self.den)
+        return Fraction(self.sign * syntax.eval_term(self.term), self.den)
 
 
 class _IdentityBuilder:
@@ -425,7 +425,7 @@ class _IdentityBuilder:
     def times(self, x: _Scaled, m: int) -> Term:
         if x.term == _lit(0):
             return x.term
-        return S.product([x.term] + self.scale_factors(m))
+        return syntax.product([x.term] + self.scale_factors(m))
 
     def factor_key(self, f: Any) -> tuple:
         if f.is_Rational:
@@ -449,10 +449,10 @@ class _IdentityBuilder:
             pos = [self.times(k, den // k.den) for k in kids if k.sign > 0]
             neg = [self.times(k, den // k.den) for k in kids if k.sign < 0]
             if not pos:
-                return _Scaled(S.total(neg), den, -1)
+                return _Scaled(syntax.total(neg), den, -1)
             if not neg:
-                return _Scaled(S.total(pos), den, 1)
-            return _Scaled(S.Sub(S.total(pos), S.total(neg)), den, 1)
+                return _Scaled(syntax.total(pos), den, 1)
+            return _Scaled(syntax.Sub(syntax.total(pos), syntax.total(neg)), den, 1)
         if e.is_Mul:
             args = sorted(e.args, key=self.factor_key)
             kids = [self.walk(f) for f in args]
@@ -464,7 +464,7 @@ class _IdentityBuilder:
                 if i == 0 and f.is_Rational and abs(f.p) == 1 and len(args) > 1:
                     continue
                 factors.append(k.term)
-            return _Scaled(S.product(factors), den, sign)
+            return _Scaled(syntax.product(factors), den, sign)
         if e.is_Pow:
             exp = e.exp
             if not exp.is_Integer:
@@ -474,9 +474,9 @@ class _IdentityBuilder:
             if n == 0:
                 return _Scaled(_lit(1), 1)
             if n > 0:
-                return _Scaled(S.product([base.term] * n), base.den ** n, base.sign ** n)
+                return _Scaled(syntax.product([base.term] * n), base.den ** n, base.sign ** n)
             # a negative power: (t/den)^-n = den^n / t^n, t's value known exactly
-            v = base.sign * S.eval_term(base.term)
+            v = base.sign * syntax.eval_term(base.term)
             if v == 0:
                 raise NotExpressible("division by zero")
             m = -n
@@ -534,14 +534,14 @@ def claim_identity(relation: str, lhs: Any, rhs: Any, bindings: Sequence[tuple[s
         items = items + ([extra] if extra else [])
         if not items:
             return _lit(0)
-        return S.total([b.times(x, den // x.den) for x in items])
+        return syntax.total([b.times(x, den // x.den) for x in items])
 
     L0, R0 = side_term(sides[0]), side_term(sides[1])
     if relation == "==":
         if tol_s is None:
             claim: Prop = Rel("=", L0, R0)
         else:
-            claim = S.conj([Rel("≤", L0, side_term(sides[1], tol_s)), Rel("≤", R0, side_term(sides[0], tol_s))])
+            claim = syntax.conj([Rel("≤", L0, side_term(sides[1], tol_s)), Rel("≤", R0, side_term(sides[0], tol_s))])
     elif relation in ("<=", "<"):
         claim = Rel("≤" if relation == "<=" else "<", L0, side_term(sides[1], tol_s))
     else:  # pragma: no cover - normalised above
@@ -558,11 +558,11 @@ def claim_identity(relation: str, lhs: Any, rhs: Any, bindings: Sequence[tuple[s
 
 
 def schema_unit(task: Any, path_text: str) -> str:
-    from mmverify import paths as P
+    from mmverify import paths
     from mmverify.tasks import schema_at
 
     try:
-        sub = schema_at(task.artifact_schema, P.parse_path(path_text))
+        sub = schema_at(task.artifact_schema, paths.parse_path(path_text))
     except Exception:
         return ""
     if isinstance(sub, dict) and isinstance(sub.get("x-unit"), str):
@@ -580,16 +580,16 @@ def _gate_expr(task: Any, gate_id: str) -> str | None:
 def check_size(claim: Prop) -> None:
     """NotExpressible when one theorem would exceed the limits above."""
     def parts(p: Prop) -> int:
-        if isinstance(p, (S.And, S.Or)):
+        if isinstance(p, (syntax.And, syntax.Or)):
             return max([len(p.parts)] + [parts(x) for x in p.parts])
-        if isinstance(p, S.Not):
+        if isinstance(p, syntax.Not):
             return parts(p.body)
         return 0
 
     if parts(claim) > MAX_CONNECTIVE_PARTS:
         raise TooLarge(f"more than {MAX_CONNECTIVE_PARTS} alternatives or conjuncts in one obligation")
-    for r in S.relations(claim):
-        n = sum(1 for side in (r.left, r.right) for _ in S.term_literals(side))
+    for r in syntax.relations(claim):
+        n = sum(1 for side in (r.left, r.right) for _ in syntax.term_literals(side))
         if n > MAX_RELATION_LITERALS:
             raise TooLarge(f"more than {MAX_RELATION_LITERALS} literals in one relation")
 
@@ -623,11 +623,11 @@ def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: s
             unstated.append(Unstated(inst.gate_id, inst.index, inst.form, inst.verdict,
                                      "too_large" if isinstance(exc, TooLarge) else "not_expressible", sources))
             continue
-        if S.eval_prop(claim) != holds:
+        if syntax.eval_prop(claim) != holds:
             raise IRAgreementError(
                 f"{task.id} {inst.name}: gate verdict {inst.verdict} but the integer claim "
-                f"evaluates to {not holds}: {S.print_prop(claim)}")
-        problems = S.check_types(claim)
+                f"evaluates to {not holds}: {syntax.print_prop(claim)}")
+        problems = syntax.check_types(claim)
         if problems:  # pragma: no cover - by construction
             raise AssertionError("; ".join(problems))
         drafts.append(dict(

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
-from . import syntax as S
+from . import syntax
 from .syntax import Lit, Prop, Rel
 
 MUTANT_AXIOM = "mm_mutant_axiom"
@@ -64,8 +64,8 @@ def theorems(text: str) -> list[Site]:
         m = _THEOREM.match(line)
         if m:
             try:
-                stmt = S.parse_prop(m.group(2))
-            except S.ParseError:
+                stmt = syntax.parse_prop(m.group(2))
+            except syntax.ParseError:
                 form = None
                 continue
             out.append(Site(i, m.group(1), stmt, form))
@@ -97,15 +97,15 @@ Path = tuple  # a path of child indices into a Prop/Term tree
 def _children(node) -> list:
     if isinstance(node, Rel):
         return [node.left, node.right]
-    if isinstance(node, S.Not):
+    if isinstance(node, syntax.Not):
         return [node.body]
-    if isinstance(node, (S.And, S.Or)):
+    if isinstance(node, (syntax.And, syntax.Or)):
         return list(node.parts)
-    if isinstance(node, S.Add):
+    if isinstance(node, syntax.Add):
         return list(node.terms)
-    if isinstance(node, S.Mul):
+    if isinstance(node, syntax.Mul):
         return list(node.factors)
-    if isinstance(node, S.Sub):
+    if isinstance(node, syntax.Sub):
         return [node.left, node.right]
     return []
 
@@ -113,18 +113,18 @@ def _children(node) -> list:
 def _rebuild(node, kids: list):
     if isinstance(node, Rel):
         return Rel(node.op, kids[0], kids[1])
-    if isinstance(node, S.Not):
-        return S.Not(kids[0])
-    if isinstance(node, S.And):
-        return S.And(tuple(kids))
-    if isinstance(node, S.Or):
-        return S.Or(tuple(kids))
-    if isinstance(node, S.Add):
-        return S.Add(tuple(kids))
-    if isinstance(node, S.Mul):
-        return S.Mul(tuple(kids))
-    if isinstance(node, S.Sub):
-        return S.Sub(kids[0], kids[1])
+    if isinstance(node, syntax.Not):
+        return syntax.Not(kids[0])
+    if isinstance(node, syntax.And):
+        return syntax.And(tuple(kids))
+    if isinstance(node, syntax.Or):
+        return syntax.Or(tuple(kids))
+    if isinstance(node, syntax.Add):
+        return syntax.Add(tuple(kids))
+    if isinstance(node, syntax.Mul):
+        return syntax.Mul(tuple(kids))
+    if isinstance(node, syntax.Sub):
+        return syntax.Sub(kids[0], kids[1])
     return node
 
 
@@ -187,11 +187,11 @@ def _shift(site: Site) -> list[Prop]:
         l, r = node.left, node.right
         # the literal on the larger side moves down across the bound, then the other way
         if isinstance(r, Lit):
-            v = S.eval_term(l) - (1 if node.op == "≤" else 0) if node.op != "=" else S.eval_term(l) + 1
-            if r.ty == S.INT or v >= 0:
+            v = syntax.eval_term(l) - (1 if node.op == "≤" else 0) if node.op != "=" else syntax.eval_term(l) + 1
+            if r.ty == syntax.INT or v >= 0:
                 out.append(replace_at(site.statement, path + (1,), Lit(v, r.ty)))
         if isinstance(l, Lit):
-            v = S.eval_term(r) + (1 if node.op in ("≤", "=") else 0)
+            v = syntax.eval_term(r) + (1 if node.op in ("≤", "=") else 0)
             out.append(replace_at(site.statement, path + (0,), Lit(v, l.ty)))
     return out
 
@@ -199,11 +199,11 @@ def _shift(site: Site) -> list[Prop]:
 def _drop_scale(site: Site) -> list[Prop]:
     out = []
     for path, node in walk(site.statement):
-        if isinstance(node, S.Mul):
+        if isinstance(node, syntax.Mul):
             for i, f in enumerate(node.factors):
                 if isinstance(f, Lit) and f.value >= 10 and _power_of_ten(f.value):
                     rest = node.factors[:i] + node.factors[i + 1:]
-                    out.append(replace_at(site.statement, path, S.product(list(rest))))
+                    out.append(replace_at(site.statement, path, syntax.product(list(rest))))
     return out
 
 
@@ -222,7 +222,7 @@ def _partition_total(site: Site) -> list[Prop]:
     for _, n in rels:
         for side, other in ((n.right, n.left), (n.left, n.right)):
             if isinstance(side, Lit) and side.value not in [t for t, _ in totals]:
-                totals.append((side.value, S.eval_term(other)))
+                totals.append((side.value, syntax.eval_term(other)))
     for t, other_value in totals:
         for new in (t + 1, t - 1, other_value, other_value + 1):
             if new == t or new < 0:
@@ -240,45 +240,45 @@ def _is_total_position(stmt: Prop, path: Path) -> bool:
     parent = get_at(stmt, path[:-1]) if path else None
     if isinstance(parent, Rel):
         return True
-    if isinstance(parent, S.Add) and path[-1] == 0 and len(parent.terms) == 2:
+    if isinstance(parent, syntax.Add) and path[-1] == 0 and len(parent.terms) == 2:
         grand = get_at(stmt, path[:-2])
         return isinstance(grand, Rel)
     return False
 
 
 def _remove_member(site: Site) -> list[Prop]:
-    if site.form != "finite_domain" or not isinstance(site.statement, S.Or):
+    if site.form != "finite_domain" or not isinstance(site.statement, syntax.Or):
         return []
     out = []
     parts = site.statement.parts
     for i, p in enumerate(parts):
-        if S.eval_prop(p):
+        if syntax.eval_prop(p):
             rest = parts[:i] + parts[i + 1:]
             if rest:
-                out.append(S.disj(list(rest)))
+                out.append(syntax.disj(list(rest)))
     return out
 
 
 def _negate(site: Site) -> list[Prop]:
-    return [] if isinstance(site.statement, S.Not) else [S.Not(site.statement)]
+    return [] if isinstance(site.statement, syntax.Not) else [syntax.Not(site.statement)]
 
 
 def _unnegate(site: Site) -> list[Prop]:
-    return [site.statement.body] if isinstance(site.statement, S.Not) else []
+    return [site.statement.body] if isinstance(site.statement, syntax.Not) else []
 
 
 def _sorry(site: Site, spelling: str) -> list[str]:
-    return [f"theorem {site.name} : {S.print_prop(site.statement)} := sorry"]
+    return [f"theorem {site.name} : {syntax.print_prop(site.statement)} := sorry"]
 
 
 def _native(site: Site, spelling: str) -> list[str]:
-    return [f"theorem {site.name} : {S.print_prop(site.statement)} := by {spelling}"]
+    return [f"theorem {site.name} : {syntax.print_prop(site.statement)} := by {spelling}"]
 
 
 def _axiom(site: Site, spelling: str) -> list[str]:
-    false_stmt = S.Not(site.statement)
+    false_stmt = syntax.Not(site.statement)
     return [f"axiom {MUTANT_AXIOM} : False",
-            f"theorem {site.name} : {S.print_prop(false_stmt)} := False.elim {MUTANT_AXIOM}"]
+            f"theorem {site.name} : {syntax.print_prop(false_stmt)} := False.elim {MUTANT_AXIOM}"]
 
 
 OPERATORS: tuple[Operator, ...] = (
@@ -329,8 +329,8 @@ def apply(op: Operator, text: str, label: str = "", spelling: str = "native_deci
             for cand in op.candidates(site):
                 if cand == site.statement:
                     continue
-                if not S.eval_prop(cand):
-                    new_lines = [f"theorem {site.name} : {S.print_prop(cand)} := by decide"]
+                if not syntax.eval_prop(cand):
+                    new_lines = [f"theorem {site.name} : {syntax.print_prop(cand)} := by decide"]
                     break
             if new_lines is None:
                 continue

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import emit as E
+from . import emit
 from . import wellformed
 from .ir import ObligationSet, camel, obligation_set
 
@@ -55,11 +55,11 @@ def obligations_for_artifact(task: Any, data: Any, artifact: str, tag: str, orig
     report = evaluate_gates(task, data)
     if keep is not None:
         report = _filtered(report, keep)
-    return obligation_set(task, report, artifact, E.namespace_for(task.id, tag), origin)
+    return obligation_set(task, report, artifact, emit.namespace_for(task.id, tag), origin)
 
 
 def render(oset: ObligationSet) -> str:
-    text = E.emit(oset)
+    text = emit.emit(oset)
     wellformed.assert_wellformed(text)
     return text
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from . import syntax as S
+from . import syntax
 from mmverify.errors import MmverifyError
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -148,13 +148,13 @@ def check(text: str) -> list[str]:
 
 def check_statement(stmt: str) -> list[str]:
     try:
-        prop = S.parse_prop(stmt)
-    except S.ParseError as exc:
+        prop = syntax.parse_prop(stmt)
+    except syntax.ParseError as exc:
         return [f"statement outside the subset: {exc}"]
     out = []
-    if S.print_prop(prop) != stmt:
+    if syntax.print_prop(prop) != stmt:
         out.append("statement is not in canonical form")
-    out += S.check_types(prop)
+    out += syntax.check_types(prop)
     return out
 
 

@@ -48,10 +48,11 @@ def _split(path: FieldPath) -> tuple[FieldPath, FieldPath]:
     # a pure function of an immutable path, called for every list read: cached
     i = path.segments.index(WILDCARD)
     head, tail = path.segments[:i], path.segments[i + 1:]
-    return FieldPath(_render(head), head), FieldPath(_render(tail), tail)
+    return FieldPath(render_segments(head), head), FieldPath(render_segments(tail), tail)
 
 
-def _render(segments: tuple[Segment, ...]) -> str:
+def render_segments(segments: tuple[Segment, ...]) -> str:
+    """The text of a path from its segments (``[*]`` for the wildcard)."""
     out = ""
     for seg in segments:
         if isinstance(seg, str):
@@ -118,13 +119,13 @@ def get(data: Any, path: FieldPath | str) -> Any:
             if isinstance(cur, dict) and seg in cur:
                 cur = cur[seg]
                 continue
-            return Missing(f"no field {_render(path.segments[:k + 1])!r}")
+            return Missing(f"no field {render_segments(path.segments[:k + 1])!r}")
         if seg == WILDCARD:
             raise PathError(f"get() on list path {path.text!r}; use items()")
         if isinstance(cur, list) and seg < len(cur):
             cur = cur[seg]
             continue
-        return Missing(f"no element {_render(path.segments[:k + 1])!r}")
+        return Missing(f"no element {render_segments(path.segments[:k + 1])!r}")
     return cur
 
 
@@ -214,4 +215,4 @@ def concrete(path: FieldPath | str, index: int) -> str:
 @lru_cache(maxsize=65536, typed=True)
 def _concrete(path: FieldPath, index: int) -> str:
     # called once per element of every [*] read; cached (immutable inputs, str out)
-    return _render(tuple(index if s == WILDCARD else s for s in path.segments))
+    return render_segments(tuple(index if s == WILDCARD else s for s in path.segments))

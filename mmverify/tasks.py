@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path as FsPath
 from typing import Any, Mapping
 
-from . import paths as P
+from . import paths
 from .artifact import ArtifactError, parse_file
 from .numbers import is_decimal_text, to_fraction
 from mmverify.errors import MmverifyError
@@ -53,7 +53,7 @@ class Band:
 @dataclass(frozen=True)
 class MetricSpec:
     id: str
-    path: P.FieldPath
+    path: paths.FieldPath
     unit: str
     direction: str
     weight: Fraction
@@ -221,7 +221,7 @@ def load_task(task_id: str, anchors_dir: str | None = None) -> TaskSpec:
 
 @lru_cache(maxsize=256)
 def _load_task_cached(task_id: str, anchors_dir: str) -> TaskSpec:
-    if not P._KEY.fullmatch(task_id.replace("-", "_")):
+    if not paths._KEY.fullmatch(task_id.replace("-", "_")):
         raise TaskLoadError(task_id, "id", "not a valid task id")
     directory = os.path.join(anchors_dir, task_id)
     file = os.path.join(directory, "task.json")
@@ -339,8 +339,8 @@ def _unique(ids: list[str], file: str, field_: str, what: str) -> None:
 def _metric(m: Mapping[str, Any], file: str, i: int) -> MetricSpec:
     where = f"metrics/{i} ({m['id']})"
     try:
-        path = P.parse_path(m["path"])
-    except P.PathError as exc:
+        path = paths.parse_path(m["path"])
+    except paths.PathError as exc:
         raise TaskLoadError(file, where + "/path", str(exc)) from None
     if m.get("match_by") and not path.is_list:
         raise TaskLoadError(file, where + "/match_by", "match_by needs a [*] path")
@@ -407,8 +407,8 @@ def _paper(p: Mapping[str, Any], metrics: Mapping[str, MetricSpec], file: str, i
                                 f"metric {mid!r} is neither reported nor excluded with a reason")
     for key in p.get("context", {}):
         try:
-            P.parse_path(key)
-        except P.PathError as exc:
+            paths.parse_path(key)
+        except paths.PathError as exc:
             raise TaskLoadError(file, f"{where}/context", str(exc)) from None
     return Paper(
         paper_id=p["paper_id"], title=p.get("title", ""), award=p["award"], oracle=p.get("oracle", False),
@@ -419,7 +419,7 @@ def _paper(p: Mapping[str, Any], metrics: Mapping[str, MetricSpec], file: str, i
 
 # ------------------------------------------------------------- artifact schema
 
-def schema_at(schema: Mapping[str, Any], path: P.FieldPath) -> Mapping[str, Any] | None:
+def schema_at(schema: Mapping[str, Any], path: paths.FieldPath) -> Mapping[str, Any] | None:
     """The sub-schema describing the field at ``path`` (None if not described)."""
     node: Any = schema
     for seg in path.segments:
@@ -429,7 +429,7 @@ def schema_at(schema: Mapping[str, Any], path: P.FieldPath) -> Mapping[str, Any]
             node = node.get("properties", {}).get(seg)
         else:
             prefix = node.get("prefixItems")
-            if seg != P.WILDCARD and prefix and seg < len(prefix):
+            if seg != paths.WILDCARD and prefix and seg < len(prefix):
                 node = prefix[seg]
             else:
                 node = node.get("items")
@@ -472,6 +472,6 @@ def _check_oracle(task: TaskSpec, file: str) -> None:
     except ArtifactError as exc:
         raise TaskLoadError(task.oracle_path, "(file)", f"oracle artifact unreadable: {exc.message}") from None
     for m in task.metrics:
-        found = P.items(oracle.data, m.path) if m.is_list else P.get(oracle.data, m.path)
-        if isinstance(found, P.Missing):
+        found = paths.items(oracle.data, m.path) if m.is_list else paths.get(oracle.data, m.path)
+        if isinstance(found, paths.Missing):
             raise TaskLoadError(file, f"metrics/{m.id}/path", f"the oracle artifact lacks it ({found.reason})")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-from .paths import _render
+from .paths import render_segments
 
 # jsonschema is imported only when an artifact is not certainly valid (the
 # compiled pre-check below decides the valid case) or its schema uses a keyword
@@ -470,7 +470,7 @@ def validate_artifact(schema: Mapping[str, Any], data: Any, limit: int | None = 
     errors = []
     for e in validator_for(schema).iter_errors(data):
         segments = tuple(e.absolute_path)
-        field_text = _render(segments) or "(top level)"
+        field_text = render_segments(segments) or "(top level)"
         message = readable_message(e)
         if len(message) > 300:
             message = message[:300] + "..."

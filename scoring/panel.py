@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.numbers import decimal_text, fraction_text, to_fraction
 
 from mmverify.labels import normalise_label
@@ -90,7 +90,7 @@ _NUMBER = "number"
 
 def _read_scalar(raw: Any, want: str) -> tuple[Any, str, str | None]:
     """(value, status, text) for one artifact value; value is Fraction or str."""
-    if isinstance(raw, P.Missing):
+    if isinstance(raw, paths.Missing):
         return None, "missing", None
     if want == _LABEL and isinstance(raw, str):
         return raw, "ok", raw
@@ -266,10 +266,10 @@ def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
         read = _read_list(metric, data, want)
         value, read_status, detail = read.text, read.status, read.detail
     else:
-        x, read_status, value = _read_scalar(P.get(data, metric.path), want)
+        x, read_status, value = _read_scalar(paths.get(data, metric.path), want)
         detail = None
         if read_status == "missing":
-            detail = P.get(data, metric.path).reason
+            detail = paths.get(data, metric.path).reason
         elif guard is not None and removed is None and claim is None:
             factor = guard.factor(None, x, metric.path.text)
     per_paper = []
@@ -362,8 +362,8 @@ class _ListRead:
 
 
 def _read_list(metric, data: Any, want: str) -> _ListRead:
-    raw_items = P.list_items(data, metric.path)
-    if isinstance(raw_items, P.Missing):
+    raw_items = paths.list_items(data, metric.path)
+    if isinstance(raw_items, paths.Missing):
         return _ListRead("missing", raw_items.reason, None, ())
     _, inner = metric.path.split()
     out: list[tuple[str, Any, str]] = []
@@ -371,7 +371,7 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
     index: dict[str, int] = {}
     dupes = 0
     for i, item in enumerate(raw_items):
-        raw = P.get(item, inner) if inner.segments else item
+        raw = paths.get(item, inner) if inner.segments else item
         value, status, _ = _read_scalar(raw, want)
         if metric.match_by:
             key = _item_key(item.get(metric.match_by)) if isinstance(item, dict) else None
@@ -417,7 +417,7 @@ def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: 
             continue
         r = kernel_score(metric.direction, v, a, w)
         if guard is not None:
-            r *= guard.factor(key, v, P.concrete(metric.path, read.index[key]))
+            r *= guard.factor(key, v, paths.concrete(metric.path, read.index[key]))
         items.append(ItemScore(key, _anchor_text(v), _once(_anchor_text, a), w, r, "scored"))
     anchor_keys = {k for k, _ in pairs}
     extra = [k for k, _, s in read.values if k not in anchor_keys]

@@ -223,9 +223,9 @@ def _repair(data: dict, numbers: list[Leaf], gates: _Gates, labels: list[Leaf] =
 
 
 def _get(data: Any, path: str) -> Any:
-    from mmverify import paths as P
+    from mmverify import paths
 
-    return P.get(data, path)
+    return paths.get(data, path)
 
 
 def _fix(data: dict, inst, by_path: dict[str, Leaf], gates: _Gates, labels: frozenset[str] = frozenset()) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-from mmverify import paths as P
+from mmverify import paths
 
 BIG = Decimal("1e10")
 TINY = Decimal("0.001")
@@ -204,7 +204,7 @@ def extreme_value(leaf: Leaf, direction: str) -> Decimal:
 
 def set_value(data: Any, path: str, value: Any) -> None:
     """Write ``value`` at a concrete path that :func:`skeleton` created."""
-    if not P.put(data, path, value, replace=False):
+    if not paths.put(data, path, value, replace=False):
         raise KeyError(path)
 
 

@@ -154,7 +154,7 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
 @task_errors
 def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
     """Kernel-check the obligations (one Lean process), audit axioms, compare with the gates."""
-    from mmverify.lean_gen import check as C
+    from mmverify.lean_gen.check import check_files, render
     from mmverify.lean_gen import runner
 
     all_anchors, anchors_dir = _every_anchor(artifact, all_anchors, anchors_dir)
@@ -167,7 +167,7 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
     files = ([_artifact_file(artifact, task_id, anchors_dir)] if artifact
              else _anchor_files(anchors_dir, (task_id,) if task_id else ()))
     try:
-        report = C.check_files(files, toolchain, timeout, jobs)
+        report = check_files(files, toolchain, timeout, jobs)
     except runner.LeanNotFound as exc:
         _no_lean(exc)
     except runner.LeanRunError as exc:
@@ -176,7 +176,7 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
     else:
-        click.echo(C.render(report), nl=False)
+        click.echo(render(report), nl=False)
     sys.exit(EXIT_OK if report.ok else EXIT_VERDICT)
 
 
@@ -188,13 +188,13 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
 @task_errors
 def mutate(anchors_dir, task_ids, list_only, as_json):
     """The mutation suite: every mutant must be rejected by the kernel or the axiom audit."""
-    from mmverify.lean_gen import mutate as M
+    from mmverify.lean_gen.mutate import KILLED, OPERATORS, run_suite
     from mmverify.lean_gen import runner
 
     anchors_dir = None if anchors_dir == _ALL else anchors_dir
 
     if list_only:
-        for op in M.OPERATORS:
+        for op in OPERATORS:
             click.echo(f"{op.name:<24} rejected by the {op.expect}: {op.summary}")
             click.echo(f"{'':<24}   before: {op.example[0]}")
             click.echo(f"{'':<24}   after:  {op.example[1]}")
@@ -207,7 +207,7 @@ def mutate(anchors_dir, task_ids, list_only, as_json):
     files = _anchor_files(anchors_dir, task_ids)
     texts = [(f.relpath, f.text) for f in files]
     try:
-        suite = M.run_suite(texts, toolchain)
+        suite = run_suite(texts, toolchain)
     except runner.LeanNotFound as exc:
         _no_lean(exc)
     except runner.LeanRunError as exc:
@@ -221,7 +221,7 @@ def mutate(anchors_dir, task_ids, list_only, as_json):
             m = o.mutant
             by = f" by the {o.rejected_by}" if o.rejected_by else ""
             click.echo(f"{m.operator:<24} {o.outcome.upper()}{by}  [{m.label} :: {m.target}]")
-            if o.outcome != M.KILLED:
+            if o.outcome != KILLED:
                 click.echo(f"{'':<24}   {o.detail}")
         for name in suite.not_applicable:
             click.echo(f"{name:<24} NOT APPLICABLE (no site in the target files)")

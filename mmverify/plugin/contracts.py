@@ -38,7 +38,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.errors import MmverifyError
 
 CONTRACTS = ("loads", "oracle_validates", "gates_pass_on_oracle", "oracle_scores_one", "selfcheck_no_leak")
@@ -137,14 +137,14 @@ def directional_metrics(task) -> list:
 def _locations(data: Any, metric) -> list[str]:
     if not metric.is_list:
         return [metric.path.text]
-    items = P.items(data, metric.path)
-    if isinstance(items, P.Missing):
+    items = paths.items(data, metric.path)
+    if isinstance(items, paths.Missing):
         return []
-    return [P.concrete(metric.path, i) for i in range(len(items))]
+    return [paths.concrete(metric.path, i) for i in range(len(items))]
 
 
 def _set(data: Any, path_text: str, value: Decimal) -> None:
-    if not P.put(data, path_text, value, replace=False):
+    if not paths.put(data, path_text, value, replace=False):
         raise KeyError(path_text)
 
 
@@ -181,9 +181,9 @@ def check_one_sided(task, metric) -> str:
         raise ContractFailure(f"{task.id}: {metric.id}: the oracle has no value at {metric.path.text}")
     values = {}
     for loc in locs:
-        v = P.get(oracle, loc)
+        v = paths.get(oracle, loc)
         if not isinstance(v, Decimal) or isinstance(v, bool):
-            if v is None or isinstance(v, P.Missing):
+            if v is None or isinstance(v, paths.Missing):
                 continue  # an item without the value scores 0 already; nothing to move
             raise ContractFailure(f"{task.id}: {metric.id}: oracle value at {loc} is not a number: {v!r}")
         values[loc] = v

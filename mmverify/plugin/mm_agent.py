@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Mapping
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.artifact import ArtifactError, json_type, parse_bytes
-from mmverify.plugin import mm_agent_layout as L
+from mmverify.plugin import mm_agent_layout
 
 ADAPT_VERSION = "mmverify.adapt/2"
 MAX_RESULTS_BYTES = 32 * 1024 * 1024
@@ -97,8 +97,8 @@ def read_results(file: str, schema: Mapping[str, Any]) -> tuple[dict[str, Any], 
     out: dict[str, Any] = {}
     for key, value in data.items():
         try:
-            path = P.parse_path(key)
-        except P.PathError as exc:
+            path = paths.parse_path(key)
+        except paths.PathError as exc:
             rejected.append({"key": _show(key), "reason": f"not a field path: {exc}"})
             continue
         if path.is_list:
@@ -126,14 +126,14 @@ class _Conflict(Exception):
     pass
 
 
-def _set(data: dict, path: P.FieldPath, value: Any) -> None:
+def _set(data: dict, path: paths.FieldPath, value: Any) -> None:
     """Set ``value`` at ``path``, creating objects and lists (new list slots are
     holes); raise _Conflict when a different value, or a non-container on the
     way, is already there."""
-    here = P.get(data, path)
-    if not isinstance(here, P.Missing) and here is not _HOLE and not _same(here, value):
+    here = paths.get(data, path)
+    if not isinstance(here, paths.Missing) and here is not _HOLE and not _same(here, value):
         raise _Conflict("already set to a different value")
-    if not P.put(data, path, value, pad=_HOLE, replace=False):
+    if not paths.put(data, path, value, pad=_HOLE, replace=False):
         raise _Conflict("a value that is not an object or list is in the way")
 
 
@@ -230,18 +230,18 @@ def fill_containers(schema: Mapping[str, Any], data: Any, prefix: str = "") -> l
     return added
 
 
-def _absent(data: Any, path: P.FieldPath) -> str | None:
+def _absent(data: Any, path: paths.FieldPath) -> str | None:
     """Why ``path`` cannot be read from ``data`` (None when it can)."""
     if path.is_list:
-        found = P.items(data, path)
-        if isinstance(found, P.Missing):
+        found = paths.items(data, path)
+        if isinstance(found, paths.Missing):
             return found.reason
         if not found:
             return "empty list"
-        bad = [i for i, v in enumerate(found) if isinstance(v, P.Missing) or v is None]
+        bad = [i for i, v in enumerate(found) if isinstance(v, paths.Missing) or v is None]
         return f"{len(bad)} of {len(found)} item(s) lack it" if bad else None
-    v = P.get(data, path)
-    if isinstance(v, P.Missing):
+    v = paths.get(data, path)
+    if isinstance(v, paths.Missing):
         return v.reason
     return "null" if v is None else None
 
@@ -249,11 +249,11 @@ def _absent(data: Any, path: P.FieldPath) -> str | None:
 # ------------------------------------------------------------------- adapter
 
 _STATUS_TEXT = {
-    L.PASSED: "code passed",
-    L.FAILED: "code never passed (is_pass is not true): its numbers are not read",
-    L.NO_CODE: "no code (MM-Agent writes none for a problem without data)",
-    L.UNMATCHED: "task_code matches no code/main<k>.py: its number is unknown, nothing is read",
-    L.AMBIGUOUS: "task_code matches several scripts, or several entries match one: nothing is read",
+    mm_agent_layout.PASSED: "code passed",
+    mm_agent_layout.FAILED: "code never passed (is_pass is not true): its numbers are not read",
+    mm_agent_layout.NO_CODE: "no code (MM-Agent writes none for a problem without data)",
+    mm_agent_layout.UNMATCHED: "task_code matches no code/main<k>.py: its number is unknown, nothing is read",
+    mm_agent_layout.AMBIGUOUS: "task_code matches several scripts, or several entries match one: nothing is read",
 }
 
 
@@ -268,14 +268,14 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
     :class:`~mmverify.tasks.TaskLoadError` for an unknown task or a malformed
     label file, :class:`FileNotFoundError` when ``run_dir`` is not a folder.
     """
-    from mmverify.plugin import mm_agent_text as T
+    from mmverify.plugin import mm_agent_text
     from mmverify.tasks import TaskSpec, load_task
 
     task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
     if not os.path.isdir(run_dir):
         raise FileNotFoundError(f"run folder not found: {run_dir}")
-    labels, labels_file = T.load_labels(task) if from_text else ((), None)
-    run = L.read_run(run_dir, solution_file)
+    labels, labels_file = mm_agent_text.load_labels(task) if from_text else ((), None)
+    run = mm_agent_layout.read_run(run_dir, solution_file)
     notes = list(run.notes)
     if run.solution_error is None and not run.entries:
         notes.append("the solution JSON has no task entries: nothing to read")
@@ -299,7 +299,7 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
                                "meaning": _STATUS_TEXT[e.status],
                                "description": _show(e.description) if e.description else None,
                                "script": run.script_rel(e.number) if e.number is not None else None,
-                               "matches": [run.script_rel(k) for k in e.matches] if e.status == L.AMBIGUOUS else [],
+                               "matches": [run.script_rel(k) for k in e.matches] if e.status == mm_agent_layout.AMBIGUOUS else [],
                                "results_file": None, "results": None, "fields": 0}
         subtasks.append(row)
         if e.number is None:
@@ -307,7 +307,7 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
         rel = run.results_rel(e.number)
         full = os.path.join(run_dir, *rel.split("/"))
         present = os.path.isfile(full) and not os.path.islink(full)
-        if e.status != L.PASSED:
+        if e.status != mm_agent_layout.PASSED:
             row["results"] = "not read (code never passed)" if present else "absent"
             if present:
                 named.add(rel)
@@ -331,22 +331,22 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
                 conflicts[key].append({"value": _show(value), "file": rel})
                 continue
             try:
-                _set(artifact, P.parse_path(key), value)
+                _set(artifact, paths.parse_path(key), value)
             except _Conflict as exc:
                 first = sources.get(key, {}).get("file")
-                conflicts[key] = ([{"value": _show(P.get(artifact, key)), "file": first}] if first else []) + \
+                conflicts[key] = ([{"value": _show(paths.get(artifact, key)), "file": first}] if first else []) + \
                     [{"value": _show(value), "file": rel, "problem": str(exc)}]
                 continue
             sources.setdefault(key, {"source": "results", "file": rel, "subtask": e.number})
     for key in conflicts:  # never resolved by guessing: the field is left out
-        _remove(artifact, P.parse_path(key))
+        _remove(artifact, paths.parse_path(key))
         sources.pop(key, None)
     for k in run.orphan_scripts:
         rel = run.results_rel(k)
         if os.path.isfile(os.path.join(run_dir, *rel.split("/"))):
             named.add(rel)
             ignored.append({"path": rel, "reason": f"{run.script_rel(k)} matches no task entry"})
-    others, n_others = L.other_json_files(run_dir, named)
+    others, n_others = mm_agent_layout.other_json_files(run_dir, named)
     for rel in others:
         ignored.append({"path": rel, "reason": "usage record of the run" if rel.startswith("usage/")
                         else "no convention names this file"})
@@ -357,8 +357,8 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
     text_used: list[dict[str, Any]] = []
     text_skipped: list[dict[str, Any]] = []
     if from_text:
-        hits, text_skipped = T.find(labels, run.entries)
-        skipped_entries = [e.label for e in run.entries if e.status != L.PASSED]
+        hits, text_skipped = mm_agent_text.find(labels, run.entries)
+        skipped_entries = [e.label for e in run.entries if e.status != mm_agent_layout.PASSED]
         if skipped_entries:
             text_skipped.append({"path": "*", "reason": "text of entries whose code did not pass is not read: "
                                  + ", ".join(skipped_entries)})
@@ -369,7 +369,7 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
             hs = by_path[key]
             distinct = sorted({h.value for h in hs})
             if key in sources or key in conflicts:
-                if key in sources and not any(_same(P.get(artifact, key), v) for v in distinct):
+                if key in sources and not any(_same(paths.get(artifact, key), v) for v in distinct):
                     text_skipped.append({"path": key, "reason": "a results file gives this field; the text says "
                                          + ", ".join(str(v) for v in distinct)})
                 continue
@@ -379,7 +379,7 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
                 continue
             h = hs[0]
             try:
-                _set(artifact, P.parse_path(key), h.value)
+                _set(artifact, paths.parse_path(key), h.value)
             except _Conflict as exc:
                 text_skipped.append({"path": key, "reason": str(exc)})
                 continue
@@ -463,8 +463,8 @@ def _missing(task, artifact: dict) -> dict[str, list]:
             "schema_errors": [e.as_dict() for e in validate_artifact(task.artifact_schema, artifact)]}
 
 
-def _remove(data: Any, path: P.FieldPath) -> None:
-    parent = P.get(data, P.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
+def _remove(data: Any, path: paths.FieldPath) -> None:
+    parent = paths.get(data, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
     last = path.segments[-1]
     if isinstance(parent, dict) and isinstance(last, str):
         parent.pop(last, None)
@@ -473,7 +473,7 @@ def _remove(data: Any, path: P.FieldPath) -> None:
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, P.Missing):
+    if isinstance(value, paths.Missing):
         return "<absent>"
     if isinstance(value, Decimal):
         return str(value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mmverify import paths as P
+from mmverify import paths
 
 BEGIN = "# ---- mmverify results file"
 END = "# ---- end of the mmverify block ----"
@@ -77,8 +77,8 @@ def _sub(schema: Mapping[str, Any], text: str) -> Mapping[str, Any] | None:
     from mmverify.tasks import schema_at
 
     try:
-        return schema_at(schema, P.parse_path(text))
-    except P.PathError:
+        return schema_at(schema, paths.parse_path(text))
+    except paths.PathError:
         return None
 
 
@@ -90,10 +90,10 @@ def task_fields(task) -> list[Field]:
     from mmverify.plugin.selfcheck import public_task
 
     schema = task.artifact_schema
-    wanted: list[tuple[P.FieldPath, str]] = [(m.path, "scored") for m in task.metrics]
+    wanted: list[tuple[paths.FieldPath, str]] = [(m.path, "scored") for m in task.metrics]
     for g in compile_gates(public_task(task)):
         wanted += [(p, "gated") for p in g.inputs]
-    wanted += [(P.parse_path(t), "required") for t in _required_leaves(schema)]
+    wanted += [(paths.parse_path(t), "required") for t in _required_leaves(schema)]
     identity = {"problem_id", "task_id"}
 
     order: list[str] = []
@@ -105,7 +105,7 @@ def task_fields(task) -> list[Field]:
         if cut is None:
             key, sub_key = path.text, None
         else:
-            key = P._render(segs[:cut]) if cut else ""
+            key = paths.render_segments(segs[:cut]) if cut else ""
             rest = [s for s in segs[cut + 1:]]
             sub_key = ".".join(str(s) for s in rest if isinstance(s, str)) or None
         if not key or key in identity or key.startswith("$"):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from mmverify import paths as P
+from mmverify import paths
 
 LABELS_FILE = "mm_agent_labels.json"
 TEXT_FIELDS = ("execution_result", "solution_interpretation")
@@ -39,7 +39,7 @@ _GAP = r"[ \t*_`]*(?:[:=≈]|\bis\b|\bwas\b|\bof\b|\bequals\b)?[ \t*_`~≈]*"
 @dataclass(frozen=True)
 class Label:
     label: str
-    path: P.FieldPath
+    path: paths.FieldPath
     fields: tuple[str, ...]
     pattern: re.Pattern
 
@@ -78,8 +78,8 @@ def load_labels(task) -> tuple[tuple[Label, ...], str | None]:
         if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
             raise TaskLoadError(file, f"{where}.label", f"a non-empty string of at most {MAX_LABEL} characters")
         try:
-            path = P.parse_path(item["path"])
-        except (P.PathError, TypeError) as exc:
+            path = paths.parse_path(item["path"])
+        except (paths.PathError, TypeError) as exc:
             raise TaskLoadError(file, f"{where}.path", str(exc)) from None
         sub = schema_at(task.artifact_schema, path)
         types = sub.get("type") if isinstance(sub, dict) else None

@@ -106,7 +106,7 @@ class TaskCollector(pytest.Collector):
     task_id: str = ""
 
     def collect(self):
-        from mmverify.plugin import contracts as C
+        from mmverify.plugin import contracts
         from mmverify.tasks import TaskLoadError, load_task
 
         task_file = Path(self.folder) / self.task_id / "task.json"
@@ -121,19 +121,19 @@ class TaskCollector(pytest.Collector):
             yield ContractItem.from_parent(self, name="loads", path=task_file, check=lambda: _fail(message))
             return
         yield ContractItem.from_parent(self, name="loads", path=task_file,
-                                       check=lambda: C.check_loads(self.task_id, self.folder))
+                                       check=lambda: contracts.check_loads(self.task_id, self.folder))
         oracle = Path(task.oracle_path)
         yield ContractItem.from_parent(self, name="oracle_validates", path=oracle,
-                                       check=lambda: C.check_oracle_validates(task))
+                                       check=lambda: contracts.check_oracle_validates(task))
         yield ContractItem.from_parent(self, name="gates_pass_on_oracle", path=task_file,
-                                       check=lambda: C.check_gates_pass_on_oracle(task))
+                                       check=lambda: contracts.check_gates_pass_on_oracle(task))
         yield ContractItem.from_parent(self, name="oracle_scores_one", path=oracle,
-                                       check=lambda: C.check_oracle_scores_one(task))
-        for metric in C.directional_metrics(task):
+                                       check=lambda: contracts.check_oracle_scores_one(task))
+        for metric in contracts.directional_metrics(task):
             yield ContractItem.from_parent(self, name=f"one_sided[{metric.id}]", path=task_file,
-                                           check=lambda m=metric: C.check_one_sided(task, m))
+                                           check=lambda m=metric: contracts.check_one_sided(task, m))
         yield ContractItem.from_parent(self, name="selfcheck_no_leak", path=task_file,
-                                       check=lambda: C.check_selfcheck_no_leak(task))
+                                       check=lambda: contracts.check_selfcheck_no_leak(task))
 
 
 def _fail(message: str):

@@ -34,7 +34,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, Invalid
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.labels import normalise_label
 from mmverify.artifact import ArtifactError
 
@@ -173,10 +173,10 @@ def _missing_scored_fields(task, data: Any) -> list[dict[str, str]]:
             continue
         seen.add(m.path.text)
         if m.is_list:
-            found = P.items(data, m.path)
-            absent = isinstance(found, P.Missing) or not found or any(isinstance(v, P.Missing) for v in found)
+            found = paths.items(data, m.path)
+            absent = isinstance(found, paths.Missing) or not found or any(isinstance(v, paths.Missing) for v in found)
         else:
-            absent = isinstance(P.get(data, m.path), P.Missing)
+            absent = isinstance(paths.get(data, m.path), paths.Missing)
         if absent:
             out.append({"path": m.path.text, "unit": m.unit})
     return out
@@ -284,8 +284,8 @@ def anchor_values(task) -> tuple[list[tuple[Fraction, str, str]], list[tuple[str
             if isinstance(leaf, Decimal):
                 numbers.append((Fraction(leaf), str(leaf), f"oracle {where}"))
         for m in task.metrics:
-            found = P.items(oracle, m.path) if m.is_list else [P.get(oracle, m.path)]
-            if isinstance(found, P.Missing):
+            found = paths.items(oracle, m.path) if m.is_list else [paths.get(oracle, m.path)]
+            if isinstance(found, paths.Missing):
                 continue
             for v in found:
                 if isinstance(v, str) and not is_decimal_text(v):
@@ -470,19 +470,19 @@ def distinct_artifact(data: Any, task=None) -> Any:
                 continue
             if m.is_list:
                 head, _ = m.path.split()
-                items = P.get(out, head) if head.segments else out
+                items = paths.get(out, head) if head.segments else out
                 if isinstance(items, list):
                     for i in range(len(items)):
-                        _replace_str(out, P.parse_path(P.concrete(m.path, i)), f"checked-label-{k}-{i}")
+                        _replace_str(out, paths.parse_path(paths.concrete(m.path, i)), f"checked-label-{k}-{i}")
             else:
                 _replace_str(out, m.path, f"checked-label-{k}")
     return out
 
 
-def _replace_str(data: Any, path: P.FieldPath, new: str) -> None:
+def _replace_str(data: Any, path: paths.FieldPath, new: str) -> None:
     if not path.segments:
         return
-    parent = P.get(data, P.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
+    parent = paths.get(data, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
     last = path.segments[-1]
     if isinstance(last, str) and isinstance(parent, dict) and isinstance(parent.get(last), str):
         parent[last] = new

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from tests.helpers.hostile import oracle_bytes, write_batch_inputs
-from mmverify import batch as B
+from mmverify import batch
 from mmverify.tasks import load_all, load_task
 
 TASKS = load_all()
@@ -50,7 +50,7 @@ def small(tmp_path):
 
 def test_one_row_per_input_in_order(tmp_path, small):
     out = str(tmp_path / "out.jsonl")
-    outcomes, stats = B.run_batch(small, out)
+    outcomes, stats = batch.run_batch(small, out)
     assert stats.scored == len(small) and stats.reused == 0
     got = rows(out)
     assert [r["batch"]["input"] for r in got] == small
@@ -62,24 +62,24 @@ def test_one_row_per_input_in_order(tmp_path, small):
     for r in got:
         assert r["schema_version"] == "mmverify.report/1"
         assert r["oeval"] is None or 0 <= r["oeval"] <= 1
-        assert r["batch"]["schema"] == B.ROW_SCHEMA
+        assert r["batch"]["schema"] == batch.ROW_SCHEMA
 
 
 def test_second_run_reuses_everything_and_changes_nothing(tmp_path, small):
     out = str(tmp_path / "out.jsonl")
-    B.run_batch(small, out)
+    batch.run_batch(small, out)
     first = open(out, "rb").read()
-    _, stats = B.run_batch(small, out)
+    _, stats = batch.run_batch(small, out)
     assert stats.reused == len(small) and stats.scored == 0
     assert open(out, "rb").read() == first
 
 
 def test_resume_after_partial_run_is_byte_identical(tmp_path, small):
     full = str(tmp_path / "full.jsonl")
-    B.run_batch(small, full)
+    batch.run_batch(small, full)
     out = str(tmp_path / "out.jsonl")
-    B.run_batch(small[:5], out)
-    _, stats = B.run_batch(small, out)
+    batch.run_batch(small[:5], out)
+    _, stats = batch.run_batch(small, out)
     assert stats.reused == 5 and stats.scored == len(small) - 5
     assert open(out, "rb").read() == open(full, "rb").read()
 
@@ -87,7 +87,7 @@ def test_resume_after_partial_run_is_byte_identical(tmp_path, small):
 @pytest.mark.parametrize("damage", ["torn", "garbage", "foreign", "binary", "empty_line"])
 def test_damaged_output_lines_are_dropped_and_redone(tmp_path, small, damage):
     full = str(tmp_path / "full.jsonl")
-    B.run_batch(small, full)
+    batch.run_batch(small, full)
     good = open(full, "rb").read()
     lines = good.split(b"\n")[:-1]
     out = tmp_path / "out.jsonl"
@@ -102,7 +102,7 @@ def test_damaged_output_lines_are_dropped_and_redone(tmp_path, small, damage):
     else:
         body = b"\n".join(lines[:4]) + b"\n\n"
     out.write_bytes(body)
-    _, stats = B.run_batch(small, str(out))
+    _, stats = batch.run_batch(small, str(out))
     assert stats.dropped_lines >= 1
     assert out.read_bytes() == good
     assert inputs_of(str(out)) == small
@@ -110,10 +110,10 @@ def test_damaged_output_lines_are_dropped_and_redone(tmp_path, small, damage):
 
 def test_changed_input_is_scored_again(tmp_path, small):
     out = str(tmp_path / "out.jsonl")
-    B.run_batch(small, out)
+    batch.run_batch(small, out)
     with open(small[0], "wb") as fh:
         fh.write(b"{")
-    _, stats = B.run_batch(small, out)
+    _, stats = batch.run_batch(small, out)
     assert stats.scored == 1 and stats.reused == len(small) - 1
     got = rows(out)
     assert [r["batch"]["input"] for r in got] == small
@@ -123,7 +123,7 @@ def test_changed_input_is_scored_again(tmp_path, small):
 def test_duplicate_inputs_are_one_input(tmp_path, small):
     out = str(tmp_path / "out.jsonl")
     twice = [small[0], small[1], small[0], os.path.join(os.path.dirname(small[1]), ".", os.path.basename(small[1]))]
-    outcomes, stats = B.run_batch(twice, out)
+    outcomes, stats = batch.run_batch(twice, out)
     assert inputs_of(out) == small[:2]
     assert len(stats.duplicates) == 2
 
@@ -135,22 +135,22 @@ def test_anchor_change_invalidates_reuse(tmp_path):
     art = tmp_path / "t-speed_a.json"
     art.write_text(json.dumps({"result": {"speed": 1.1, "pitch": 0.45, "handles": 224}}))
     out = str(tmp_path / "out.jsonl")
-    B.run_batch([str(art)], out, anchors_dir=anchors)
-    _, stats = B.run_batch([str(art)], out, anchors_dir=anchors)
+    batch.run_batch([str(art)], out, anchors_dir=anchors)
+    _, stats = batch.run_batch([str(art)], out, anchors_dir=anchors)
     assert stats.reused == 1
     speed_task(anchors, band={"rel": "0.5"})          # the anchors change
     from mmverify.tasks import _load_task_cached
 
     _load_task_cached.cache_clear()
-    _, stats = B.run_batch([str(art)], out, anchors_dir=anchors)
+    _, stats = batch.run_batch([str(art)], out, anchors_dir=anchors)
     assert stats.scored == 1 and stats.reused == 0
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # an alarm may land in a gc callback
 def test_time_cap_gives_a_timeout_row_and_is_retried(tmp_path, monkeypatch, small):
-    import mmverify.evaluate as E
+    from mmverify import evaluate
 
-    real = E.score_artifact
+    real = evaluate.score_artifact
 
     def slow(*a, **k):
         t0 = time.monotonic()
@@ -159,22 +159,22 @@ def test_time_cap_gives_a_timeout_row_and_is_retried(tmp_path, monkeypatch, smal
         return real(*a, **k)
 
     out = str(tmp_path / "out.jsonl")
-    monkeypatch.setattr(E, "score_artifact", slow)
+    monkeypatch.setattr(evaluate, "score_artifact", slow)
     t0 = time.monotonic()
-    outcomes, _ = B.run_batch(small[:2], out, timeout_s=0.2)
+    outcomes, _ = batch.run_batch(small[:2], out, timeout_s=0.2)
     assert time.monotonic() - t0 < 9          # two 5 s sleeps cut at 0.2 s each
     assert [r["error"]["code"] for r in rows(out)] == ["timeout", "timeout"]
     assert rows(out)[0]["task"]["id"] == small[0].rsplit("/", 1)[1].split("_run")[0]
-    monkeypatch.setattr(E, "score_artifact", real)
-    _, stats = B.run_batch(small[:2], out)
+    monkeypatch.setattr(evaluate, "score_artifact", real)
+    _, stats = batch.run_batch(small[:2], out)
     assert stats.scored == 2
     assert all(r["status"] != "error" or r["error"]["code"] != "timeout" for r in rows(out))
 
 
 def test_engine_error_is_an_error_row_and_the_batch_goes_on(tmp_path, monkeypatch, small):
-    import mmverify.evaluate as E
+    from mmverify import evaluate
 
-    real = E.score_artifact
+    real = evaluate.score_artifact
     calls = []
 
     def flaky(task, artifact, **k):
@@ -183,14 +183,14 @@ def test_engine_error_is_an_error_row_and_the_batch_goes_on(tmp_path, monkeypatc
             raise ZeroDivisionError("simulated engine bug")
         return real(task, artifact, **k)
 
-    monkeypatch.setattr(E, "score_artifact", flaky)
+    monkeypatch.setattr(evaluate, "score_artifact", flaky)
     out = str(tmp_path / "out.jsonl")
-    B.run_batch(small[:4], out)
+    batch.run_batch(small[:4], out)
     got = rows(out)
     assert len(got) == 4 and got[1]["error"]["code"] == "internal_error"
     assert "ZeroDivisionError" in got[1]["error"]["message"]
-    monkeypatch.setattr(E, "score_artifact", real)
-    _, stats = B.run_batch(small[:4], out)
+    monkeypatch.setattr(evaluate, "score_artifact", real)
+    _, stats = batch.run_batch(small[:4], out)
     assert stats.scored == 1 and stats.reused == 3
 
 
@@ -269,7 +269,7 @@ def test_interrupted_batch_completes_on_second_run(tmp_path, monkeypatch):
 
     fresh = tmp_path / "fresh.jsonl"
     monkeypatch.setattr(os, "fsync", lambda fd: None)     # the content is compared here, not durability
-    B.run_batch(paths, str(fresh))
+    batch.run_batch(paths, str(fresh))
     assert out.read_bytes() == fresh.read_bytes()
 
 
@@ -286,7 +286,7 @@ def test_hundred_megabyte_input_is_rejected_without_reading(tmp_path):
     out = str(tmp_path / "out.jsonl")
     tracemalloc.start()
     try:
-        B.run_batch([str(big)], out)
+        batch.run_batch([str(big)], out)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -302,7 +302,7 @@ def test_unbounded_stream_is_read_only_up_to_the_cap(tmp_path):
         pytest.skip("no /dev/zero")
     tracemalloc.start()
     try:
-        o = B.score_one("/dev/zero", task_id=DRAGON, max_bytes=1024 * 1024, fingerprint="")
+        o = batch.score_one("/dev/zero", task_id=DRAGON, max_bytes=1024 * 1024, fingerprint="")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -343,13 +343,13 @@ def test_time_cap_survives_a_swallowed_alarm():
     swallows the first ScoreTimeout: the cap repeats, so the block still ends."""
     swallowed = []
     t0 = time.monotonic()
-    with pytest.raises(B.ScoreTimeout):
-        with B.time_cap(0.2):
+    with pytest.raises(batch.ScoreTimeout):
+        with batch.time_cap(0.2):
             while time.monotonic() - t0 < 10:
                 try:
                     while time.monotonic() - t0 < 10:
                         pass
-                except B.ScoreTimeout:
+                except batch.ScoreTimeout:
                     if swallowed:
                         raise
                     swallowed.append(time.monotonic() - t0)

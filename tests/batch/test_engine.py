@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.helpers.hostile import oracle_bytes
-from mmverify import engine as E
+from mmverify import engine
 from mmverify.tasks import load_all
 
 TASKS = load_all()
@@ -42,16 +42,16 @@ def test_time_cap_off_the_main_thread_interrupts_and_repeats():
         swallowed = []
         t0 = time.monotonic()
         try:
-            with E.time_cap(0.2):
+            with engine.time_cap(0.2):
                 while time.monotonic() - t0 < 10:
                     try:
                         while time.monotonic() - t0 < 10:
                             pass
-                    except E.ScoreTimeout:
+                    except engine.ScoreTimeout:
                         if swallowed:
                             raise
                         swallowed.append(1)
-        except E.ScoreTimeout:
+        except engine.ScoreTimeout:
             return time.monotonic() - t0, swallowed
         return None
 
@@ -64,7 +64,7 @@ def test_time_cap_off_the_main_thread_interrupts_and_repeats():
 def test_time_cap_off_the_main_thread_leaves_nothing_behind():
     """A block that ends in time: no timeout arrives after it."""
     def quick():
-        with E.time_cap(0.05):
+        with engine.time_cap(0.05):
             pass
         t0 = time.monotonic()
         while time.monotonic() - t0 < 0.4:
@@ -76,7 +76,7 @@ def test_time_cap_off_the_main_thread_leaves_nothing_behind():
 
 @given(st.lists(st.sampled_from("abcd"), max_size=60), st.integers(1, 9), st.one_of(st.none(), st.integers(1, 7)))
 def test_chunks_hold_every_item_once_and_one_group_each(groups, pieces, max_chunk):
-    chunks = E.chunks_by_group(groups, lambda g: g, pieces, max_chunk)
+    chunks = engine.chunks_by_group(groups, lambda g: g, pieces, max_chunk)
     flat = sorted(i for c in chunks for i, _ in c)
     assert flat == list(range(len(groups)))
     assert all(c and len({g for _, g in c}) == 1 for c in chunks)
@@ -89,7 +89,7 @@ def test_chunks_hold_every_item_once_and_one_group_each(groups, pieces, max_chun
 
 @given(st.lists(st.sampled_from("abc"), max_size=40), st.integers(1, 8))
 def test_planned_chunks_cover_every_item_once(groups, workers):
-    chunks = E.plan_chunks(groups, lambda g: g, workers)
+    chunks = engine.plan_chunks(groups, lambda g: g, workers)
     assert sorted(i for c in chunks for i, _ in c) == list(range(len(groups)))
     if workers == 1:   # one by one, in input order
         assert [c[0][0] for c in chunks] == list(range(len(groups))) and all(len(c) == 1 for c in chunks)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from mmverify.cli import main
 from mmverify.gates.audit import audit_anchors, audit_task_id
 from mmverify.gates.authoring import GUIDE_ORDER, PLACEHOLDER, authoring_findings
-from mmverify.plugin import contracts as C
+from mmverify.plugin.contracts import check_gates_pass_on_oracle, check_loads, check_one_sided, check_oracle_scores_one, check_oracle_validates, check_selfcheck_no_leak, directional_metrics
 from mmverify.scaffold import RANGE_NOTE, SCHEMA_DIALECT, UNIT_NOTE, draft_schema
 from mmverify.tasks import default_anchors_dir, load_task, task_ids
 
@@ -30,14 +30,14 @@ def run(*args):
 
 def contracts(task_id: str, anchors: str) -> None:
     """Every contract the pytest plugin runs on a task."""
-    C.check_loads(task_id, anchors)
+    check_loads(task_id, anchors)
     task = load_task(task_id, anchors)
-    C.check_oracle_validates(task)
-    C.check_gates_pass_on_oracle(task)
-    C.check_oracle_scores_one(task)
-    for metric in C.directional_metrics(task):
-        C.check_one_sided(task, metric)
-    C.check_selfcheck_no_leak(task)
+    check_oracle_validates(task)
+    check_gates_pass_on_oracle(task)
+    check_oracle_scores_one(task)
+    for metric in directional_metrics(task):
+        check_one_sided(task, metric)
+    check_selfcheck_no_leak(task)
 
 
 def placeholders_in(folder: Path) -> int:

@@ -8,7 +8,7 @@ import math
 import os
 import subprocess
 import sys
-from fractions import Fraction as F
+from fractions import Fraction
 
 from tests.helpers.taskfactory import speed_task
 
@@ -52,7 +52,7 @@ def run_board(*args: str, cwd: str | None = None, timeout: float = 300) -> subpr
 
 
 def frac(text):
-    return None if text is None else F(text)
+    return None if text is None else Fraction(text)
 
 
 # --------------------------------------------------- independent computation
@@ -70,21 +70,21 @@ def expected_board(cells: dict, task_suite: dict, task_headline: dict, baseline:
 
     def value(c):
         status, o = c
-        return F(0) if status in FORCED else o
+        return Fraction(0) if status in FORCED else o
 
     def task_mean(e, t):
         seeds = sorted({s for ee, tt, s in cells if ee == e and tt == t})
         vals = [value(cells[(e, t, s)]) for s in seeds]
         forced = all(cells[(e, t, s)][0] in FORCED for s in seeds)
-        return sum(vals, F(0)) / len(vals), forced
+        return sum(vals, Fraction(0)) / len(vals), forced
 
     for e in entries:
         seeds = sorted({s for ee, _, s in cells if ee == e})
 
         def stat(ts, e=e, seeds=seeds):
-            per_seed = [sum((value(cells[(e, t, s)]) for t in ts), F(0)) / len(ts) for s in seeds]
-            mean = sum(per_seed, F(0)) / len(per_seed)
-            var = sum(((m - mean) ** 2 for m in per_seed), F(0)) / (len(per_seed) - 1) if len(per_seed) > 1 else None
+            per_seed = [sum((value(cells[(e, t, s)]) for t in ts), Fraction(0)) / len(ts) for s in seeds]
+            mean = sum(per_seed, Fraction(0)) / len(per_seed)
+            var = sum(((m - mean) ** 2 for m in per_seed), Fraction(0)) / (len(per_seed) - 1) if len(per_seed) > 1 else None
             return mean, var
 
         mean, var = stat(headline)
@@ -96,16 +96,16 @@ def expected_board(cells: dict, task_suite: dict, task_headline: dict, baseline:
             o, forced = task_mean(e, t)
             f, bforced = task_mean(baseline, t)
             if forced and bforced:
-                b = F(0)
+                b = Fraction(0)
             elif forced:
-                b = F(-1)
+                b = Fraction(-1)
             elif f == 1:
-                b = F(0) if o == 1 else F(-1)
+                b = Fraction(0) if o == 1 else Fraction(-1)
             else:
-                b = max(F(-1), min(F(1), (o - f) / (1 - f)))
+                b = max(Fraction(-1), min(Fraction(1), (o - f) / (1 - f)))
             terms.append(b)
         out[e] = {"mean": mean, "var": var, "sd": math.sqrt(var) if var is not None else None,
-                  "suites": suites, "multi_bo": 1 + sum(terms, F(0)) / len(terms),
+                  "suites": suites, "multi_bo": 1 + sum(terms, Fraction(0)) / len(terms),
                   "task_means": {t: task_mean(e, t)[0] for t in tasks},
                   "missing": sum(1 for (ee, _, _), c in cells.items() if ee == e and c[0] in ("missing", "absent")),
                   "gate_zeroes": sum(1 for (ee, _, _), c in cells.items() if ee == e and c[0] == "infeasible")}

@@ -13,7 +13,7 @@ from tests.helpers.gatekit import Str, data, gate, lab_task, with_gates
 
 from mmverify.gates import evaluate_gates
 from mmverify.lean_gen import ir
-from mmverify.lean_gen import syntax as S
+from mmverify.lean_gen import syntax
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -121,7 +121,7 @@ def test_identity_division_and_tolerance(lab):
                 tolerance="0.01", tolerance_reason="rounded in the statement")
     o = only(with_gates(lab, spec), data(x="1.01", y="2"))
     assert o.holds
-    assert S.eval_prop(o.claim)
+    assert syntax.eval_prop(o.claim)
     assert o.statement_text.count("≤") == 2  # == with a tolerance: two inequalities
 
 
@@ -234,8 +234,8 @@ def test_claim_that_disagrees_with_the_gate_is_an_error():
 def test_range_claim_agrees_with_gate_verdict(lab, x, lo, w, strict):
     spec = gate("r", "range", path="result.x", min=format(lo, "f"), max=format(lo + w, "f"), min_strict=strict)
     o = only(with_gates(lab, spec), data(x=format(x, "f")))
-    assert S.eval_prop(o.statement) is True  # the emitted statement is always true
-    assert S.eval_prop(o.claim) == o.holds
+    assert syntax.eval_prop(o.statement) is True  # the emitted statement is always true
+    assert syntax.eval_prop(o.claim) == o.holds
 
 
 @SETTINGS
@@ -258,5 +258,5 @@ def test_identity_claim_agrees_with_exact_relation(lab, a, b, c, expr):
     truth = {"<=": left <= right, ">=": left >= right, "==": left == right, "<": left < right,
              ">": left > right}[op]
     assert bool(truth) == o.holds
-    assert S.eval_prop(o.statement) is True
-    assert not S.check_types(o.claim)
+    assert syntax.eval_prop(o.statement) is True
+    assert not syntax.check_types(o.claim)

@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from mmverify.lean_gen import mutate as M
+from mmverify.lean_gen import mutate
 from mmverify.lean_gen import runner
-from mmverify.lean_gen import syntax as S
+from mmverify.lean_gen import syntax
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 TARGETS = ("forms.lean", "forms_violated.lean", "dragon_dance_refuted.lean")
@@ -37,32 +37,32 @@ EXAMPLE_FORM = {"change_partition_total": "partition_sum", "remove_domain_member
 
 
 def test_at_least_ten_operators_with_unique_names():
-    names = [op.name for op in M.OPERATORS]
+    names = [op.name for op in mutate.OPERATORS]
     assert len(names) >= 10 and len(set(names)) == len(names)
-    assert {op.expect for op in M.OPERATORS} == {M.KERNEL, M.AUDIT}
+    assert {op.expect for op in mutate.OPERATORS} == {mutate.KERNEL, mutate.AUDIT}
 
 
-@pytest.mark.parametrize("op", M.OPERATORS, ids=lambda op: op.name)
+@pytest.mark.parametrize("op", mutate.OPERATORS, ids=lambda op: op.name)
 def test_worked_example(op):
     before, after = op.example
     if op.proof is None:
-        m = M.apply(op, mini_file(before, EXAMPLE_FORM.get(op.name, "range")))
+        m = mutate.apply(op, mini_file(before, EXAMPLE_FORM.get(op.name, "range")))
         assert m is not None
         assert m.after == f"theorem ex : {after} := by decide"
-        assert S.eval_prop(S.parse_prop(before)) is True
-        assert S.eval_prop(S.parse_prop(after)) is False
+        assert syntax.eval_prop(syntax.parse_prop(before)) is True
+        assert syntax.eval_prop(syntax.parse_prop(after)) is False
     else:
-        m = M.apply(op, mini_file("30 ≤ 40"), spelling="native_decide")
+        m = mutate.apply(op, mini_file("30 ≤ 40"), spelling="native_decide")
         assert m is not None and before in m.before
         head, _, tail = after.partition("…")
         assert head.strip() in m.after and tail.strip() in m.after
 
 
-@pytest.mark.parametrize("op", M.OPERATORS, ids=lambda op: op.name)
+@pytest.mark.parametrize("op", mutate.OPERATORS, ids=lambda op: op.name)
 def test_golden_mutant_of_a_generated_file(op):
     found = None
     for label, text in target_texts():
-        found = M.apply(op, text, label, spelling="native_decide")
+        found = mutate.apply(op, text, label, spelling="native_decide")
         if found:
             break
     assert found is not None, f"{op.name} found no site in {TARGETS}"
@@ -82,33 +82,33 @@ def test_golden_mutant_of_a_generated_file(op):
     assert found.text.replace(found.after, found.before) == original
 
 
-@pytest.mark.parametrize("op", [op for op in M.OPERATORS if op.proof is None], ids=lambda op: op.name)
+@pytest.mark.parametrize("op", [op for op in mutate.OPERATORS if op.proof is None], ids=lambda op: op.name)
 def test_statement_mutants_are_false(op):
     for label, text in target_texts():
-        m = M.apply(op, text, label)
+        m = mutate.apply(op, text, label)
         if m is None:
             continue
         stmt = m.after.split(" : ", 1)[1].rsplit(" := ", 1)[0]
-        assert S.eval_prop(S.parse_prop(stmt)) is False
+        assert syntax.eval_prop(syntax.parse_prop(stmt)) is False
 
 
 def test_native_decide_is_spelled_for_the_target():
-    op = M.operator("proof_native_decide")
-    assert "by nativeDecide" in M.apply(op, mini_file("1 ≤ 2"), spelling="nativeDecide").after
-    assert "by native_decide" in M.apply(op, mini_file("1 ≤ 2"), spelling="native_decide").after
+    op = mutate.operator("proof_native_decide")
+    assert "by nativeDecide" in mutate.apply(op, mini_file("1 ≤ 2"), spelling="nativeDecide").after
+    assert "by native_decide" in mutate.apply(op, mini_file("1 ≤ 2"), spelling="native_decide").after
 
 
 def test_axiom_mutant_proves_a_false_statement_with_its_axiom():
-    m = M.apply(M.operator("axiom_proof"), mini_file("1 ≤ 2"))
-    assert m.after.splitlines()[0] == f"axiom {M.MUTANT_AXIOM} : False"
-    assert m.after.splitlines()[1] == f"theorem ex : ¬ (1 ≤ 2) := False.elim {M.MUTANT_AXIOM}"
+    m = mutate.apply(mutate.operator("axiom_proof"), mini_file("1 ≤ 2"))
+    assert m.after.splitlines()[0] == f"axiom {mutate.MUTANT_AXIOM} : False"
+    assert m.after.splitlines()[1] == f"theorem ex : ¬ (1 ≤ 2) := False.elim {mutate.MUTANT_AXIOM}"
 
 
 def test_every_operator_finds_a_site_on_the_anchors():
     from mmverify.lean_gen import project
 
     texts = [(f.relpath, f.text) for f in project.anchor_files()]
-    found = M.mutants(texts)
+    found = mutate.mutants(texts)
     missing = [x[0] for x in found if isinstance(x, tuple)]
     assert missing == []
 
@@ -125,29 +125,29 @@ def _r(name, status, negated=False, axioms=(), errors=(), parse_error=False):
 
 @pytest.fixture
 def mutant():
-    return M.apply(M.operator("negate_true_statement"), mini_file("1 ≤ 2"))
+    return mutate.apply(mutate.operator("negate_true_statement"), mini_file("1 ≤ 2"))
 
 
 @pytest.mark.parametrize("target, probe, stray, outcome, by", [
     (_r("Ex.ex", runner.FAILED, errors=["failed to reduce to 'true'"]), _r("P", runner.AUDIT_FAILED, axioms=None),
-     (), M.KILLED, M.KERNEL),
+     (), mutate.KILLED, mutate.KERNEL),
     (_r("Ex.ex", runner.AUDIT_FAILED, axioms=("sorryAx",)), _r("P", runner.AUDIT_FAILED, axioms=None),
-     (), M.KILLED, M.AUDIT),
-    (_r("Ex.ex", runner.PROVED), _r("P", runner.AUDIT_FAILED, axioms=None), (), M.SURVIVED, None),
+     (), mutate.KILLED, mutate.AUDIT),
+    (_r("Ex.ex", runner.PROVED), _r("P", runner.AUDIT_FAILED, axioms=None), (), mutate.SURVIVED, None),
     (_r("Ex.ex", runner.FAILED, errors=["unknown tactic"], parse_error=True),
-     _r("P", runner.AUDIT_FAILED, axioms=None), (), M.STILLBORN, None),
+     _r("P", runner.AUDIT_FAILED, axioms=None), (), mutate.STILLBORN, None),
     (_r("Ex.ex", runner.FAILED, errors=["x"]), _r("P", runner.FAILED, errors=["type mismatch"]), (),
-     M.STILLBORN, None),
+     mutate.STILLBORN, None),
     (_r("Ex.ex", runner.FAILED, errors=["x"]), _r("P", runner.AUDIT_FAILED, axioms=None), ("line 1: junk",),
-     M.STILLBORN, None),
+     mutate.STILLBORN, None),
 ])
 def test_judge_classification(monkeypatch, mutant, target, probe, stray, outcome, by):
-    results = {"Ex.ex": target, f"{M.PROBE_NS}.probe": probe}
+    results = {"Ex.ex": target, f"{mutate.PROBE_NS}.probe": probe}
     monkeypatch.setattr(runner, "check_text", lambda *a, **k: _fake_run(results, stray))
-    got = M.judge(mutant, toolchain=object(), version="test")
+    got = mutate.judge(mutant, toolchain=object(), version="test")
     assert got.outcome == outcome and got.rejected_by == by
 
 
 def test_probe_restates_the_mutated_statement(mutant):
-    probe = M.probe_text(mutant)
+    probe = mutate.probe_text(mutant)
     assert "theorem probe : ¬ (1 ≤ 2) := sorry" in probe

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.helpers.hostile import oracle_data
-from mmverify import batch as B
+from mmverify import batch
 from mmverify.artifact import (DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_VALUES, ArtifactError,
                                parse_bytes)
 from mmverify.tasks import load_task
@@ -56,10 +56,10 @@ def test_unique_items_check_is_not_quadratic():
     task = load_task(SIC)
     art = parse_bytes(_unique_items_bomb(4000))
     t0 = time.process_time()
-    with B.time_cap(120.0):          # a guard only: the check is on CPU time
+    with batch.time_cap(120.0):          # a guard only: the check is on CPU time
         try:
             errors = validate_artifact(task.artifact_schema, art.data)
-        except B.ScoreTimeout:
+        except batch.ScoreTimeout:
             pytest.fail("uniqueItems on 4,000 objects took more than 120 s")
     assert time.process_time() - t0 < 3.0
     assert any(e.keyword == "type" for e in errors)
@@ -76,7 +76,7 @@ def test_batch_time_cap_stops_a_slow_artifact(tmp_path):
     f = tmp_path / f"{PROD}_slow.json"
     f.write_text(json.dumps(data))
     t0 = time.monotonic()
-    o = B.score_one(str(f), timeout_s=1.0, fingerprint="")
+    o = batch.score_one(str(f), timeout_s=1.0, fingerprint="")
     assert time.monotonic() - t0 < 30
     assert o.row["error"]["code"] == "timeout" and o.row["oeval"] == 0
     assert o.row["task"]["id"] == PROD

@@ -218,14 +218,14 @@ def test_lean_emitter_never_emits_a_forbidden_token(case, label):
 def test_schema_precheck_never_hides_an_error(case):
     """Differential: validate.py's compiled pre-check may answer "valid" only
     when jsonschema (with the exact types and keywords) finds no error."""
-    from mmverify import validate as V
+    from mmverify import validate
 
     task, data = case
     art = parse_or_error(dump(data).encode("utf-8"))
     if isinstance(art, ArtifactError):
         return
-    check = V.fast_check_for(task.artifact_schema) if hasattr(V, "fast_check_for") else None
-    full = list(V.validator_for(task.artifact_schema).iter_errors(art.data))
+    check = validate.fast_check_for(task.artifact_schema) if hasattr(validate, "fast_check_for") else None
+    full = list(validate.validator_for(task.artifact_schema).iter_errors(art.data))
     if check is not None and check(art.data):
         assert not full, [e.message[:120] for e in full[:3]]
-    assert bool(V.validate_artifact(task.artifact_schema, art.data)) == bool(full)
+    assert bool(validate.validate_artifact(task.artifact_schema, art.data)) == bool(full)

@@ -18,7 +18,7 @@ import pytest
 from tests.helpers.hostile import (CANARY, CODE_STRINGS, LOOKALIKE_DIGITS, NEVER_NUMBERS, PAYLOADS, Raw, dump,
                      leaf_documents, oracle_data, set_at, target_paths, whole_documents)
 from tests.helpers.hostile.checks import check_report, foreign_strings, guard, lean_api, lean_problems
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.artifact import ArtifactError, parse_bytes
 from mmverify.evaluate import score_artifact
 from mmverify.tasks import load_all, load_task, task_ids
@@ -63,7 +63,7 @@ def test_corpus_covers_the_hostile_kinds():
 def _metric_by_path(task):
     out = {}
     for m in task.metrics:
-        segs = tuple(0 if s == P.WILDCARD else s for s in m.path.segments)
+        segs = tuple(0 if s == paths.WILDCARD else s for s in m.path.segments)
         out.setdefault(segs, []).append(m)
     return out
 
@@ -160,7 +160,7 @@ def test_lookalike_digits_are_never_numbers(task_id):
                         assert mr.read_status in ("not_a_number", "missing"), (digits, metric.id, mr.read_status)
                         assert all(pm.r in (None, 0) for pm in mr.per_paper if pm.status == "scored")
         if report.gates is not None:
-            concrete = {P._render(s) for s in placed}
+            concrete = {paths.render_segments(s) for s in placed}
             for inst in report.gates.instances:
                 if concrete & set(inst.paths) and inst.form != "finite_domain":
                     assert inst.verdict != "pass", (digits, inst.gate_id)

@@ -17,7 +17,7 @@ from tests.helpers.mm_agent_fixture import NUMBERS, STAMP, TASK, build_run, dire
 from mmverify.plugin.mm_agent import adapt_run, read_results, render_report
 from mmverify.plugin.mm_agent_layout import AMBIGUOUS, Entry, UNMATCHED, match_entries
 from mmverify.tasks import load_task, schema_at
-from mmverify import paths as P
+from mmverify import paths
 
 # the required containers the adapter adds, empty, when a run gives nothing inside them
 CONTAINERS = {"dual_temporal_bayes": {}, "momentum_model": {}, "randomness_tests": {}}
@@ -250,6 +250,6 @@ def test_every_accepted_key_is_described_and_every_other_is_listed(tmp_path, dat
     assert not problems
     assert len(pairs) + len(rejected) == len(data)
     for key in pairs:
-        assert schema_at(schema, P.parse_path(key)) is not None
+        assert schema_at(schema, paths.parse_path(key)) is not None
     assert {r["key"] for r in rejected} | set(pairs) == set(data)
     assert NUMBERS  # the fixture's numbers are the ones the block asks for

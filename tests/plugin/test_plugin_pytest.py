@@ -6,7 +6,7 @@ import os
 import pytest
 from tests.helpers.taskfactory import paper, speed_task
 
-from mmverify.plugin import contracts as C
+from mmverify.plugin import contracts
 from mmverify.tasks import load_task
 
 pytest_plugins = ["pytester"]
@@ -105,7 +105,7 @@ def test_one_sided_contract_catches_a_two_sided_kernel(tmp_path, monkeypatch):
     anchors = good_anchors(str(tmp_path / "anchors"))
     task = load_task(TID, anchors)
     metric = task.metric("speed")
-    assert C.check_one_sided(task, metric)
+    assert contracts.check_one_sided(task, metric)
     import mmverify.scoring.panel as panel
 
     real = panel.kernel_score
@@ -115,21 +115,21 @@ def test_one_sided_contract_catches_a_two_sided_kernel(tmp_path, monkeypatch):
                     *args, **kwargs)
 
     monkeypatch.setattr(panel, "kernel_score", symmetric)
-    with pytest.raises(C.ContractFailure, match="not one-sided"):
-        C.check_one_sided(task, metric)
+    with pytest.raises(contracts.ContractFailure, match="not one-sided"):
+        contracts.check_one_sided(task, metric)
 
 
 def test_leak_contract_catches_a_leaky_self_check(tmp_path, monkeypatch):
     anchors = good_anchors(str(tmp_path / "anchors"))
     task = load_task(TID, anchors)
-    assert "scanned" in C.check_selfcheck_no_leak(task)
-    import mmverify.plugin.selfcheck as S
+    assert "scanned" in contracts.check_selfcheck_no_leak(task)
+    from mmverify.plugin import selfcheck
 
-    real = S.self_check
-    monkeypatch.setattr(S, "self_check", lambda t, a, d=None, **kw: dict(real(t, a, d, **kw),
+    real = selfcheck.self_check
+    monkeypatch.setattr(selfcheck, "self_check", lambda t, a, d=None, **kw: dict(real(t, a, d, **kw),
                                                                             hint="aim for 1.246266"))
-    with pytest.raises(C.ContractFailure, match="1.246266"):
-        C.check_selfcheck_no_leak(task)
+    with pytest.raises(contracts.ContractFailure, match="1.246266"):
+        contracts.check_selfcheck_no_leak(task)
 
 
 def test_removed_metric_is_skipped_not_failed(tmp_path):
@@ -138,5 +138,5 @@ def test_removed_metric_is_skipped_not_failed(tmp_path):
     edit(anchors, TID, "task.json", lambda d: d["metrics"][0].update(comparable=False,
                                                                         comparable_reason="test"))
     task = load_task(TID, anchors)
-    with pytest.raises(C.ContractSkip):
-        C.check_one_sided(task, task.metric("speed"))
+    with pytest.raises(contracts.ContractSkip):
+        contracts.check_one_sided(task, task.metric("speed"))

@@ -8,7 +8,7 @@ import pytest
 from tests.helpers.taskfactory import speed_task
 
 from mmverify.evaluate import score_path
-from mmverify.plugin import verifier as V
+from mmverify.plugin import verifier
 
 TID = "t-speed"
 SPEED_LIMIT = {"id": "speed_limit", "form": "identity", "level": "B", "severity": "hard",
@@ -122,7 +122,7 @@ def test_internal_error_is_reward_zero_with_a_trace(anchors, tmp_path, monkeypat
         raise RuntimeError("engine bug")
 
     monkeypatch.setattr(mmverify.evaluate, "score_artifact", boom)
-    result = V.run_verifier(TID, os.path.join(anchors, TID, "oracle.json"), str(tmp_path / "r"), anchors)
+    result = verifier.run_verifier(TID, os.path.join(anchors, TID, "oracle.json"), str(tmp_path / "r"), anchors)
     assert result.reward == 0.0 and result.exit_code == 1
     assert result.details["error"]["code"] == "internal_error" and "engine bug" in result.details["traceback"]
     assert json.load(open(result.reward_path)) == {"reward": 0.0}
@@ -130,7 +130,7 @@ def test_internal_error_is_reward_zero_with_a_trace(anchors, tmp_path, monkeypat
 
 def test_schema_violation_zeroes_its_field_or_all_when_the_task_is_strict(anchors, tmp_path):
     path = write(tmp_path / "neg.json", artifact(pitch=-1))
-    result = V.run_verifier(TID, path, str(tmp_path / "r"), anchors)
+    result = verifier.run_verifier(TID, path, str(tmp_path / "r"), anchors)
     assert (result.exit_code, result.details["status"]) == (0, "scored") and 0 < result.reward < 1
     assert result.details["schema_errors"][0]["field"] == "result.pitch"
     # the task-level setting restores all-or-nothing
@@ -148,9 +148,9 @@ def test_schema_violation_zeroes_its_field_or_all_when_the_task_is_strict(anchor
 
 def test_rewrite_replaces_previous_files_atomically(anchors, tmp_path):
     out = str(tmp_path / "r")
-    V.run_verifier(TID, os.path.join(anchors, TID, "oracle.json"), out, anchors)
+    verifier.run_verifier(TID, os.path.join(anchors, TID, "oracle.json"), out, anchors)
     assert json.load(open(os.path.join(out, "reward.json"))) == {"reward": 1.0}
-    V.run_verifier(TID, str(tmp_path / "absent.json"), out, anchors)
+    verifier.run_verifier(TID, str(tmp_path / "absent.json"), out, anchors)
     assert json.load(open(os.path.join(out, "reward.json"))) == {"reward": 0.0}
     assert sorted(os.listdir(out)) == ["reward-details.json", "reward.json"]
 

@@ -17,7 +17,7 @@ from mmverify.artifact import parse_bytes
 from mmverify.cli import main
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
-from mmverify.replay import dragon_dance as D
+from mmverify.replay import dragon_dance
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2024-a-dragon-dance"
@@ -34,7 +34,7 @@ def task():
 
 @pytest.fixture(scope="module")
 def official():
-    return D.load_official(str(ANCHORS / TASK / "data"))
+    return dragon_dance.load_official(str(ANCHORS / TASK / "data"))
 
 
 def parsed(obj):
@@ -53,12 +53,12 @@ def with_q(section, key, value):
 
 def test_registered():
     assert load_task(TASK).replay == "dragon_dance"
-    assert declared_names(load_task(TASK)) == frozenset(D.DERIVED)
+    assert declared_names(load_task(TASK)) == frozenset(dragon_dance.DERIVED)
 
 
 def test_statement_quantities(official):
     # collision before the head could reach the centre (442.59 s), at a small radius
-    assert 400 < official["q2.terminal_time_s"] < float(D._arc(D.THETA_A, 0.55 / D.TWO_PI))
+    assert 400 < official["q2.terminal_time_s"] < float(dragon_dance._arc(dragon_dance.THETA_A, 0.55 / dragon_dance.TWO_PI))
     assert round(official["q2.terminal_time_s"], 2) == 412.47
     assert 0.30 < official["q3.minimum_pitch_m"] < 0.55
     assert round(official["q3.minimum_pitch_m"], 5) == 0.45034
@@ -119,7 +119,7 @@ def test_inflated_claim_fails_through_the_cli(tmp_path):
 def test_claimed_pitch_absent_is_a_gap(task, official):
     art = copy.deepcopy(ORACLE)
     del art["experiment_result"]["q3"]["minimum_pitch_m"]
-    derived = D.replay(parsed(art), official)
+    derived = dragon_dance.replay(parsed(art), official)
     assert "q3.claimed_pitch_clearance_m" not in derived.values
     assert "absent" in derived.gaps["q3.claimed_pitch_clearance_m"]
     report = evaluate_gates(task, parsed(art))
@@ -128,7 +128,7 @@ def test_claimed_pitch_absent_is_a_gap(task, official):
 
 def test_deterministic(task, official):
     data = parsed(ORACLE)
-    a, b = D.replay(data, official), D.replay(data, official)
+    a, b = dragon_dance.replay(data, official), dragon_dance.replay(data, official)
     assert a == b
     assert all(isinstance(v, Fraction) for v in a.values.values())
     assert run_replay(task, data).values == run_replay(task, data).values
@@ -136,8 +136,8 @@ def test_deterministic(task, official):
 
 def test_claimed_pitch_clearance_orders_pitches(official):
     p = official["q3.minimum_pitch_m"]
-    assert D.coil_in_clearance(p + 2e-5) >= 0 > D.coil_in_clearance(p - 2e-5)
-    assert D.coil_in_clearance(0.40) < 0 <= D.coil_in_clearance(0.55)
+    assert dragon_dance.coil_in_clearance(p + 2e-5) >= 0 > dragon_dance.coil_in_clearance(p - 2e-5)
+    assert dragon_dance.coil_in_clearance(0.40) < 0 <= dragon_dance.coil_in_clearance(0.55)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -150,50 +150,50 @@ def test_hostile_pitch_never_raises(official, value):
     data = parse_bytes(json.dumps(art, default=str).encode()).data
     data["experiment_result"]["q3"]["minimum_pitch_m"] = value
     start = time.perf_counter()
-    derived = D.replay(data, official)
+    derived = dragon_dance.replay(data, official)
     assert time.perf_counter() - start < 5
-    assert set(derived.values) | set(derived.gaps) == set(D.DERIVED)
+    assert set(derived.values) | set(derived.gaps) == set(dragon_dance.DERIVED)
 
 
 def test_hostile_shapes_never_raise(official):
     for data in ({}, {"experiment_result": []}, {"experiment_result": {"q3": 3}},
                  {"experiment_result": {"q3": {"minimum_pitch_m": "0.45"}}}):
-        derived = D.replay(data, official)
+        derived = dragon_dance.replay(data, official)
         assert "q3.claimed_pitch_clearance_m" in derived.gaps
 
 
 # --- physics ---------------------------------------------------------------
 
 def test_handles_keep_their_spacing():
-    path = D._Turn()
-    qs = D._chain(path, path.head(np.array([-50.0, 5.0, 14.48, 200.0])), D.N_HANDLES)
+    path = dragon_dance._Turn()
+    qs = dragon_dance._chain(path, path.head(np.array([-50.0, 5.0, 14.48, 200.0])), dragon_dance.N_HANDLES)
     x, y = (a.reshape(qs.shape) for a in path.pos(qs.ravel())[:2])
     gaps = np.hypot(np.diff(x, axis=0), np.diff(y, axis=0))
-    assert np.allclose(gaps[0], D.D_HEAD, atol=1e-9) and np.allclose(gaps[1:], D.D_BODY, atol=1e-9)
+    assert np.allclose(gaps[0], dragon_dance.D_HEAD, atol=1e-9) and np.allclose(gaps[1:], dragon_dance.D_BODY, atol=1e-9)
     assert (np.diff(qs, axis=0) < 0).all()
 
 
 def test_coiling_in_slows_each_following_handle():
-    path = D._Spiral(0.55)
-    qs = D._chain(path, D._spiral_head(np.array([0.0, 200.0, 400.0])), D.N_HANDLES)
-    v = D._speeds(path, qs)
+    path = dragon_dance._Spiral(0.55)
+    qs = dragon_dance._chain(path, dragon_dance._spiral_head(np.array([0.0, 200.0, 400.0])), dragon_dance.N_HANDLES)
+    v = dragon_dance._speeds(path, qs)
     assert (np.diff(v, axis=0) < 0).all() and (v > 0).all()
 
 
 def test_turn_length_does_not_depend_on_the_radius_ratio():
-    lengths = [D._Turn(ratio=k).length for k in (1.0, 1.5, 2.0, 3.0)]
+    lengths = [dragon_dance._Turn(ratio=k).length for k in (1.0, 1.5, 2.0, 3.0)]
     assert max(lengths) - min(lengths) < 1e-9
-    t = D._Turn()
+    t = dragon_dance._Turn()
     assert t.r1 == pytest.approx(2 * t.r2)
 
 
 def test_inner_window_matches_every_pair(monkeypatch):
     """The clearance from the innermost benches equals the clearance over all 24,753 bench pairs."""
     ts = np.array([300.0, 410.0, 412.47, 412.5])
-    restricted = D._coil_clearance(0.55, D._spiral_head(ts))
-    monkeypatch.setattr(D, "INNER", D.N_HANDLES - 1)
-    monkeypatch.setattr(D, "WINDOW", D.N_HANDLES)
-    full = D._coil_clearance(0.55, D._spiral_head(ts))
+    restricted = dragon_dance._coil_clearance(0.55, dragon_dance._spiral_head(ts))
+    monkeypatch.setattr(dragon_dance, "INNER", dragon_dance.N_HANDLES - 1)
+    monkeypatch.setattr(dragon_dance, "WINDOW", dragon_dance.N_HANDLES)
+    full = dragon_dance._coil_clearance(0.55, dragon_dance._spiral_head(ts))
     assert np.allclose(restricted, full, atol=1e-12)
 
 
@@ -203,7 +203,7 @@ def test_speed_limit_scaling(official):
 
 
 def test_reference_file_is_the_recomputation(official):
-    recomputed = D.statement_quantities()
+    recomputed = dragon_dance.statement_quantities()
     assert set(recomputed) == set(official)
     for name, value in recomputed.items():
-        assert D._exact(name, value) == D._exact(name, official[name]), name
+        assert dragon_dance._exact(name, value) == dragon_dance._exact(name, official[name]), name

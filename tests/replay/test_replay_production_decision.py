@@ -19,7 +19,7 @@ from mmverify.cli import main as cli
 from mmverify.evaluate import score_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
-from mmverify.replay import production_decision as PD
+from mmverify.replay import production_decision
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2024-b-production-decision"
@@ -54,15 +54,15 @@ def rows(art):
 
 
 def decision(row):
-    return tuple(int(row[k]) for k in PD.DECISIONS)
+    return tuple(int(row[k]) for k in production_decision.DECISIONS)
 
 
 # ------------------------------------------------------------------ the oracle
 
 def test_registered_and_names_declared(task):
     assert task.replay == "production_decision"
-    assert declared_names(task) == frozenset(PD.DERIVED)
-    assert len(PD.DERIVED) == len(set(PD.DERIVED))
+    assert declared_names(task) == frozenset(production_decision.DERIVED)
+    assert len(production_decision.DERIVED) == len(set(production_decision.DERIVED))
 
 
 def test_oracle_replays_to_its_own_claims(task):
@@ -75,9 +75,9 @@ def test_oracle_replays_to_its_own_claims(task):
     assert rep.verified() == {f"{ROWS}[{i}].expected_profit" for i in range(6)}
     values = rep.replay.values
     for i, row in enumerate(rows(ORACLE)):
-        exact = PD.reference_profit(row["case"], decision(row))
+        exact = production_decision.reference_profit(row["case"], decision(row))
         assert abs(exact - Fraction(str(row["expected_profit"]))) <= Fraction(5, 100000)
-        assert values[f"q2.row{i}.profit_reference"] == PD.decimal_value(exact)
+        assert values[f"q2.row{i}.profit_reference"] == production_decision.decimal_value(exact)
         assert values[f"q2.row{i}.regret"] == 0
     assert values["q3.profit_reference"] == 88 == Fraction(str(ORACLE["experiment_result"]["q3"]["best_expected_profit"]))
 
@@ -89,9 +89,9 @@ def test_oracle_scores_one(task):
 
 def test_oracle_decisions_are_best_of_all_16_in_the_reference_formula():
     for row in rows(ORACLE):
-        chosen = PD.reference_profit(row["case"], decision(row))
-        for alt in PD.ALL_DECISIONS:
-            assert chosen >= PD.reference_profit(row["case"], alt), (row["case"], alt)
+        chosen = production_decision.reference_profit(row["case"], decision(row))
+        for alt in production_decision.ALL_DECISIONS:
+            assert chosen >= production_decision.reference_profit(row["case"], alt), (row["case"], alt)
 
 
 def test_reference_fails_the_statement_reading(task):
@@ -135,7 +135,7 @@ def test_rounded_claims_within_tolerance_pass(task):
 def test_statement_reading_answer_is_verified(task):
     """An answer in the literal reading: situation 1, inspect both parts, no final
     inspection, dismantle: 56 - 346/9 = 158/9 = 17.5556 per customer."""
-    assert PD.statement_profit(1, (1, 1, 0, 1)) == Fraction(158, 9)
+    assert production_decision.statement_profit(1, (1, 1, 0, 1)) == Fraction(158, 9)
     art = oracle()
     rows(art)[0].update(inspect_part1=1, inspect_part2=1, inspect_final=0, dismantle_bad_final=1,
                         expected_profit=17.5556)
@@ -152,7 +152,7 @@ def test_decisions_best_in_neither_reading_fail_hard(task):
     art = oracle()
     row = rows(art)[0]
     row.update(inspect_part1=0, inspect_part2=1, inspect_final=1, dismantle_bad_final=0)
-    row["expected_profit"] = float(round(PD.reference_profit(1, (0, 1, 1, 0)), 4))
+    row["expected_profit"] = float(round(production_decision.reference_profit(1, (0, 1, 1, 0)), 4))
     got = verdicts(task, art)
     assert got[("q2.row0.profit_replayed", None)] == "pass"
     assert got[("q2.row0.decisions_optimal_replayed", None)] == "fail"
@@ -183,7 +183,7 @@ def test_missing_witness_is_a_gap_and_unverified(task):
 def test_unbounded_literal_reading_leaves_the_reference_to_decide(task):
     """Dismantling with an uninspected part recycles a defective part forever in
     the literal reading; the bracket collapses to the reference value."""
-    assert PD.statement_profit(1, (0, 0, 0, 1)) is None
+    assert production_decision.statement_profit(1, (0, 0, 0, 1)) is None
     art = oracle()
     rows(art)[0]["dismantle_bad_final"] = 1
     rep = report(task, art)
@@ -195,7 +195,7 @@ def test_unbounded_literal_reading_leaves_the_reference_to_decide(task):
 
 def test_deterministic(task):
     a = run_replay(task, parsed(ORACLE).data)
-    b = PD.replay(parsed(ORACLE).data, None)
+    b = production_decision.replay(parsed(ORACLE).data, None)
     assert a.values == dict(b.values) and a.gaps == dict(b.gaps)
     art = oracle()
     rows(art)[1].update(inspect_part1=1, expected_profit=3.4062)
@@ -206,18 +206,18 @@ def test_deterministic(task):
 
 def test_known_values():
     # reference: nothing inspected, price - parts - assembly - (1 - 0.9^3) x swap loss
-    assert PD.reference_profit(1, (0, 0, 0, 0)) == 56 - 28 - (1 - Fraction(729, 1000)) * 6
+    assert production_decision.reference_profit(1, (0, 0, 0, 0)) == 56 - 28 - (1 - Fraction(729, 1000)) * 6
     # literal reading, nothing inspected, scrap: each delivery attempt costs 28 (+6 when defective)
     g = Fraction(729, 1000)
-    assert PD.statement_profit(1, (0, 0, 0, 0)) == 56 - 28 / g - (1 / g - 1) * 6
+    assert production_decision.statement_profit(1, (0, 0, 0, 0)) == 56 - 28 / g - (1 / g - 1) * 6
     # literal reading, everything inspected, scrap: (30 + 6 + 3) per attempt, 1 / 0.9 attempts
-    assert PD.statement_profit(1, (1, 1, 1, 0)) == 56 - Fraction(39) / Fraction(9, 10)
+    assert production_decision.statement_profit(1, (1, 1, 1, 0)) == 56 - Fraction(39) / Fraction(9, 10)
 
 
 def test_every_profit_within_the_statement_margin():
-    for case in PD.CASES:
-        for d in PD.ALL_DECISIONS:
-            ref, stmt = PD._TABLES[case][d]
+    for case in production_decision.CASES:
+        for d in production_decision.ALL_DECISIONS:
+            ref, stmt = production_decision._TABLES[case][d]
             assert ref <= 28
             assert stmt is None or stmt <= 28
             assert (stmt is None) == (d[3] == 1 and not (d[0] and d[1]))
@@ -227,8 +227,8 @@ def test_literal_reading_costs_more_with_a_higher_swap_loss():
     """Situations 1 and 3 differ only in the swap loss (6 vs 30): without final
     inspection every defective unit sold pays it, so profit falls; with final
     inspection nothing is sold defective and the profit does not move."""
-    for d in PD.ALL_DECISIONS:
-        s1, s3 = PD.statement_profit(1, d), PD.statement_profit(3, d)
+    for d in production_decision.ALL_DECISIONS:
+        s1, s3 = production_decision.statement_profit(1, d), production_decision.statement_profit(3, d)
         if s1 is None:
             continue
         assert s3 < s1 if not d[2] else s3 == s1
@@ -239,7 +239,7 @@ def test_literal_reading_costs_more_with_a_higher_swap_loss():
 number = st.one_of(st.decimals(allow_nan=False, allow_infinity=False), st.integers(-10**30, 10**30),
                    st.booleans(), st.text(max_size=5), st.none(), st.lists(st.integers(), max_size=2),
                    st.sampled_from([0, 1, 2, 6, Decimal("1.0"), Decimal("0.5"), Decimal("1E+400")]))
-row_st = st.dictionaries(st.sampled_from(["case", *PD.DECISIONS, "expected_profit"]), number)
+row_st = st.dictionaries(st.sampled_from(["case", *production_decision.DECISIONS, "expected_profit"]), number)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -252,12 +252,12 @@ row_st = st.dictionaries(st.sampled_from(["case", *PD.DECISIONS, "expected_profi
     st.dictionaries(st.text(max_size=3), number)))
 def test_hostile_witness_never_raises(data):
     t0 = time.perf_counter()
-    d = PD.replay(data, None)
+    d = production_decision.replay(data, None)
     assert time.perf_counter() - t0 < 5
-    assert set(d.values) | set(d.gaps) == set(PD.DERIVED)
+    assert set(d.values) | set(d.gaps) == set(production_decision.DERIVED)
     assert not set(d.values) & set(d.gaps)
     assert all(isinstance(v, Fraction) for v in d.values.values())
-    for i in range(PD.ROWS):
+    for i in range(production_decision.ROWS):
         if f"q2.row{i}.regret" in d.values:
             assert d.values[f"q2.row{i}.regret"] >= 0
             assert d.values[f"q2.row{i}.profit_low"] <= d.values[f"q2.row{i}.profit_high"] <= 28
@@ -266,8 +266,8 @@ def test_hostile_witness_never_raises(data):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 6), st.tuples(*[st.integers(0, 1)] * 4))
 def test_regret_zero_exactly_for_a_best_set(case, d):
-    art = {"experiment_result": {"q2": {"best_decisions": [dict(case=case, **dict(zip(PD.DECISIONS, d)))]}}}
-    v = PD.replay(parsed(art).data, None).values
-    ref, stmt = PD._TABLES[case][d]
-    best_ref, best_stmt = PD.best_profits(case)
+    art = {"experiment_result": {"q2": {"best_decisions": [dict(case=case, **dict(zip(production_decision.DECISIONS, d)))]}}}
+    v = production_decision.replay(parsed(art).data, None).values
+    ref, stmt = production_decision._TABLES[case][d]
+    best_ref, best_stmt = production_decision.best_profits(case)
     assert (v["q2.row0.regret"] == 0) == (ref == best_ref or stmt == best_stmt)

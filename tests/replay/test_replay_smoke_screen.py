@@ -15,7 +15,7 @@ from mmverify.artifact import parse_bytes
 from mmverify.evaluate import score_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
-from mmverify.replay import smoke_screen as S
+from mmverify.replay import smoke_screen
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2025-a-smoke-screen"
@@ -40,7 +40,7 @@ def verdicts(task, obj):
 
 def bomb(uav, missile, heading, speed, drop, fuse, duration):
     """A strategy row whose printed points follow from its plan (3 decimals, as the reference prints)."""
-    x0, y0, z0 = S.UAVS[uav]
+    x0, y0, z0 = smoke_screen.UAVS[uav]
     h = math.radians(heading)
     vx, vy = speed * math.cos(h), speed * math.sin(h)
     r = lambda v: round(v, 3)  # noqa: E731
@@ -48,7 +48,7 @@ def bomb(uav, missile, heading, speed, drop, fuse, duration):
             "drop_time_s": drop, "fuse_time_s": fuse, "explode_time_s": r(drop + fuse),
             "drop_x": r(x0 + vx * drop), "drop_y": r(y0 + vy * drop), "drop_z": z0,
             "explode_x": r(x0 + vx * (drop + fuse)), "explode_y": r(y0 + vy * (drop + fuse)),
-            "explode_z": r(z0 - S.G * fuse * fuse / 2), "individual_duration_s": duration}
+            "explode_z": r(z0 - smoke_screen.G * fuse * fuse / 2), "individual_duration_s": duration}
 
 
 def q5_with(m3_bomb, m3_claim):
@@ -68,7 +68,7 @@ BETTER_M3 = ("FY3", "M3", 151.692, 138.858, 36.654, 11.846)
 def test_registered_and_names_declared():
     assert load_task(TASK).replay == "smoke_screen"
     assert "q1.effective_duration_s" in declared_names(load_task(TASK))
-    assert len(S.DERIVED) == len(set(S.DERIVED))
+    assert len(smoke_screen.DERIVED) == len(set(smoke_screen.DERIVED))
 
 
 def test_oracle_replays_to_its_claims(task):
@@ -107,7 +107,7 @@ def test_reference_fails_the_full_target_reading(task):
 
 
 def test_better_witnessed_strategy_scores_by_its_replay(task):
-    d, _ = S._union(S._intervals(S._bomb(dict(zip(("uav", "target_missile", "heading_deg", "speed_mps",
+    d, _ = smoke_screen._union(smoke_screen._intervals(smoke_screen._bomb(dict(zip(("uav", "target_missile", "heading_deg", "speed_mps",
                                                     "drop_time_s", "fuse_time_s"), map(_dec, BETTER_M3))),
                                          "t")[2], "M3", "sampled"))
     claim = round(d, 3)
@@ -140,7 +140,7 @@ def test_claim_without_witness_is_a_gap_and_unverified(task):
 
 def test_deterministic(task):
     a = run_replay(task, parsed(ORACLE).data)
-    b = S.replay(parsed(ORACLE).data, None)
+    b = smoke_screen.replay(parsed(ORACLE).data, None)
     assert a.values == dict(b.values)
 
 
@@ -148,7 +148,7 @@ def test_speed_and_heading_change_the_replay(task):
     """Physics: Q1's fixed plan; a bomb that bursts underground makes no cloud."""
     art = copy.deepcopy(ORACLE)
     art["q2"]["strategy"]["fuse_time_s"] = 30   # falls 4410 m from 1800 m
-    v = S.replay(parsed(art).data, None).values
+    v = smoke_screen.replay(parsed(art).data, None).values
     assert v["q2.effective_duration_s"] == 0 and v["q2.grid_slack_s"] == 0
 
 
@@ -171,9 +171,9 @@ bomb_st = st.dictionaries(st.sampled_from(["uav", "target_missile", "heading_deg
                                  number)))
 def test_hostile_witness_never_raises(data):
     t0 = time.perf_counter()
-    d = S.replay(data, None)
+    d = smoke_screen.replay(data, None)
     assert time.perf_counter() - t0 < 10
-    assert set(d.values) | set(d.gaps) == set(S.DERIVED)
+    assert set(d.values) | set(d.gaps) == set(smoke_screen.DERIVED)
     assert all(isinstance(v, Fraction) and v >= 0 for v in d.values.values())
 
 
@@ -183,5 +183,5 @@ def test_single_cloud_bounds(speed, heading, drop, fuse):
     """One cloud shields at most 20 s, never after M1 lands, and the strict reading never exceeds the sampled."""
     b = {"uav": "FY1", "target_missile": "M1", "heading_deg": Decimal(repr(heading)),
          "speed_mps": Decimal(repr(speed)), "drop_time_s": Decimal(repr(drop)), "fuse_time_s": Decimal(repr(fuse))}
-    v = S.replay({"q2": {"strategy": b}}, None).values
+    v = smoke_screen.replay({"q2": {"strategy": b}}, None).values
     assert 0 <= v["q2.effective_duration_full_target_s"] <= v["q2.effective_duration_s"] <= 20

@@ -5,7 +5,7 @@ import json
 import os
 import re
 import sys
-from fractions import Fraction as F
+from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
@@ -65,11 +65,11 @@ def small_run(tmp_path, anchors):
     for r in rows:
         key = (r["entry"], r["task"], r["seed"])
         if r["artifact"] is None or not os.path.exists(tmp_path / r["artifact"]):
-            cells_spec[key] = ("missing", F(0))
+            cells_spec[key] = ("missing", Fraction(0))
         else:
             rep = score_path(str(tmp_path / r["artifact"]), r["task"], anchors)
             cells_spec[key] = (rep.status, rep.oeval)
-    cells_spec[("beta", "t-c", 2)] = ("absent", F(0))
+    cells_spec[("beta", "t-c", 2)] = ("absent", Fraction(0))
     return manifest, cells_spec
 
 

@@ -9,11 +9,11 @@ import json
 import os
 import time
 from decimal import Decimal
-from fractions import Fraction as F
+from fractions import Fraction
 
 import pytest
 
-from mmverify import paths as P
+from mmverify import paths
 from mmverify.evaluate import score_path
 from mmverify.tasks import default_anchors_dir, load_task
 from tests.helpers.board_kit import FORCED, check_board_against, expected_board, frac, run_board
@@ -50,12 +50,12 @@ def dump_exact(v) -> str:
     return json.dumps(v)
 
 
-def concrete(path_text: str) -> P.FieldPath:
-    return P.parse_path(path_text.replace("[*]", "[0]"))
+def concrete(path_text: str) -> paths.FieldPath:
+    return paths.parse_path(path_text.replace("[*]", "[0]"))
 
 
 def get_at(data, path_text):
-    return P.get(data, concrete(path_text))
+    return paths.get(data, concrete(path_text))
 
 
 def set_at(data, path_text, value) -> bool:
@@ -80,9 +80,9 @@ def set_at(data, path_text, value) -> bool:
 
 def delete_at(data, path_text) -> bool:
     """Delete the field a metric reads (for a list path, the whole list)."""
-    segs = P.parse_path(path_text).segments
-    if P.WILDCARD in segs:
-        segs = segs[:segs.index(P.WILDCARD)]
+    segs = paths.parse_path(path_text).segments
+    if paths.WILDCARD in segs:
+        segs = segs[:segs.index(paths.WILDCARD)]
     while segs and not isinstance(segs[-1], str):
         segs = segs[:-1]
     cur = data
@@ -179,18 +179,18 @@ def plan(entry: str, i: int, seed: int) -> str:
     return ("gate" if i % 2 == 0 else "scale:0.1", "drop" if i % 5 == 2 else "scale:0.03", "oracle")[seed]
 
 
-def hand_oeval(task, data, metric) -> F:
+def hand_oeval(task, data, metric) -> Fraction:
     """O-EVAL of an artifact that differs from the oracle only in the scalar ``metric``,
     by hand: per paper R = sum w r / sum w over its reported metrics, every r
     but the changed metric's is 1 (the oracle scores 1), then the panel mean."""
-    x = F(str(get_at(data, metric.path.text)))
+    x = Fraction(str(get_at(data, metric.path.text)))
     total = []
     for p in task.panel:
         reported = [m for m in task.metrics if m.id in p.values and m.comparable]
         if not reported:
             continue
-        den = sum((m.weight for m in reported), F(0))
-        num = F(0)
+        den = sum((m.weight for m in reported), Fraction(0))
+        num = Fraction(0)
         for m in reported:
             if m.id != metric.id:
                 num += m.weight
@@ -198,18 +198,18 @@ def hand_oeval(task, data, metric) -> F:
             a = p.values[m.id]
             b = m.band
             w = {"abs": b.value, "rel": b.value * abs(a), "endpoint": abs(a - b.value) if b.kind == "endpoint" else None}[b.kind]
-            if w < F(2, 100) * abs(a):
-                w = F(5, 100) * abs(a)                  # degenerate_band
+            if w < Fraction(2, 100) * abs(a):
+                w = Fraction(5, 100) * abs(a)                  # degenerate_band
             if m.direction == "higher_is_better":
-                miss = max(F(0), a - x)
+                miss = max(Fraction(0), a - x)
             elif m.direction == "lower_is_better":
-                miss = max(F(0), x - a)
+                miss = max(Fraction(0), x - a)
             else:
                 miss = abs(x - a)
-            r = min(F(1), max(F(0), 1 - miss / w))
+            r = min(Fraction(1), max(Fraction(0), 1 - miss / w))
             num += m.weight * r
         total.append(num / den)
-    return sum(total, F(0)) / len(total)
+    return sum(total, Fraction(0)) / len(total)
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +233,7 @@ def real_run(tmp_path_factory):
                 rows.append({"entry": e, "task": task.id, "seed": s, "artifact": rel, "cost_usd": float(COST[e]),
                              "model": e, "harness": "test"})
                 if kind == "drop":
-                    expected[(e, task.id, s)] = ("missing", F(0))
+                    expected[(e, task.id, s)] = ("missing", Fraction(0))
                     continue
                 if kind == "oracle":
                     data = load_exact_copy(oracle)
@@ -291,7 +291,7 @@ def test_real_anchors_board(real_run):
             for c in tr["cells"]:
                 status, o = expected[(er["entry"], tr["task"], c["seed"])]
                 assert c["status"] == status, (er["entry"], tr["task"], c["seed"])
-                assert frac(c["oeval_exact"]) == (F(0) if status in FORCED else o)
+                assert frac(c["oeval_exact"]) == (Fraction(0) if status in FORCED else o)
     # a few cells by hand: the scaled metric's band arithmetic
     assert len(hand) >= len(tasks)
     for (e, t, s), value in hand:

@@ -1,5 +1,5 @@
 """Metric kernels: one-sidedness, monotonicity, bounds (property tests) and cases."""
-from fractions import Fraction as F
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, strategies as st
@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from mmverify.scoring.kernels import DIRECTIONS, exact_match, kernel_score
 
 fracs = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**6)
-pos = st.fractions(min_value=F(1, 10**6), max_value=10**6, max_denominator=10**6)
+pos = st.fractions(min_value=Fraction(1, 10**6), max_value=10**6, max_denominator=10**6)
 
 
 @given(a=fracs, w=pos, beyond=st.fractions(min_value=0, max_value=10**6, max_denominator=1000))
@@ -44,20 +44,20 @@ def test_target_value_is_two_sided_and_symmetric(a, w, d):
 
 def test_linear_fall_over_band():
     # anchor 10, band 2: shortfall 0.5 -> 0.75; shortfall 2 or more -> 0
-    assert kernel_score("higher_is_better", F(19, 2), F(10), F(2)) == F(3, 4)
-    assert kernel_score("higher_is_better", F(8), F(10), F(2)) == 0
-    assert kernel_score("higher_is_better", F(-100), F(10), F(2)) == 0
-    assert kernel_score("lower_is_better", F(21, 2), F(10), F(2)) == F(3, 4)
-    assert kernel_score("target_value", F(21, 2), F(10), F(2)) == F(3, 4)
+    assert kernel_score("higher_is_better", Fraction(19, 2), Fraction(10), Fraction(2)) == Fraction(3, 4)
+    assert kernel_score("higher_is_better", Fraction(8), Fraction(10), Fraction(2)) == 0
+    assert kernel_score("higher_is_better", Fraction(-100), Fraction(10), Fraction(2)) == 0
+    assert kernel_score("lower_is_better", Fraction(21, 2), Fraction(10), Fraction(2)) == Fraction(3, 4)
+    assert kernel_score("target_value", Fraction(21, 2), Fraction(10), Fraction(2)) == Fraction(3, 4)
 
 
 def test_exact_value_numbers_and_labels():
-    assert exact_match(F(224), F(224)) == 1
-    assert exact_match(F(2241, 10), F(224)) == 0
+    assert exact_match(Fraction(224), Fraction(224)) == 1
+    assert exact_match(Fraction(2241, 10), Fraction(224)) == 0
     assert exact_match("  Yes ", "yes") == 1
     assert exact_match("Plan  A", "plan a") == 1
     assert exact_match("no", "yes") == 0
-    assert exact_match(F(1), "1") == 0  # a number never equals a label
+    assert exact_match(Fraction(1), "1") == 0  # a number never equals a label
 
 
 def test_registry_declares_direction_properties():
@@ -68,4 +68,4 @@ def test_registry_declares_direction_properties():
 
 def test_kernel_refuses_missing_band():
     with pytest.raises(ValueError):
-        kernel_score("target_value", F(1), F(1), None)
+        kernel_score("target_value", Fraction(1), Fraction(1), None)

@@ -1,4 +1,4 @@
-from fractions import Fraction as F
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, strategies as st
@@ -20,26 +20,26 @@ def test_baseline_against_itself_scores_one(f):
 
 
 def test_gap_closed_and_clip():
-    assert bo_term("t", F(1, 2), F(0)).b == F(1, 2)
-    assert bo_term("t", F(3, 4), F(1, 2)).b == F(1, 2)
-    assert bo_term("t", F(0), F(3, 4)).b == -1          # clipped at -1
-    assert bo_term("t", F(1, 4), F(1, 2)).b == F(-1, 2)
+    assert bo_term("t", Fraction(1, 2), Fraction(0)).b == Fraction(1, 2)
+    assert bo_term("t", Fraction(3, 4), Fraction(1, 2)).b == Fraction(1, 2)
+    assert bo_term("t", Fraction(0), Fraction(3, 4)).b == -1          # clipped at -1
+    assert bo_term("t", Fraction(1, 4), Fraction(1, 2)).b == Fraction(-1, 2)
 
 
 def test_baseline_perfect():
-    assert bo_term("t", F(1), F(1)).b == 0
-    assert bo_term("t", F(99, 100), F(1)).b == -1
-    assert bo_term("t", F(99, 100), F(1)).rule == "baseline_perfect"
+    assert bo_term("t", Fraction(1), Fraction(1)).b == 0
+    assert bo_term("t", Fraction(99, 100), Fraction(1)).b == -1
+    assert bo_term("t", Fraction(99, 100), Fraction(1)).rule == "baseline_perfect"
 
 
 def test_forced_fail_and_mean():
-    terms = [bo_term("a", F(1), F(1, 2)), bo_term("b", F(1), F(1, 2), forced_fail=True)]
+    terms = [bo_term("a", Fraction(1), Fraction(1, 2)), bo_term("b", Fraction(1), Fraction(1, 2), forced_fail=True)]
     assert terms[1].b == -1
-    assert multi_bo(terms) == 1 + (1 + -1) / F(2)
+    assert multi_bo(terms) == 1 + (1 + -1) / Fraction(2)
 
 
 def test_rejects_out_of_range_and_empty():
     with pytest.raises(ValueError):
-        bo_term("t", F(2), F(0))
+        bo_term("t", Fraction(2), Fraction(0))
     with pytest.raises(ValueError):
         multi_bo([])

@@ -1,5 +1,5 @@
 """Panel scoring: per-paper R, O-EVAL, renormalisation, exclusions, named rules."""
-from fractions import Fraction as F
+from fractions import Fraction
 
 from hypothesis import given, settings, strategies as st
 
@@ -23,7 +23,7 @@ def test_oeval_is_mean_of_paper_R(vals, weights):
     ms = [metric("a", "higher_is_better", weights[0]), metric("b", "lower_is_better", weights[1]),
           metric("c", "target_value", weights[2], band=("abs", "5"))]
     papers = [paper(f"P{i}", {"a": str(a), "b": str(b), "c": str(c)}) for i, (a, b, c) in enumerate(vals)]
-    s = score_panel(task(ms, papers), data(a=F(1), b=F(2), c=F(0)))
+    s = score_panel(task(ms, papers), data(a=Fraction(1), b=Fraction(2), c=Fraction(0)))
     rs = [p.r for p in s.papers]
     assert s.oeval == sum(rs) / len(rs)
     assert all(0 <= r <= 1 for r in rs)
@@ -35,7 +35,7 @@ def test_paper_reporting_nothing_does_not_change_oeval(a, x):
     ms = [metric("a")]
     with_silent = task(ms, [paper("P1", {"a": str(a)}), paper("P2", {}, excluded={"a": "figure_only"})])
     without = task(ms, [paper("P1", {"a": str(a)})])
-    d = data(a=F(x))
+    d = data(a=Fraction(x))
     s1, s2 = score_panel(with_silent, d), score_panel(without, d)
     assert s1.oeval == s2.oeval
     assert [p.paper_id for p in s1.papers if p.r is None] == ["P2"]
@@ -47,17 +47,17 @@ def test_renormalisation_ignores_weights_of_unreported_metrics(w_unreported, a, 
     def mk(w):
         return task([metric("a", weight=2), metric("b", weight=w)],
                     [paper("P1", {"a": str(a)}, excluded={"b": "no_numeric_estimate"})])
-    d = data(a=F(x), b=F(1))
+    d = data(a=Fraction(x), b=Fraction(1))
     assert score_panel(mk(1), d).papers[0].r == score_panel(mk(w_unreported), d).papers[0].r
 
 
 def test_per_paper_weights_renormalised_over_reported_subset():
     ms = [metric("a", weight=3), metric("b", weight=1)]
     t = task(ms, [paper("P1", {"a": "10", "b": "10"}), paper("P2", {"b": "10"}, excluded={"a": "figure_only"})])
-    s = score_panel(t, data(a=F(10), b=F(0)))  # a perfect, b far short
-    assert s.papers[0].r == F(3, 4)
+    s = score_panel(t, data(a=Fraction(10), b=Fraction(0)))  # a perfect, b far short
+    assert s.papers[0].r == Fraction(3, 4)
     assert s.papers[1].r == 0
-    assert s.oeval == F(3, 8)
+    assert s.oeval == Fraction(3, 8)
 
 
 def test_missing_and_not_a_number_score_zero_and_are_not_removed():
@@ -77,41 +77,41 @@ def test_tennis_literature_split_gives_majority_ten_elevenths():
     papers = [paper("anchor", {"momentum_exists": "no"}, oracle=True)]
     papers += [paper(f"O{i}", {"momentum_exists": "yes"}) for i in range(10)]
     t = task(ms, papers)
-    assert score_panel(t, data(momentum_exists="Yes")).oeval == F(10, 11)
-    assert score_panel(t, data(momentum_exists="no")).oeval == F(1, 11)
+    assert score_panel(t, data(momentum_exists="Yes")).oeval == Fraction(10, 11)
+    assert score_panel(t, data(momentum_exists="no")).oeval == Fraction(1, 11)
 
 
 # ---------------------------------------------------------------- named rules
 
 def test_degenerate_band_fires_on_narrow_band():
     m = metric("a", band=("abs", "0.01"))
-    eb = band_width(m, F(10), "P1")
+    eb = band_width(m, Fraction(10), "P1")
     assert eb.rule is not None and eb.rule.rule == "degenerate_band"
-    assert eb.width == F(1, 2)  # 5 % of 10
-    s = score_panel(task([m], [paper("P1", {"a": "10"})]), data(a=F(975, 100)))
-    assert s.oeval == F(1, 2)
+    assert eb.width == Fraction(1, 2)  # 5 % of 10
+    s = score_panel(task([m], [paper("P1", {"a": "10"})]), data(a=Fraction(975, 100)))
+    assert s.oeval == Fraction(1, 2)
     assert [r.rule for r in s.rules] == ["degenerate_band"]
 
 
 def test_degenerate_band_does_not_fire_on_ordinary_band():
     m = metric("a", band=("rel", "0.12"))
-    assert band_width(m, F(10), "P1").rule is None
-    assert band_width(metric("b", band=("abs", "0.2")), F(10), "P1").rule is None  # exactly 2 %: kept
+    assert band_width(m, Fraction(10), "P1").rule is None
+    assert band_width(metric("b", band=("abs", "0.2")), Fraction(10), "P1").rule is None  # exactly 2 %: kept
 
 
 def test_endpoint_band_scores_baseline_zero_and_anchor_one():
     m = metric("a", "target_value", band=("endpoint", "4"))
     t = task([m], [paper("P1", {"a": "10"})])
-    assert score_panel(t, data(a=F(4))).oeval == 0
-    assert score_panel(t, data(a=F(10))).oeval == 1
-    assert score_panel(t, data(a=F(7))).oeval == F(1, 2)
+    assert score_panel(t, data(a=Fraction(4))).oeval == 0
+    assert score_panel(t, data(a=Fraction(10))).oeval == 1
+    assert score_panel(t, data(a=Fraction(7))).oeval == Fraction(1, 2)
 
 
 def test_incomparable_units_removes_metric_for_everyone_including_oracle():
     ms = [metric("sust", "higher_is_better", unit="score"), metric("visitors", "target_value")]
     papers = [paper("oracle", {"sust": "1.007", "visitors": "100"}, oracle=True),
               paper("other", {"sust": "79.1", "visitors": "100"}, units={"sust": "score/100"})]
-    s = score_panel(task(ms, papers), data(sust=F(0), visitors=F(100)))
+    s = score_panel(task(ms, papers), data(sust=Fraction(0), visitors=Fraction(100)))
     assert s.oeval == 1
     assert all(p.reported == ("visitors",) for p in s.papers)
     assert [r.rule for r in s.rules] == ["incomparable_units"]
@@ -121,11 +121,11 @@ def test_incomparable_units_removes_metric_for_everyone_including_oracle():
 
 def test_incomparable_units_declared_false_fires_and_same_units_do_not():
     ms = [metric("sust", comparable=False), metric("x")]
-    s = score_panel(task(ms, [paper("P", {"sust": "1", "x": "1"})]), data(sust=F(1), x=F(1)))
+    s = score_panel(task(ms, [paper("P", {"sust": "1", "x": "1"})]), data(sust=Fraction(1), x=Fraction(1)))
     assert s.metrics[0].removed is not None
     ms2 = [metric("sust"), metric("x")]
     s2 = score_panel(task(ms2, [paper("P", {"sust": "1", "x": "1"}), paper("Q", {"sust": "2", "x": "1"})]),
-                     data(sust=F(1), x=F(1)))
+                     data(sust=Fraction(1), x=Fraction(1)))
     assert s2.metrics[0].removed is None and not s2.rules
 
 
@@ -140,14 +140,14 @@ def test_cardinality_mismatch_drops_extras_and_zeroes_shortfall():
     assert [r.rule for r in more.rules] == ["cardinality_mismatch"]
     assert "1 item(s) beyond" in more.rules[0].detail
     fewer = score_panel(t, {"r": {"items": [{"value": 1}, {"value": 2}]}})
-    assert fewer.oeval == F(2, 3)
+    assert fewer.oeval == Fraction(2, 3)
     assert "not supplied score 0" in fewer.rules[0].detail
 
 
 def test_cardinality_rule_silent_when_counts_match():
     t = task([list_metric()], [paper("P", {"items": ["1", "2"]})])
     s = score_panel(t, {"r": {"items": [{"value": 1}, {"value": "2"}]}})
-    assert s.oeval == F(1, 2)  # the string item is not a number: scores 0, no cardinality rule
+    assert s.oeval == Fraction(1, 2)  # the string item is not a number: scores 0, no cardinality rule
     assert not s.rules
 
 
@@ -162,6 +162,6 @@ def test_match_by_pairs_items_by_key_not_position():
 
 def test_match_by_numeric_keys_pair_by_value():
     t = task([list_metric("level")], [paper("P", {"items": {"0.9": "10", "1.5": "20"}})])
-    d = {"r": {"items": [{"level": F(9, 10), "value": 10}, {"level": "1.50", "value": 20}]}}
+    d = {"r": {"items": [{"level": Fraction(9, 10), "value": 10}, {"level": "1.50", "value": 20}]}}
     s = score_panel(t, d)
     assert s.oeval == 1 and not s.rules

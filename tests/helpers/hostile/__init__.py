@@ -24,7 +24,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterator
 
-from mmverify import paths as P
+from mmverify.paths import PathError, WILDCARD, render_segments, parse_path
 from mmverify.artifact import parse_file
 
 # a file whose creation would prove that an artifact string was executed
@@ -240,10 +240,10 @@ def target_paths(task) -> list[tuple]:
     out, seen = [], set()
     for t in texts:
         try:
-            path = P.parse_path(t)
-        except P.PathError:
+            path = parse_path(t)
+        except PathError:
             continue
-        segs = tuple(0 if s == P.WILDCARD else s for s in path.segments)
+        segs = tuple(0 if s == WILDCARD else s for s in path.segments)
         if segs not in seen:
             seen.add(segs)
             out.append(segs)
@@ -382,7 +382,7 @@ def leaf_documents(task, full: bool = False, budget: int = 120
                 continue
             if t > 0 and k % stride != t % stride:
                 continue
-            name = "leaf_" + P._render(segs) + "__" + pname
+            name = "leaf_" + render_segments(segs) + "__" + pname
             body = template.replace(_HOLE, PAYLOADS[pname]).encode("utf-8")
             docs.append((name, body, PARSER_CODES.get(pname), segs, pname))
     return docs

@@ -214,11 +214,11 @@ def _anchor_text(directory: str) -> str:
 def lean_api():
     """(obligations_for_artifact, emit, wellformed.check) of the Lean emitter, or None."""
     try:
-        from mmverify.lean_gen import emit as E
+        from mmverify.lean_gen import emit
         from mmverify.lean_gen import project, wellformed
     except ImportError:
         return None
-    if not all(hasattr(m, a) for m, a in ((project, "obligations_for_artifact"), (E, "emit"),
+    if not all(hasattr(m, a) for m, a in ((project, "obligations_for_artifact"), (emit, "emit"),
                                            (wellformed, "check"))):
         return None
-    return project.obligations_for_artifact, E.emit, wellformed.check
+    return project.obligations_for_artifact, emit.emit, wellformed.check
