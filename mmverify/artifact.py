@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 from mmverify.errors import MmverifyError
+from mmverify.jsonstrict import loads_strict
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 32
@@ -67,8 +68,8 @@ class Artifact:
     sha256: str
 
 
-def _reject_constant(name: str) -> Any:
-    raise ArtifactError("non_finite_number", f"non-finite number {name} is not allowed")
+def _non_finite(name: str) -> ArtifactError:
+    return ArtifactError("non_finite_number", f"non-finite number {name} is not allowed")
 
 
 def _parse_decimal(text: str) -> Decimal:
@@ -104,13 +105,8 @@ def bounded_decimal(text: str) -> Decimal | None:
         return None
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ArtifactError("duplicate_key", f"duplicate key {key!r} in one object")
-        out[key] = value
-    return out
+def _duplicate_key(key: str) -> ArtifactError:
+    return ArtifactError("duplicate_key", f"duplicate key {key!r} in one object")
 
 
 # String literals are blanked in two linear passes: escape pairs first (a
@@ -186,13 +182,8 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
         raise ArtifactError("invalid_utf8", f"artifact is not valid UTF-8 (byte {exc.start})") from None
     _scan(text, max_depth, max_values)
     try:
-        data = json.loads(
-            text,
-            parse_float=_parse_decimal,
-            parse_int=_parse_decimal,
-            parse_constant=_reject_constant,
-            object_pairs_hook=_no_duplicates,
-        )
+        data = loads_strict(text, duplicate_key=_duplicate_key, non_finite=_non_finite,
+                            parse_float=_parse_decimal, parse_int=_parse_decimal)
     except ArtifactError:
         raise
     except json.JSONDecodeError as exc:

@@ -31,6 +31,7 @@ from typing import Any, Callable, ClassVar, Container, Iterable, Mapping
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
 from .engine import (  # noqa: F401  (the engine's parts, under the names this module always had)
     RETRIED, BatchStats, ScoreTimeout, read_bounded, row_line, run_job, time_cap, time_cap_available)
+from .jsonstrict import loads_strict
 from .numbers import fraction_text
 from mmverify.errors import MmverifyError
 
@@ -90,17 +91,12 @@ def seed_sort_key(seed: int | str) -> tuple[int, Any]:
 
 # ------------------------------------------------------------------- reading
 
-def _no_dupes(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate key {k!r}")
-        out[k] = v
-    return out
+def _duplicate_key(key: str) -> ValueError:
+    return ValueError(f"duplicate key {key!r}")
 
 
-def _no_constant(name):
-    raise ValueError(f"non-finite number {name}")
+def _non_finite(name: str) -> ValueError:
+    return ValueError(f"non-finite number {name}")
 
 
 def _number(value: Any, name: str, problems: list[str]) -> Fraction | None:
@@ -130,7 +126,7 @@ def parse_row(text: str, line: int, folder: str, known_tasks: Iterable[str] | No
     """One manifest line as a row; problems are collected, never raised."""
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        obj = json.loads(text, parse_float=Decimal, object_pairs_hook=_no_dupes, parse_constant=_no_constant)
+        obj = loads_strict(text, duplicate_key=_duplicate_key, non_finite=_non_finite)
     except (json.JSONDecodeError, ValueError) as exc:
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         return ManifestRow(line, sha, problems=(f"not valid JSON: {msg}",))

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from . import paths
 from .artifact import ArtifactError, parse_file
+from .jsonstrict import loads_strict
 from .numbers import is_decimal_text, to_fraction
 from mmverify.errors import MmverifyError
 
@@ -156,20 +157,10 @@ def read_trusted_json(file: str) -> Any:
     except OSError as exc:
         raise TaskLoadError(file, "(file)", f"cannot read: {exc.strerror}") from None
 
-    def no_dupes(pairs):
-        out = {}
-        for k, v in pairs:
-            if k in out:
-                raise TaskLoadError(file, k, "duplicate key")
-            out[k] = v
-        return out
-
-    def no_constants(name):
-        raise TaskLoadError(file, "(value)", f"non-finite number {name}")
-
     try:
-        return json.loads(raw.decode("utf-8"), parse_float=Decimal, object_pairs_hook=no_dupes,
-                          parse_constant=no_constants)
+        return loads_strict(raw.decode("utf-8"),
+                            duplicate_key=lambda key: TaskLoadError(file, key, "duplicate key"),
+                            non_finite=lambda name: TaskLoadError(file, "(value)", f"non-finite number {name}"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TaskLoadError(file, "(file)", f"not valid JSON: {exc}") from None
 
