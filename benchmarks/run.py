@@ -191,7 +191,7 @@ def bench_size(oracles, quick: bool) -> dict[str, Any]:
 def bench_board(oracles, quick: bool) -> dict[str, Any]:
     try:
         from mmverify.commands.board import build
-        from mmverify.scoring.board import render
+        from mmverify.scoring.board_render import render
     except ImportError as exc:
         return {"available": False, "reason": f"board not available ({exc})"}
     from mmverify.artifact import ArtifactError, parse_file

@@ -120,7 +120,8 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, out
     from mmverify.engine import OutputBusy, time_cap_available
     from mmverify.executors import ExecutorUnavailable
     from mmverify.manifest import ManifestError
-    from mmverify.scoring.board import ROW_PROBLEMS, BoardError, render
+    from mmverify.scoring.board import ROW_PROBLEMS, BoardError
+    from mmverify.scoring.board_render import render
 
     if timeout_s is not None and not time_cap_available():
         click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
