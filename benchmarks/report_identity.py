@@ -115,8 +115,8 @@ def digests(leaf_budget: int = 30, light_replay: bool = False) -> dict[str, str]
             out[key] = _digest("\x00".join(parts))
     from mmverify.gates import audit_anchors
 
-    from mmverify.gates.audit import render_markdown as audit_md
-    from mmverify.gates.audit import render_table as audit_table
+    from mmverify.gates.audit_render import render_markdown as audit_md
+    from mmverify.gates.audit_render import render_table as audit_table
 
     audit = audit_anchors()
     out["audit"] = _digest("\x00".join([dumps(audit.as_dict()), audit_table(audit), audit_md(audit)]))

@@ -53,7 +53,7 @@ _HOW = {
 
 
 def _finding(kind: str, task_id: str, subject: str, severity: str, detail: str):
-    from .audit import Finding
+    from .audit_model import Finding
 
     return Finding(kind, task_id, subject, None, severity, detail)
 

@@ -8,7 +8,7 @@ Every module that treats forms differently dispatches through :data:`FORM_TABLE`
   its inputs) and ``decide`` (the exact predicate on one row of usable reads);
   ``reads_labels`` says a string input is a label, not a wrong type;
 * :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
-* :mod:`.audit` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
+* :mod:`.audit_scoring` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
   a metric field in its good direction (``hits``: the operand positions that
   read it);
 * :mod:`mmverify.lean_gen.ir` states ``claim(instance, tol)`` in Lean.

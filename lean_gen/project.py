@@ -73,7 +73,7 @@ def lean_file(relparts: list[str], oset: ObligationSet) -> LeanFile:
 def task_files(task: Any) -> list[LeanFile]:
     """The oracle file and the panel files of one task."""
     from mmverify.artifact import parse_file
-    from mmverify.gates.audit import paper_artifact
+    from mmverify.gates.paper_artifact import paper_artifact
 
     oracle = parse_file(task.oracle_path).data
     tname = camel(task.id)

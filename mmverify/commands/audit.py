@@ -34,7 +34,8 @@ def audit(anchors_dir, fmt, task_ids, review, write_readmes):
     """Audit the references: gates, schema and scoring rules on every panel value."""
     if review:
         sys.exit(_review(anchors_dir, task_ids, write_readmes))
-    from mmverify.gates.audit import AuditReport, audit_anchors, audit_task_id, render_markdown, render_table
+    from mmverify.gates.audit import AuditReport, audit_anchors, audit_task_id
+    from mmverify.gates.audit_render import render_markdown, render_table
     from mmverify.report import dumps
     from mmverify.tasks import default_anchors_dir
 
