@@ -30,20 +30,29 @@ the schema allows extra top-level keys), so ``mmverify score`` can tell the task
 and an empty object for every required container (``q2``, ...) a partial run
 left out, so that the fields it did answer are scored (the missing fields
 inside are listed, and score 0).
+
+This module runs the steps; :mod:`mmverify.plugin.mm_agent_results` reads a
+results file and builds the artifact, :mod:`mmverify.plugin.mm_agent_render`
+prints the report.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Mapping
 
 from mmverify import paths
-from mmverify.artifact import ArtifactError, json_type, parse_bytes
 from mmverify.plugin import mm_agent_layout
+from mmverify.plugin.mm_agent_render import render_report
+from mmverify.plugin.mm_agent_results import (MAX_RESULTS_BYTES, Conflict, fill_holes, hole_paths, read_results,
+                                              remove_field, same_value, set_field, show)
+
+# read_results, render_report and MAX_RESULTS_BYTES live in their own modules
+# and stay importable from here
+__all__ = ["ADAPT_VERSION", "MAX_RESULTS_BYTES", "PROVENANCE_KEY", "AdaptResult", "adapt_run", "fill_containers",
+           "missing_required", "read_results", "render_report"]
 
 ADAPT_VERSION = "mmverify.adapt/2"
-MAX_RESULTS_BYTES = 32 * 1024 * 1024
 PROVENANCE_KEY = "_provenance"
 
 
@@ -54,124 +63,14 @@ class AdaptResult:
     complete: bool = field(default=False)
 
 
-# ------------------------------------------------------------------- reading
+@dataclass
+class _Fields:
+    """The artifact under construction, where each field came from, and the
+    fields two sources disagree on (left out)."""
 
-def _unknown_inside(sub: Any, value: Any, prefix: str) -> list[str]:
-    """Paths inside an object or list value that the schema ``sub`` does not describe."""
-    out: list[str] = []
-    if not isinstance(sub, dict):
-        return out
-    if isinstance(value, dict) and isinstance(sub.get("properties"), dict):
-        props = sub["properties"]
-        for k, v in value.items():
-            if k not in props:
-                out.append(f"{prefix}.{k}")
-            else:
-                out += _unknown_inside(props[k], v, f"{prefix}.{k}")
-    elif isinstance(value, list):
-        prefix_items = sub.get("prefixItems") if isinstance(sub.get("prefixItems"), list) else []
-        for i, v in enumerate(value):
-            s = prefix_items[i] if i < len(prefix_items) else sub.get("items")
-            out += _unknown_inside(s, v, f"{prefix}[{i}]")
-    return out
-
-
-def read_results(file: str, schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]],
-                                                                  list[dict[str, str]]]:
-    """The accepted ``{path: value}`` pairs of one results file, the problems met
-    reading it, and the keys rejected because the task schema does not know them."""
-    from mmverify.tasks import schema_at
-
-    problems: list[dict[str, str]] = []
-    rejected: list[dict[str, str]] = []
-    try:
-        with open(file, "rb") as fh:
-            raw = fh.read(MAX_RESULTS_BYTES + 1)
-        data = parse_bytes(raw, source=file).data
-    except ArtifactError as exc:
-        return {}, [{"code": exc.code, "message": exc.message}], []
-    except OSError as exc:
-        return {}, [{"code": "unreadable", "message": f"cannot read: {exc.strerror}"}], []
-    if not isinstance(data, dict):
-        return {}, [{"code": "not_an_object", "message": "a results file is one JSON object"}], []
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        try:
-            path = paths.parse_path(key)
-        except paths.PathError as exc:
-            rejected.append({"key": _show(key), "reason": f"not a field path: {exc}"})
-            continue
-        if path.is_list:
-            rejected.append({"key": key, "reason": "[*] is not allowed: write the whole list or one index"})
-            continue
-        if path.segments[0] == "$replay":
-            rejected.append({"key": key, "reason": "$replay values are derived by mmverify, never handed in"})
-            continue
-        sub = schema_at(schema, path)
-        if sub is None:
-            rejected.append({"key": key, "reason": "the task's artifact schema does not describe this field"})
-            continue
-        inner = _unknown_inside(sub, value, path.text)
-        if inner:
-            rejected.append({"key": key, "reason": "the value holds keys the schema does not describe: "
-                             + ", ".join(inner[:10]) + (" ..." if len(inner) > 10 else "")})
-            continue
-        out[path.text] = value
-    return out, problems, rejected
-
-
-# ----------------------------------------------------------------- building
-
-class _Conflict(Exception):
-    pass
-
-
-def _set(data: dict, path: paths.FieldPath, value: Any) -> None:
-    """Set ``value`` at ``path``, creating objects and lists (new list slots are
-    holes); raise _Conflict when a different value, or a non-container on the
-    way, is already there."""
-    here = paths.get(data, path)
-    if not isinstance(here, paths.Missing) and here is not _HOLE and not _same(here, value):
-        raise _Conflict("already set to a different value")
-    if not paths.put(data, path, value, pad=_HOLE, replace=False):
-        raise _Conflict("a value that is not an object or list is in the way")
-
-
-class _Hole:
-    def __repr__(self) -> str:
-        return "<hole>"
-
-
-_HOLE = _Hole()
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal values of the same JSON type (``1.0`` and ``1`` are equal numbers)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    return type(a) is type(b) and a == b
-
-
-def _holes(node: Any, where: str = "") -> list[str]:
-    out = []
-    if isinstance(node, dict):
-        for k, v in node.items():
-            out += _holes(v, f"{where}.{k}" if where else k)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            if v is _HOLE:
-                out.append(f"{where}[{i}]")
-            else:
-                out += _holes(v, f"{where}[{i}]")
-    return out
-
-
-def _fill_holes(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _fill_holes(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [None if v is _HOLE else _fill_holes(v) for v in node]
-    return node
+    artifact: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)
+    conflicts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ checking
@@ -276,6 +175,44 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
         raise FileNotFoundError(f"run folder not found: {run_dir}")
     labels, labels_file = mm_agent_text.load_labels(task) if from_text else ((), None)
     run = mm_agent_layout.read_run(run_dir, solution_file)
+    notes = _run_notes(run)
+    fields = _Fields()
+    subtasks, files_info, rejected, ignored = _read_results_files(task, run, run_dir, fields)
+    text_used, text_skipped = _read_text(labels, run, fields) if from_text else ([], [])
+    holes = hole_paths(fields.artifact)
+    fields.artifact = fill_holes(fields.artifact)
+    _add_task_fields(task, fields, text_used, notes)
+    artifact, sources, conflicts = fields.artifact, fields.sources, fields.conflicts
+
+    # what is still missing
+    report = _missing(task, artifact)
+    complete = not (report["missing_required"] or report["missing_metric_fields"] or report["missing_gate_fields"]
+                    or report["schema_errors"] or conflicts or holes)
+    report = {
+        "schema_version": ADAPT_VERSION,
+        "task": task.id,
+        "run_dir": run_dir,
+        "solution": {"path": run.solution_path, "error": run.solution_error, "keys": list(run.solution_keys),
+                     "tasks": len(run.entries)},
+        "has_code": run.has_code,
+        "subtasks": subtasks,
+        "results_files": files_info,
+        "rejected_keys": rejected,
+        "ignored_files": ignored,
+        "fields": {k: sources[k] for k in sorted(sources)},
+        "conflicts": [{"path": k, "values": v} for k, v in sorted(conflicts.items())],
+        "sparse_lists": holes,
+        "from_text": {"enabled": from_text, "labels_file": labels_file, "used": text_used,
+                      "skipped": text_skipped, "trust": "low" if text_used else None},
+        **report,
+        "complete": complete,
+        "notes": notes,
+    }
+    return AdaptResult(artifact=artifact, report=report, complete=complete)
+
+
+def _run_notes(run: mm_agent_layout.Run) -> list[str]:
+    """What the run folder itself says before anything is read."""
     notes = list(run.notes)
     if run.solution_error is None and not run.entries:
         notes.append("the solution JSON has no task entries: nothing to read")
@@ -286,18 +223,23 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
     for k in run.orphan_scripts:
         notes.append(f"{run.script_rel(k)} matches no task entry of the solution JSON (the run may have "
                      "stopped before saving it): not read")
+    return notes
 
-    # 1. results files of the entries whose code passed
-    artifact: dict[str, Any] = {}
-    sources: dict[str, dict[str, Any]] = {}
-    conflicts: dict[str, list[dict[str, Any]]] = {}
+
+def _read_results_files(task, run: mm_agent_layout.Run, run_dir: str, fields: _Fields
+                        ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, str]],
+                                   list[dict[str, str]]]:
+    """Step 1: the results files of the entries whose code passed, into
+    ``fields``. Returns (subtask rows, results files read, rejected keys,
+    ignored files)."""
+    artifact, sources, conflicts = fields.artifact, fields.sources, fields.conflicts
     subtasks, files_info, rejected = [], [], []
     named = {os.path.relpath(run.solution_path, run_dir).replace(os.sep, "/")} if run.solution_path else set()
     ignored: list[dict[str, str]] = []
     for e in run.entries:
         row: dict[str, Any] = {"position": e.position, "number": e.number, "status": e.status,
                                "meaning": _STATUS_TEXT[e.status],
-                               "description": _show(e.description) if e.description else None,
+                               "description": show(e.description) if e.description else None,
                                "script": run.script_rel(e.number) if e.number is not None else None,
                                "matches": [run.script_rel(k) for k in e.matches] if e.status == mm_agent_layout.AMBIGUOUS else [],
                                "results_file": None, "results": None, "fields": 0}
@@ -328,19 +270,25 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
         rejected += [{"file": rel, **b} for b in bad]
         for key, value in pairs.items():
             if key in conflicts:
-                conflicts[key].append({"value": _show(value), "file": rel})
+                conflicts[key].append({"value": show(value), "file": rel})
                 continue
             try:
-                _set(artifact, paths.parse_path(key), value)
-            except _Conflict as exc:
+                set_field(artifact, paths.parse_path(key), value)
+            except Conflict as exc:
                 first = sources.get(key, {}).get("file")
-                conflicts[key] = ([{"value": _show(paths.get(artifact, key)), "file": first}] if first else []) + \
-                    [{"value": _show(value), "file": rel, "problem": str(exc)}]
+                conflicts[key] = ([{"value": show(paths.get(artifact, key)), "file": first}] if first else []) + \
+                    [{"value": show(value), "file": rel, "problem": str(exc)}]
                 continue
             sources.setdefault(key, {"source": "results", "file": rel, "subtask": e.number})
     for key in conflicts:  # never resolved by guessing: the field is left out
-        _remove(artifact, paths.parse_path(key))
+        remove_field(artifact, paths.parse_path(key))
         sources.pop(key, None)
+    return subtasks, files_info, rejected, ignored + _other_files(run, run_dir, named)
+
+
+def _other_files(run: mm_agent_layout.Run, run_dir: str, named: set[str]) -> list[dict[str, str]]:
+    """The JSON files of the run folder that are not read, each with the reason."""
+    ignored = []
     for k in run.orphan_scripts:
         rel = run.results_rel(k)
         if os.path.isfile(os.path.join(run_dir, *rel.split("/"))):
@@ -352,46 +300,53 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
                         else "no convention names this file"})
     if n_others > len(others):
         ignored.append({"path": "...", "reason": f"and {n_others - len(others)} more JSON file(s) not listed"})
+    return ignored
 
-    # 2. opt-in: labelled numbers in the text (low trust)
+
+def _read_text(labels, run: mm_agent_layout.Run, fields: _Fields) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Step 2 (opt-in): labelled numbers in the text (low trust), only for the
+    fields no results file gives. Returns (used, skipped)."""
+    from mmverify.plugin import mm_agent_text
+
+    artifact, sources, conflicts = fields.artifact, fields.sources, fields.conflicts
     text_used: list[dict[str, Any]] = []
-    text_skipped: list[dict[str, Any]] = []
-    if from_text:
-        hits, text_skipped = mm_agent_text.find(labels, run.entries)
-        skipped_entries = [e.label for e in run.entries if e.status != mm_agent_layout.PASSED]
-        if skipped_entries:
-            text_skipped.append({"path": "*", "reason": "text of entries whose code did not pass is not read: "
-                                 + ", ".join(skipped_entries)})
-        by_path: dict[str, list] = {}
-        for h in hits:
-            by_path.setdefault(h.path, []).append(h)
-        for key in sorted(by_path):
-            hs = by_path[key]
-            distinct = sorted({h.value for h in hs})
-            if key in sources or key in conflicts:
-                if key in sources and not any(_same(paths.get(artifact, key), v) for v in distinct):
-                    text_skipped.append({"path": key, "reason": "a results file gives this field; the text says "
-                                         + ", ".join(str(v) for v in distinct)})
-                continue
-            if len(distinct) > 1:
-                text_skipped.append({"path": key, "reason": "ambiguous: " + "; ".join(
-                    f"{h.text} ({h.entry} {h.field} line {h.line})" for h in hs)})
-                continue
-            h = hs[0]
-            try:
-                _set(artifact, paths.parse_path(key), h.value)
-            except _Conflict as exc:
-                text_skipped.append({"path": key, "reason": str(exc)})
-                continue
-            where = {"trust": "low", "source": "text", "field": h.field, "subtask": h.entry, "line": h.line,
-                     "label": h.label}
-            sources[key] = where
-            text_used.append({"path": key, "value": h.text, **where})
+    hits, text_skipped = mm_agent_text.find(labels, run.entries)
+    skipped_entries = [e.label for e in run.entries if e.status != mm_agent_layout.PASSED]
+    if skipped_entries:
+        text_skipped.append({"path": "*", "reason": "text of entries whose code did not pass is not read: "
+                             + ", ".join(skipped_entries)})
+    by_path: dict[str, list] = {}
+    for h in hits:
+        by_path.setdefault(h.path, []).append(h)
+    for key in sorted(by_path):
+        hs = by_path[key]
+        distinct = sorted({h.value for h in hs})
+        if key in sources or key in conflicts:
+            if key in sources and not any(same_value(paths.get(artifact, key), v) for v in distinct):
+                text_skipped.append({"path": key, "reason": "a results file gives this field; the text says "
+                                     + ", ".join(str(v) for v in distinct)})
+            continue
+        if len(distinct) > 1:
+            text_skipped.append({"path": key, "reason": "ambiguous: " + "; ".join(
+                f"{h.text} ({h.entry} {h.field} line {h.line})" for h in hs)})
+            continue
+        h = hs[0]
+        try:
+            set_field(artifact, paths.parse_path(key), h.value)
+        except Conflict as exc:
+            text_skipped.append({"path": key, "reason": str(exc)})
+            continue
+        where = {"trust": "low", "source": "text", "field": h.field, "subtask": h.entry, "line": h.line,
+                 "label": h.label}
+        sources[key] = where
+        text_used.append({"path": key, "value": h.text, **where})
+    return text_used, text_skipped
 
-    holes = _holes(artifact)
-    artifact = _fill_holes(artifact)
 
-    # 3. identity fields from the task (never numbers)
+def _add_task_fields(task, fields: _Fields, text_used: list[dict[str, Any]], notes: list[str]) -> None:
+    """Step 3: identity fields from the task (never numbers), the provenance of
+    the text numbers, and empty objects for required containers the run left out."""
+    artifact, sources = fields.artifact, fields.sources
     props = task.artifact_schema.get("properties", {}) if isinstance(task.artifact_schema, dict) else {}
     extra_ok = task.artifact_schema.get("additionalProperties", True) is not False
     if "problem_id" in props and "problem_id" not in artifact and task.problem_id:
@@ -412,32 +367,6 @@ def adapt_run(run_dir: str, task_id: Any, *, anchors_dir: str | None = None, fro
     added = fill_containers(task.artifact_schema, artifact)
     if added:
         notes.append("empty object(s) added for required container(s) the run left out: " + ", ".join(added))
-
-    # 4. what is still missing
-    report = _missing(task, artifact)
-    complete = not (report["missing_required"] or report["missing_metric_fields"] or report["missing_gate_fields"]
-                    or report["schema_errors"] or conflicts or holes)
-    report = {
-        "schema_version": ADAPT_VERSION,
-        "task": task.id,
-        "run_dir": run_dir,
-        "solution": {"path": run.solution_path, "error": run.solution_error, "keys": list(run.solution_keys),
-                     "tasks": len(run.entries)},
-        "has_code": run.has_code,
-        "subtasks": subtasks,
-        "results_files": files_info,
-        "rejected_keys": rejected,
-        "ignored_files": ignored,
-        "fields": {k: sources[k] for k in sorted(sources)},
-        "conflicts": [{"path": k, "values": v} for k, v in sorted(conflicts.items())],
-        "sparse_lists": holes,
-        "from_text": {"enabled": from_text, "labels_file": labels_file, "used": text_used,
-                      "skipped": text_skipped, "trust": "low" if text_used else None},
-        **report,
-        "complete": complete,
-        "notes": notes,
-    }
-    return AdaptResult(artifact=artifact, report=report, complete=complete)
 
 
 def _missing(task, artifact: dict) -> dict[str, list]:
@@ -461,76 +390,3 @@ def _missing(task, artifact: dict) -> dict[str, list]:
     return {"missing_required": missing_required(task.artifact_schema, artifact),
             "missing_metric_fields": metric_missing, "missing_gate_fields": gate_missing,
             "schema_errors": [e.as_dict() for e in validate_artifact(task.artifact_schema, artifact)]}
-
-
-def _remove(data: Any, path: paths.FieldPath) -> None:
-    parent = paths.get(data, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
-    last = path.segments[-1]
-    if isinstance(parent, dict) and isinstance(last, str):
-        parent.pop(last, None)
-    elif isinstance(parent, list) and isinstance(last, int) and last < len(parent):
-        parent[last] = _HOLE
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, paths.Missing):
-        return "<absent>"
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, str):
-        return value if len(value) <= 60 else value[:57] + "..."
-    if isinstance(value, bool) or value is None:
-        return {True: "true", False: "false", None: "null"}[value]
-    return f"<{json_type(value)}>"
-
-
-def render_report(report: dict) -> str:
-    """Plain-text summary of an adapt report."""
-    lines = [f"task      {report['task']}", f"run       {report['run_dir']}"]
-    sol = report["solution"]
-    lines.append(f"solution  {sol['path'] or '-'} ({sol['tasks']} task entr{'y' if sol['tasks'] == 1 else 'ies'})"
-                 + (f"  ERROR {sol['error']['code']}: {sol['error']['message']}" if sol["error"] else ""))
-    for s in report["subtasks"]:
-        who = f"task {s['number']}" if s["number"] is not None else "task ?"
-        line = f"  tasks[{s['position'] - 1}] -> {who}: {s['status']}"
-        if s["matches"]:
-            line += f" ({', '.join(s['matches'])})"
-        if s["results"]:
-            line += f"; {s['results_file'] or 'code/main' + str(s['number']) + '.results.json'}: {s['results']}"
-            if s["results"] == "read":
-                line += f", {s['fields']} field(s)"
-        elif s["status"] != "passed":
-            line += f" -- {s['meaning']}"
-        lines.append(line)
-    for f in report["results_files"]:
-        for p in f["problems"]:
-            lines.append(f"PROBLEM   {f['path']}: {p['code']}: {p['message']}")
-    for r in report["rejected_keys"]:
-        lines.append(f"REJECTED  {r['file']}: key {r['key']!r}: {r['reason']}")
-    for i in report["ignored_files"]:
-        lines.append(f"IGNORED   {i['path']}: {i['reason']}")
-    n_res = sum(1 for v in report["fields"].values() if v["source"] == "results")
-    lines.append(f"fields    {n_res} from results files, {len(report['from_text']['used'])} from text (low trust)")
-    for u in report["from_text"]["used"]:
-        lines.append(f"  LOW TRUST (text) {u['path']} = {u['value']}  [{u['subtask']} {u['field']} line {u['line']},"
-                     f" label {u['label']!r}]")
-    for s in report["from_text"]["skipped"]:
-        lines.append(f"  text not used: {s['path']}: {s['reason']}")
-    for c in report["conflicts"]:
-        vals = ", ".join(f"{v['value']} ({v['file']})" for v in c["values"])
-        lines.append(f"CONFLICT  {c['path']}: {vals} -- left out")
-    for h in report["sparse_lists"]:
-        lines.append(f"SPARSE    {h}: no value (written as null)")
-    for p in report["missing_required"]:
-        lines.append(f"MISSING   required field {p}")
-    for m in report["missing_metric_fields"]:
-        lines.append(f"MISSING   scored field {m['path']} [{m['unit']}] (metric {m['metric']}): {m['why']}")
-    for g in report["missing_gate_fields"]:
-        lines.append(f"MISSING   gated field {g['path']} (gate {g['gate']}): {g['why']}")
-    for e in report["schema_errors"]:
-        lines.append(f"SCHEMA    {e['field']}: {e['problem']}")
-    for n in report["notes"]:
-        lines.append(f"note      {n}")
-    lines.append("complete  " + ("yes: every required, scored and gated field is present and the artifact "
-                                  "validates" if report["complete"] else "NO: see the lines above"))
-    return "\n".join(lines) + "\n"
