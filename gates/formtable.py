@@ -11,10 +11,10 @@ Every module that treats forms differently dispatches through :data:`FORM_TABLE`
 * :mod:`.audit_scoring` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
   a metric field in its good direction (``hits``: the operand positions that
   read it);
-* :mod:`mmverify.lean_gen.ir` states ``claim(instance, tol)`` in Lean.
+* :mod:`mmverify.lean_gen.claims` states ``claim(instance, tol)`` in Lean.
 
 Adding a form: its ``build_<form>`` in :mod:`.compile`, its ``decide_<form>``
-in :mod:`.forms`, its claim builder in :mod:`mmverify.lean_gen.ir`, its fields on
+in :mod:`.forms`, its claim builder in :mod:`mmverify.lean_gen.claims`, its fields on
 :class:`.model.Gate` / :class:`.model.GateInstance`, its ``form`` value in
 ``schemas/task.schema.json``, and one :class:`Form` row below.
 """
@@ -61,37 +61,37 @@ def _identity_bounds(i: GateInstance) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------ Lean claims
-# the builders live in mmverify.lean_gen.ir (imported on use: the scoring path
+# the builders live in mmverify.lean_gen.claims (imported on use: the scoring path
 # never needs them); these pick their arguments from a decided instance
 
 def _claim_range(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.ir import claim_range
+    from mmverify.lean_gen.claims import claim_range
 
     (x,) = i.operands
     return claim_range(x, i.lower, i.lower_strict, i.upper, i.upper_strict, tol)
 
 
 def _claim_integer(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.ir import claim_integer
+    from mmverify.lean_gen.claims import claim_integer
 
     (x,) = i.operands
     return claim_integer(x, i.binary, tol, i.verdict == "pass")
 
 
 def _claim_order(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.ir import claim_order
+    from mmverify.lean_gen.claims import claim_order
 
     return claim_order(i.operands, i.strict, tol)
 
 
 def _claim_identity(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.ir import claim_identity
+    from mmverify.lean_gen.claims import claim_identity
 
     return claim_identity(i.relation, i.lhs, i.rhs, i.bindings, tol)
 
 
 def _claim_domain(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.ir import claim_domain_label, claim_domain_number
+    from mmverify.lean_gen.claims import claim_domain_label, claim_domain_number
     from mmverify.labels import normalise_label
 
     if i.label is not None:
@@ -101,7 +101,7 @@ def _claim_domain(i: GateInstance, tol: Fraction) -> tuple:
 
 
 def _claim_partition(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.ir import claim_partition
+    from mmverify.lean_gen.claims import claim_partition
 
     return claim_partition(i.parts, i.total, tol)
 

@@ -1,0 +1,391 @@
+"""The claim of each gate form: the gate predicate at an instance's exact
+values, stated as a relation over scaled integer literals (module
+:mod:`.syntax`), with the common decimal scale and the encoding used. The
+obligation IR (:mod:`.ir`) turns these claims into obligations and checks them.
+
+The claim of each form (``S`` the scale, ``t`` the tolerance, ``_s`` a scaled
+value):
+
+========== =====================================================================
+range      ``lo_s ≤ x_s (+ t_s)`` and/or ``x_s ≤ hi_s (+ t_s)`` (``<`` when strict)
+integer    pass with no tolerance: ``x_s = k * S`` (k = x); otherwise, with
+           ``k = ⌊x⌋``: ``x_s ≤ k * S + t_s ∨ (k + 1) * S ≤ x_s + t_s`` — so a
+           violation ``¬ (…)`` shows x strictly between two consecutive integers
+binary     ``x_s = 0 ∨ x_s = 1 * S`` (with a tolerance, two intervals)
+order      ``x1_s ≤ x2_s ∧ x2_s ≤ x3_s …`` (``<`` when strict, ``+ t_s`` on the right)
+identity   the sympy relation with every variable replaced by its scaled value and
+           all denominators cleared; summands of negative value move to the
+           other side so that the statement stays over Nat; ``==`` with a
+           tolerance is two inequalities
+finite_dom ``x_s = m1_s ∨ x_s = m2_s …`` (numbers), or the same over label codes
+partition  ``p1_s + p2_s + … = total_s``, with a tolerance
+           ``Σ ≤ total + t ∧ total ≤ Σ + t``
+========== =====================================================================
+
+A **label code** is the label's UTF-8 bytes (after the gate layer's
+normalisation: trimmed, inner whitespace collapsed, case-folded) read as one
+base-256 integer behind a ``0x01`` byte. It is injective, so label equality is
+integer equality. An artifact label longer than every domain member is cut to
+one byte more than the longest member before coding: it still differs from
+every member, and a hostile 32 MiB string does not become a 32 MiB literal.
+Only integers computed here ever reach a Lean file; no artifact text does.
+
+A claim the IR cannot state raises :class:`NotExpressible`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+from mmverify.errors import MmverifyError
+
+from . import syntax
+from .syntax import INT, NAT, Lit, Prop, Rel, Term
+
+
+class NotExpressible(MmverifyError, ValueError):
+    """A decided gate instance the IR cannot state (reported, never silently dropped)."""
+
+
+class TooLarge(NotExpressible):
+    """A claim beyond the resource limits of one kernel obligation."""
+
+
+# ----------------------------------------------------------------------- scaling
+
+
+def decimals(value: Fraction) -> int:
+    """Fewest decimal places that make ``value`` an integer (a terminating decimal)."""
+    d, twos, fives = value.denominator, 0, 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    if d != 1:
+        raise NotExpressible(f"{value} is not a terminating decimal")
+    return max(twos, fives)
+
+
+def common_decimals(values: Iterable[Fraction | None]) -> int:
+    return max((decimals(v) for v in values if v is not None), default=0)
+
+
+def scaled(value: Fraction, d: int) -> int:
+    s = value * 10 ** d
+    if s.denominator != 1:  # pragma: no cover - d comes from common_decimals
+        raise AssertionError("scale too small")
+    return int(s)
+
+
+def retype(p: Prop, ty: str) -> Prop:
+    """The same statement with every literal of type ``ty``."""
+    if isinstance(p, Rel):
+        return Rel(p.op, _retype_term(p.left, ty), _retype_term(p.right, ty))
+    if isinstance(p, syntax.Not):
+        return syntax.Not(retype(p.body, ty))
+    if isinstance(p, syntax.And):
+        return syntax.And(tuple(retype(x, ty) for x in p.parts))
+    return syntax.Or(tuple(retype(x, ty) for x in p.parts))
+
+
+def _retype_term(t: Term, ty: str) -> Term:
+    if isinstance(t, Lit):
+        return Lit(t.value, ty)
+    if isinstance(t, syntax.Add):
+        return syntax.Add(tuple(_retype_term(x, ty) for x in t.terms))
+    if isinstance(t, syntax.Mul):
+        return syntax.Mul(tuple(_retype_term(x, ty) for x in t.factors))
+    return syntax.Sub(_retype_term(t.left, ty), _retype_term(t.right, ty))
+
+
+def _finish(claim: Prop) -> Prop:
+    """Int everywhere when any literal is negative or a subtraction appears, else Nat."""
+    lits = [l for r in syntax.relations(claim) for side in (r.left, r.right) for l in syntax.term_literals(side)]
+    subs = any(syntax.term_has_sub(r.left) or syntax.term_has_sub(r.right) for r in syntax.relations(claim))
+    ty = INT if subs or any(l.value < 0 for l in lits) else NAT
+    return retype(claim, ty)
+
+
+def _lit(v: int) -> Lit:
+    return Lit(v, INT if v < 0 else NAT)
+
+
+def _plus(t: Term, tol: int) -> Term:
+    return t if tol == 0 else syntax.total([t, _lit(tol)])
+
+
+def _times_scale(k: int, d: int) -> Term:
+    return _lit(k) if d == 0 else syntax.product([_lit(k), _lit(10 ** d)])
+
+
+# ------------------------------------------------------------------ the forms
+
+
+def claim_range(x: Fraction, lower: Fraction | None, lower_strict: bool, upper: Fraction | None,
+                upper_strict: bool, tol: Fraction) -> tuple[Prop, int, str]:
+    d = common_decimals([x, lower, upper, tol])
+    xs, ts = scaled(x, d), scaled(tol, d)
+    parts: list[Prop] = []
+    if lower is not None:
+        parts.append(Rel("<" if lower_strict else "≤", _lit(scaled(lower, d)), _plus(_lit(xs), ts)))
+    if upper is not None:
+        parts.append(Rel("<" if upper_strict else "≤", _lit(xs), _plus(_lit(scaled(upper, d)), ts)))
+    if not parts:
+        raise NotExpressible("a range with neither bound")
+    return _finish(syntax.conj(parts)), d, "value and bounds scaled by 10^d"
+
+
+def claim_integer(x: Fraction, binary: bool, tol: Fraction, holds: bool) -> tuple[Prop, int, str]:
+    d = common_decimals([x, tol])
+    xs, ts = scaled(x, d), scaled(tol, d)
+    X = _lit(xs)
+    if binary:
+        if tol == 0:
+            claim: Prop = syntax.disj([Rel("=", X, _lit(0)), Rel("=", X, _times_scale(1, d))])
+            return _finish(claim), d, "x in {0, 1}: x*10^d equals 0 or 1*10^d"
+        one = _times_scale(1, d)
+        claim = syntax.disj([
+            syntax.conj([Rel("≤", _lit(0), _plus(X, ts)), Rel("≤", X, _lit(ts))]),
+            syntax.conj([Rel("≤", one, _plus(X, ts)), Rel("≤", X, _plus(one, ts))]),
+        ])
+        return _finish(claim), d, "x within the tolerance of 0 or of 1"
+    k = math.floor(x)
+    if tol == 0 and holds:
+        return _finish(Rel("=", X, _times_scale(k, d))), d, f"x = k with k = {k}: x*10^d = k*10^d"
+    claim = syntax.disj([
+        Rel("≤", X, _plus(_times_scale(k, d), ts)),
+        Rel("≤", _times_scale(k + 1, d), _plus(X, ts)),
+    ])
+    return (_finish(claim), d,
+            f"k = floor(x) = {k}: x is within the tolerance of k or of k + 1 "
+            "(its negation puts x strictly between two consecutive integers)")
+
+
+def claim_order(xs: Sequence[Fraction], strict: bool, tol: Fraction) -> tuple[Prop, int, str]:
+    if len(xs) < 2:
+        raise NotExpressible("an order needs two values")
+    d = common_decimals(list(xs) + [tol])
+    vals, ts = [scaled(x, d) for x in xs], scaled(tol, d)
+    op = "<" if strict else "≤"
+    claim = syntax.conj([Rel(op, _lit(a), _plus(_lit(b), ts)) for a, b in zip(vals, vals[1:])])
+    return _finish(claim), d, "consecutive values scaled by 10^d"
+
+
+def claim_partition(parts: Sequence[Fraction], tot: Fraction, tol: Fraction) -> tuple[Prop, int, str]:
+    if not parts:
+        raise NotExpressible("a partition with no parts")
+    d = common_decimals(list(parts) + [tot, tol])
+    ps, t, ts = [scaled(p, d) for p in parts], scaled(tot, d), scaled(tol, d)
+    total = syntax.total([_lit(p) for p in ps])
+    if tol == 0:
+        return _finish(Rel("=", total, _lit(t))), d, "parts and total scaled by 10^d"
+    claim = syntax.conj([Rel("≤", total, _plus(_lit(t), ts)), Rel("≤", _lit(t), _plus(total, ts))])
+    return _finish(claim), d, "|sum of parts - total| <= tolerance, as two inequalities"
+
+
+def label_code(text: str, cap: int | None = None) -> int:
+    raw = text.encode("utf-8")
+    if cap is not None:
+        raw = raw[:cap]
+    return int.from_bytes(b"\x01" + raw, "big")
+
+
+def claim_domain_number(x: Fraction, members: Sequence[Fraction], tol: Fraction) -> tuple[Prop, int, str]:
+    if not members:
+        raise NotExpressible("no numeric domain member")
+    d = common_decimals([x, tol] + list(members))
+    xs, ts = scaled(x, d), scaled(tol, d)
+    alts: list[Prop] = []
+    for m in members:
+        ms = scaled(m, d)
+        if tol == 0:
+            alts.append(Rel("=", _lit(xs), _lit(ms)))
+        else:
+            alts.append(syntax.conj([Rel("≤", _lit(ms), _plus(_lit(xs), ts)), Rel("≤", _lit(xs), _plus(_lit(ms), ts))]))
+    return _finish(syntax.disj(alts)), d, "value and numeric members scaled by 10^d"
+
+
+def claim_domain_label(label: str, members: Sequence[str]) -> tuple[Prop, int, str]:
+    if not members:
+        raise NotExpressible("no domain member")
+    longest = max(len(m.encode("utf-8")) for m in members)
+    x = label_code(label, cap=longest + 1)
+    alts = [Rel("=", _lit(x), _lit(label_code(m))) for m in members]
+    return (_finish(syntax.disj(alts)), 0,
+            "labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256")
+
+
+# ------------------------------------------------------------------- identity
+
+
+@dataclass
+class _Scaled:
+    """An expression as ``sign * term / den``: ``den > 0``, ``sign`` = ±1, and
+    every literal of ``term`` non-negative (a ``Sub`` only where a nested sum
+    mixes signs)."""
+
+    term: Term
+    den: int
+    sign: int = 1
+
+    @property
+    def value(self) -> Fraction:
+        return Fraction(self.sign * syntax.eval_term(self.term), self.den)
+
+
+class _IdentityBuilder:
+    def __init__(self, bindings: Sequence[tuple[str, Fraction]], d: int):
+        self.values = dict(bindings)
+        self.order = {name: i for i, (name, _) in enumerate(bindings)}
+        self.d = d
+        self.scale = 10 ** d
+
+    def scale_factors(self, m: int) -> list[Term]:
+        """``m`` as factors: a residue (if not 1) and then ``10^d`` repeated."""
+        if m == 1:
+            return []
+        out: list[Term] = []
+        j = 0
+        if self.scale > 1:
+            while m % self.scale == 0:
+                m //= self.scale
+                j += 1
+        if m != 1:
+            out.append(_lit(m))
+        out.extend(_lit(self.scale) for _ in range(j))
+        return out
+
+    def times(self, x: _Scaled, m: int) -> Term:
+        if x.term == _lit(0):
+            return x.term
+        return syntax.product([x.term] + self.scale_factors(m))
+
+    def factor_key(self, f: Any) -> tuple:
+        if f.is_Rational:
+            return (0, 0, "")
+        base = f.base if f.is_Pow else f
+        if base.is_Symbol:
+            return (1, self.order.get(base.name, len(self.order)), base.name)
+        return (2, 0, _srepr(f))
+
+    def walk(self, e: Any) -> _Scaled:
+        if e.is_Symbol:
+            if e.name not in self.values:
+                raise NotExpressible(f"unbound variable {e.name}")
+            v = scaled(self.values[e.name], self.d)
+            return _Scaled(_lit(abs(v)), self.scale, -1 if v < 0 else 1)
+        if e.is_Rational:
+            return _Scaled(_lit(abs(int(e.p))), int(e.q), -1 if e.p < 0 else 1)
+        if e.is_Add:
+            kids = [self.walk(a) for a in _sorted_terms(e, self)]
+            den = _lcm([k.den for k in kids])
+            pos = [self.times(k, den // k.den) for k in kids if k.sign > 0]
+            neg = [self.times(k, den // k.den) for k in kids if k.sign < 0]
+            if not pos:
+                return _Scaled(syntax.total(neg), den, -1)
+            if not neg:
+                return _Scaled(syntax.total(pos), den, 1)
+            return _Scaled(syntax.Sub(syntax.total(pos), syntax.total(neg)), den, 1)
+        if e.is_Mul:
+            args = sorted(e.args, key=self.factor_key)
+            kids = [self.walk(f) for f in args]
+            den, sign, factors = 1, 1, []
+            for i, (f, k) in enumerate(zip(args, kids)):
+                den *= k.den
+                sign *= k.sign
+                # a unit coefficient (the -1 of a subtraction, the 1 of 1/2) is not printed
+                if i == 0 and f.is_Rational and abs(f.p) == 1 and len(args) > 1:
+                    continue
+                factors.append(k.term)
+            return _Scaled(syntax.product(factors), den, sign)
+        if e.is_Pow:
+            exp = e.exp
+            if not exp.is_Integer:
+                raise NotExpressible("a power with a non-integer exponent")
+            n = int(exp)
+            base = self.walk(e.base)
+            if n == 0:
+                return _Scaled(_lit(1), 1)
+            if n > 0:
+                return _Scaled(syntax.product([base.term] * n), base.den ** n, base.sign ** n)
+            # a negative power: (t/den)^-n = den^n / t^n, t's value known exactly
+            v = base.sign * syntax.eval_term(base.term)
+            if v == 0:
+                raise NotExpressible("division by zero")
+            m = -n
+            return _Scaled(_lit(base.den ** m), abs(v) ** m, -1 if (v < 0 and m % 2) else 1)
+        raise NotExpressible(f"{type(e).__name__} is not a polynomial operation")
+
+
+def _srepr(e: Any) -> str:
+    import sympy
+
+    return sympy.srepr(e)
+
+
+def _sorted_terms(e: Any, b: _IdentityBuilder) -> list[Any]:
+    """Summands in a deterministic order: by their variables' declaration order."""
+    import sympy
+
+    def key(t: Any) -> tuple:
+        syms = sorted(b.order.get(s.name, len(b.order)) for s in t.free_symbols)
+        return (0 if syms else 1, tuple(syms), _srepr(t))
+
+    return sorted(sympy.Add.make_args(e), key=key)
+
+
+def _lcm(xs: Iterable[int]) -> int:
+    out = 1
+    for x in xs:
+        out = out * x // math.gcd(out, x)
+    return out
+
+
+def claim_identity(relation: str, lhs: Any, rhs: Any, bindings: Sequence[tuple[str, Fraction]],
+                   tol: Fraction) -> tuple[Prop, int, str]:
+    import sympy
+
+    d = common_decimals([v for _, v in bindings])
+    b = _IdentityBuilder(bindings, d)
+    if relation in (">=", ">"):
+        lhs, rhs = rhs, lhs
+        relation = "<=" if relation == ">=" else "<"
+    kept: list[list[_Scaled]] = [[], []]
+    moved: list[list[_Scaled]] = [[], []]
+    for side_no, expr in enumerate((lhs, rhs)):
+        for summand in _sorted_terms(sympy.sympify(expr), b):
+            x = b.walk(summand)
+            if x.sign < 0:
+                moved[1 - side_no].append(_Scaled(x.term, x.den, 1))
+            else:
+                kept[side_no].append(x)
+    sides = [kept[0] + moved[0], kept[1] + moved[1]]
+    tol_s = _Scaled(_lit(tol.numerator), tol.denominator) if tol else None
+    den = _lcm([x.den for side in sides for x in side] + ([tol_s.den] if tol_s else []))
+
+    def side_term(items: list[_Scaled], extra: _Scaled | None = None) -> Term:
+        items = items + ([extra] if extra else [])
+        if not items:
+            return _lit(0)
+        return syntax.total([b.times(x, den // x.den) for x in items])
+
+    L0, R0 = side_term(sides[0]), side_term(sides[1])
+    if relation == "==":
+        if tol_s is None:
+            claim: Prop = Rel("=", L0, R0)
+        else:
+            claim = syntax.conj([Rel("≤", L0, side_term(sides[1], tol_s)), Rel("≤", R0, side_term(sides[0], tol_s))])
+    elif relation in ("<=", "<"):
+        claim = Rel("≤" if relation == "<=" else "<", L0, side_term(sides[1], tol_s))
+    else:  # pragma: no cover - normalised above
+        raise NotExpressible(f"relation {relation}")
+    how = f"variables scaled by 10^{d}"
+    if den != 1:
+        how += f"; both sides multiplied by {den} to clear denominators"
+    if moved[0] or moved[1]:
+        how += "; subtracted terms moved to the other side"
+    return _finish(claim), d, how
