@@ -5,9 +5,12 @@ of finding and what each severity means.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, get_args
 
-SEVERITIES = ("problem", "audited", "info")
+# problem: an unaudited defect (exit 1); audited: a defect the anchor documents;
+# info: reported only
+FindingSeverity = Literal["problem", "audited", "info"]
+SEVERITIES: tuple[FindingSeverity, ...] = get_args(FindingSeverity)
 SCHEMA_VERSION = "mmverify.audit/1"
 
 
@@ -17,7 +20,7 @@ class Finding:
     task_id: str
     subject: str            # a metric id, a gate id (or gate[i]), or "task"
     paper_id: str | None
-    severity: str           # problem | audited | info
+    severity: FindingSeverity
     detail: str
 
     def as_dict(self) -> dict[str, Any]:
@@ -39,7 +42,7 @@ class TaskAudit:
     def oracle_instances(self) -> int | None:
         return self.oracle_counts["total"] if self.oracle_counts else None
 
-    def count(self, severity: str) -> int:
+    def count(self, severity: FindingSeverity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
 
     def as_dict(self) -> dict[str, Any]:

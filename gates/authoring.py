@@ -31,6 +31,8 @@ from typing import Any, Iterator, Mapping
 from mmverify import paths
 from mmverify.tasks import DIRECTIONAL
 
+from .audit_model import Finding, FindingSeverity
+
 PLACEHOLDER = "TODO(author)"
 FILES = ("task.json", "artifact.schema.json", "oracle.json", "README.md", "problem.md")
 FIELD_KEYS = ("x-unit", "x-range")   # placeholders of number fields: reported per field, not as text
@@ -52,9 +54,7 @@ _HOW = {
 }
 
 
-def _finding(kind: str, task_id: str, subject: str, severity: str, detail: str):
-    from .audit_model import Finding
-
+def _finding(kind: str, task_id: str, subject: str, severity: FindingSeverity, detail: str) -> Finding:
     return Finding(kind, task_id, subject, None, severity, detail)
 
 

@@ -22,20 +22,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Literal, get_args
 
 from mmverify.numbers import exact_text
 
-from .compile import build_finite_domain, build_identity, build_integer, build_order, build_partition_sum, build_range
-from .forms import decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum, decide_range, expand_order, expand_partition_sum
+from .compile import (build_finite_domain, build_identity, build_integer, build_order, build_partition_sum,
+                      build_range)
+from .forms import (decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum,
+                    decide_range, expand_order, expand_partition_sum)
 from .model import Gate, GateInstance
+
+# the form names, in table order (a test keeps them equal to the table's keys
+# and to the task schema's enum)
+FormName = Literal["range", "integer", "order", "identity", "finite_domain", "partition_sum"]
 
 
 @dataclass(frozen=True)
 class Form:
     """One gate form (see the module doc for who calls which field)."""
 
-    name: str
+    name: FormName
     keys: frozenset[str]
     compile: Callable[..., Gate]
     decide: Callable[..., GateInstance]
@@ -119,7 +125,7 @@ def _relates(gate: Gate, hits: list[int], up: bool) -> bool:
     return True  # relates the field to other values
 
 
-FORM_TABLE: dict[str, Form] = {f.name: f for f in (
+FORM_TABLE: dict[FormName, Form] = {f.name: f for f in (
     Form("range", frozenset({"path", "min", "max", "min_strict", "max_strict"}),
          build_range, decide_range, _range_bounds, _claim_range,
          lambda g, hits, up: (g.upper if up else g.lower) is not None),
@@ -141,4 +147,4 @@ FORM_TABLE: dict[str, Form] = {f.name: f for f in (
          _relates, expand=expand_partition_sum),
 )}
 
-FORMS: tuple[str, ...] = tuple(FORM_TABLE)
+FORMS: tuple[FormName, ...] = get_args(FormName)

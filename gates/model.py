@@ -33,13 +33,23 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, get_args
 
 from mmverify.paths import FieldPath, concrete
 
-VERDICTS = ("pass", "fail", "gap")
-LEVELS = {"A": "units/ranges", "B": "internal consistency", "C": "external physical truth"}
-RELATIONS = ("==", "<=", ">=", "<", ">")
+if TYPE_CHECKING:
+    from .formtable import FormName
+
+# the closed sets of the gate layer (levels, severities and forms are also
+# enums of the task schema; a test keeps the two equal)
+Verdict = Literal["pass", "fail", "gap"]
+Level = Literal["A", "B", "C"]
+Severity = Literal["hard", "soft"]        # a failed hard gate zeroes the task
+Relation = Literal["==", "<=", ">=", "<", ">"]
+
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+LEVELS: dict[Level, str] = {"A": "units/ranges", "B": "internal consistency", "C": "external physical truth"}
+RELATIONS: tuple[Relation, ...] = get_args(Relation)
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class Identity:
     """
 
     expr: str
-    relation: str                       # one of RELATIONS
+    relation: Relation
     var_names: tuple[str, ...]
     var_paths: tuple[FieldPath, ...]
     evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
@@ -137,9 +147,9 @@ class Gate:
     """
 
     id: str
-    form: str
-    level: str
-    severity: str
+    form: FormName
+    level: Level
+    severity: Severity
     description: str
     position: int
     inputs: tuple[FieldPath, ...]
@@ -209,13 +219,13 @@ class GateInstance:
     """
 
     gate_id: str
-    form: str
-    level: str
-    severity: str
+    form: FormName
+    level: Level
+    severity: Severity
     index: int | None
     paths: tuple[str, ...]
     values: tuple[str | None, ...]
-    verdict: str
+    verdict: Verdict
     reason: str | None
     detail_source: Any = field(default="", repr=False, compare=False)   # text, or a function making it
     tolerance: str | None = None
@@ -227,7 +237,7 @@ class GateInstance:
     upper_strict: bool = False
     binary: bool = False
     strict: bool = False
-    relation: str | None = None
+    relation: Relation | None = None
     identity: Identity | None = field(default=None, repr=False, compare=False)
     bindings: tuple[tuple[str, Fraction], ...] = ()
     lhs_value: Fraction | None = None

@@ -9,10 +9,13 @@ of the two layers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import runner
 from .project import LeanFile
+
+if TYPE_CHECKING:
+    from mmverify.gates.model import Verdict
 
 
 @dataclass(frozen=True)
@@ -21,7 +24,7 @@ class Row:
     task_id: str
     name: str                  # full Lean name
     instance: str              # gate instance (gate id [index])
-    gate_verdict: str          # pass / fail
+    gate_verdict: Verdict      # pass / fail
     expected: str              # proved / refuted
     lean: str                  # runner status, or "missing"
     axioms: tuple[str, ...] | None

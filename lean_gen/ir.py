@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from . import syntax
 from .claims import NotExpressible, TooLarge
@@ -43,6 +43,10 @@ from .syntax import Prop
 # importable from here
 from .claims import common_decimals, decimals, label_code, scaled  # noqa: F401,E402
 from mmverify.errors import MmverifyError
+
+if TYPE_CHECKING:
+    from mmverify.gates.formtable import FormName
+    from mmverify.gates.model import Level, Severity, Verdict
 
 EXPECT_PROVED = "proved"
 EXPECT_REFUTED = "refuted"
@@ -71,9 +75,9 @@ class Obligation:
     task_id: str
     gate_id: str
     index: int | None
-    form: str
-    level: str
-    severity: str
+    form: FormName
+    level: Level
+    severity: Severity
     claim: Prop                    # the gate predicate at these values
     holds: bool                    # gate verdict: pass -> True, fail (violated) -> False
     decimals: int                  # d of the common scale S = 10^d
@@ -110,8 +114,8 @@ class Unstated:
 
     gate_id: str
     index: int | None
-    form: str
-    verdict: str                   # gap | fail
+    form: FormName
+    verdict: Verdict               # gap | fail
     reason: str                    # missing | empty_list | not_a_number | not_a_label | undefined |
                                    # not_expressible | too_large (see MAX_CONNECTIVE_PARTS)
     sources: tuple[str, ...]

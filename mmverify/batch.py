@@ -39,12 +39,15 @@ import json
 import os
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Container, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container, Sequence
 
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
 from .engine import (  # noqa: F401  (the engine's parts, under the names this module always had)
     RETRIED, BatchStats, ScoreTimeout, atomic_write, load_done, read_bounded, row_line, run_job, time_cap,
     time_cap_available)
+
+if TYPE_CHECKING:
+    from .scoring.rules import Ruleset
 
 ROW_SCHEMA = "mmverify.score-row/1"
 
@@ -86,7 +89,7 @@ class Outcome:
 
 
 def row_key(path: str, sha256: str | None, read_error: str | None, task_id: str | None, run_gates: bool,
-            fingerprint: str, ruleset: str = "verified", strict_schema: bool = False) -> str:
+            fingerprint: str, ruleset: Ruleset = "verified", strict_schema: bool = False) -> str:
     # the schema mode is part of the key: rows scored all-or-nothing (and rows
     # of engines before schema violations were local) are not reused
     ident = [ROW_SCHEMA, os.path.abspath(path), sha256, read_error, task_id, run_gates, fingerprint,
@@ -121,7 +124,7 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
-              done: Container[str] | None = None, full: str | None = None, ruleset: str = "verified",
+              done: Container[str] | None = None, full: str | None = None, ruleset: Ruleset = "verified",
               strict_schema: bool = False) -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate).
@@ -270,7 +273,7 @@ class ScoreJob:
     timeout_s: float | None
     max_bytes: int
     fingerprint: str
-    ruleset: str = "verified"
+    ruleset: Ruleset = "verified"
     strict_schema: bool = False
     fsync: ClassVar[bool] = True      # each new row is fsynced before the next is read
 
@@ -309,7 +312,7 @@ class ScoreJob:
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
               on_outcome: Callable[[Outcome], None] | None = None, executor: Any = None,
-              wait: bool = False, ruleset: str = "verified",
+              wait: bool = False, ruleset: Ruleset = "verified",
               strict_schema: bool = False) -> tuple[list[Outcome], BatchStats]:
     """Score every input into ``output`` (JSON Lines), resuming what is there.
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .numbers import fraction_text, report_float
 from .statuses import FORCED_FAIL, STATUSES, Status
+
+if TYPE_CHECKING:
+    from .scoring.rules import Ruleset
 
 SCHEMA_VERSION = "mmverify.report/1"
 
@@ -35,7 +38,7 @@ class Report:
     schema_errors: tuple = ()
     gates: Any = None          # mmverify.gates.GateReport or None
     panel: Any = None          # mmverify.scoring.panel.PanelScore or None
-    ruleset: str = "verified"  # the named ruleset scores were computed under
+    ruleset: Ruleset = "verified"  # the named ruleset scores were computed under
     findings: Mapping[str, str] | None = None   # the task's own oracle: gate instance -> audited finding
 
     @property

@@ -22,6 +22,7 @@ from . import paths
 from .artifact import ArtifactError, parse_file
 from .jsonstrict import loads_strict
 from .numbers import is_decimal_text, to_fraction
+from .scoring.kernels import ONE_SIDED, DirectionName
 from mmverify.errors import MmverifyError
 
 EXCLUSION_REASONS = (
@@ -31,7 +32,7 @@ EXCLUSION_REASONS = (
     "no_numeric_estimate",
     "different_unit_of_analysis",
 )
-DIRECTIONAL = ("higher_is_better", "lower_is_better")
+DIRECTIONAL = ONE_SIDED   # the metrics an overclaim can game (the one-sided directions)
 
 
 class TaskLoadError(MmverifyError, ValueError):
@@ -56,7 +57,7 @@ class MetricSpec:
     id: str
     path: paths.FieldPath
     unit: str
-    direction: str
+    direction: DirectionName
     weight: Fraction
     band: Band | None
     match_by: str | None = None

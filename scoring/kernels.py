@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Literal, get_args
 
 from mmverify.labels import normalise_label
 
@@ -49,16 +49,21 @@ def exact_match(x: object, a: object) -> Fraction:
     return ZERO
 
 
+# the direction names, in registry order (a test keeps them equal to the
+# registry's keys and to the task schema's enum)
+DirectionName = Literal["higher_is_better", "lower_is_better", "target_value", "exact_value"]
+
+
 @dataclass(frozen=True)
 class Direction:
-    name: str
+    name: DirectionName
     one_sided: bool
     needs_band: bool
     kernel: Callable[[Fraction, Fraction, Fraction], Fraction] | None
     summary: str
 
 
-DIRECTIONS: dict[str, Direction] = {
+DIRECTIONS: dict[DirectionName, Direction] = {
     d.name: d
     for d in (
         Direction("higher_is_better", True, True, _higher,
@@ -71,7 +76,11 @@ DIRECTIONS: dict[str, Direction] = {
 }
 
 
-def kernel_score(direction: str, x: object, a: object, w: Fraction | None) -> Fraction:
+# the one-sided directions: credit up to the anchor in the good direction
+ONE_SIDED: tuple[DirectionName, ...] = tuple(n for n in get_args(DirectionName) if DIRECTIONS[n].one_sided)
+
+
+def kernel_score(direction: DirectionName, x: object, a: object, w: Fraction | None) -> Fraction:
     """Score one read value against one anchor with the direction's kernel."""
     d = DIRECTIONS[direction]
     if d.kernel is None:

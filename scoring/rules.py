@@ -35,9 +35,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from mmverify.numbers import fraction_text
+
+from .kernels import ONE_SIDED
 
 if TYPE_CHECKING:  # pragma: no cover
     from mmverify.tasks import MetricSpec, TaskSpec
@@ -103,14 +105,14 @@ def incomparable(task: "TaskSpec", metric: "MetricSpec") -> RuleApplication | No
     return None
 
 
-ONE_SIDED = ("higher_is_better", "lower_is_better")
-
-RULESETS = {
+# the named rulesets (``--ruleset``); a test keeps the alias equal to the table
+Ruleset = Literal["verified", "paper"]
+RULESETS: dict[Ruleset, str] = {
     "verified": "one-sided credit beyond the panel's best plus the band only for verified claims "
                 "(unverified_improvement on)",
     "paper": "the TB-MathModel paper's pure one-sided semantics (unverified_improvement off)",
 }
-DEFAULT_RULESET = "verified"
+DEFAULT_RULESET: Ruleset = "verified"
 
 
 @dataclass(frozen=True)

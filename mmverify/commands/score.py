@@ -8,6 +8,7 @@ only one).
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,9 @@ from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
 from .common import (anchors_option, executor_options, format_option, progress, progress_counter,
                      strict_schema_option, task_errors)
+
+if TYPE_CHECKING:
+    from mmverify.scoring.rules import Ruleset
 
 
 @click.command()
@@ -107,7 +111,7 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
 
 
 def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, executor="local",
-                 wait=False, ruleset: str = "verified", strict_schema: bool = False) -> int:
+                 wait=False, ruleset: Ruleset = "verified", strict_schema: bool = False) -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code."""
     from mmverify.batch import run_batch
     from mmverify.engine import OutputBusy

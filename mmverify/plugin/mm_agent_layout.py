@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from mmverify.artifact import ArtifactError, parse_bytes
 
@@ -44,18 +44,19 @@ TIMESTAMP = re.compile(r"_\d{8}-\d{6}$")
 SCRIPT = re.compile(r"^main([1-9][0-9]{0,3})\.py$")
 
 # statuses of a task entry
-PASSED = "passed"          # task_code matches code/main<k>.py and is_pass is true
-FAILED = "failed"          # matched, but the code never passed (is_pass false, execution_result None)
-NO_CODE = "no_code"        # the entry has no task_code (MM-Agent writes none without a dataset)
-UNMATCHED = "unmatched"    # task_code matches no code/main<k>.py
-AMBIGUOUS = "ambiguous"    # task_code matches several scripts, or several entries match one script
+EntryStatus = Literal["passed", "failed", "no_code", "unmatched", "ambiguous"]
+PASSED: EntryStatus = "passed"        # task_code matches code/main<k>.py and is_pass is true
+FAILED: EntryStatus = "failed"        # matched, but the code never passed (is_pass false, execution_result None)
+NO_CODE: EntryStatus = "no_code"      # the entry has no task_code (MM-Agent writes none without a dataset)
+UNMATCHED: EntryStatus = "unmatched"  # task_code matches no code/main<k>.py
+AMBIGUOUS: EntryStatus = "ambiguous"  # task_code matches several scripts, or several entries match one script
 
 
 @dataclass
 class Entry:
     """One element of the solution's ``tasks`` list."""
     position: int                     # 1-based place in ``tasks`` (the order the run solved them)
-    status: str
+    status: EntryStatus
     number: int | None = None         # k of code/main<k>.py
     description: str | None = None
     code: str | None = None

@@ -26,3 +26,17 @@ def test_every_anchor_gate_reports_its_forms_bounds():
             seen.add(inst.form)
             assert isinstance(inst.as_dict()["exact"], dict)
     assert seen <= set(FORMS) and seen
+
+
+def _schema_enum(name: str) -> list:
+    schema = json.loads(resources.files("mmverify.schemas").joinpath("task.schema.json").read_text("utf-8"))
+    return schema["$defs"]["gate_common"]["properties"][name]["enum"]
+
+
+def test_gate_literals_are_the_schema_enums():
+    from typing import get_args
+
+    from mmverify.gates.model import LEVELS, Level, Severity
+
+    assert list(get_args(Level)) == list(LEVELS) == _schema_enum("level")
+    assert list(get_args(Severity)) == _schema_enum("severity")

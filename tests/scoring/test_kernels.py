@@ -69,3 +69,20 @@ def test_registry_declares_direction_properties():
 def test_kernel_refuses_missing_band():
     with pytest.raises(ValueError):
         kernel_score("target_value", Fraction(1), Fraction(1), None)
+
+
+def test_direction_and_ruleset_literals_are_the_registries():
+    import json
+    from importlib import resources
+    from typing import get_args
+
+    from mmverify.commands.score import score
+    from mmverify.scoring.kernels import DIRECTIONS, ONE_SIDED, DirectionName
+    from mmverify.scoring.rules import DEFAULT_RULESET, RULESETS, Ruleset
+
+    schema = json.loads(resources.files("mmverify.schemas").joinpath("task.schema.json").read_text("utf-8"))
+    assert list(get_args(DirectionName)) == list(DIRECTIONS) == schema["$defs"]["metric"]["properties"]["direction"]["enum"]
+    assert ONE_SIDED == ("higher_is_better", "lower_is_better")
+    rules = next(p for p in score.params if p.name == "ruleset")
+    assert list(get_args(Ruleset)) == list(RULESETS) == list(rules.type.choices)
+    assert DEFAULT_RULESET in RULESETS and rules.default == DEFAULT_RULESET
