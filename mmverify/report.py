@@ -208,7 +208,8 @@ def _gate_lines(report: Report) -> list[str]:
         return []
     lines = report.gates.summary_lines()
     if report.findings:
-        # the task's oracle: its failing soft gates are documented findings, not alarms
+        # the task's own oracle: each failing gate instance is a documented finding
+        # (an audit record names it, or a soft gate the published answer fails), not an alarm
         marked = []
         for line in lines:
             name = line[12:].split(": ", 1)[0] if line.startswith("  FAIL") else None
