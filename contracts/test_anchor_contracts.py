@@ -114,7 +114,7 @@ def test_broken_copies_of_the_oracle_are_rejected_naming_the_field(tid):
     path, key, bound = found
     bad = bound - 1 if "inimum" in key else bound + 1
     broken = copy.deepcopy(data)
-    parent = paths.get(broken, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else broken
+    parent = paths.parent(broken, path)
     parent[path.segments[-1]] = bad
     errors = validate_artifact(task.artifact_schema, broken)
     assert any(e.field == path.text for e in errors), errors

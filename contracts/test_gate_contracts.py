@@ -65,18 +65,12 @@ def test_oracle_passes_its_hard_gates(tid):
     unexplained = []
     for inst in report.hard_failures:
         named = any(rec.get("gate") == inst.gate_id for _, rec in records)
-        on_field = any(_matches(task.metric(mid).path, path) for mid, _ in records for path in inst.paths)
+        on_field = any(paths.matches(task.metric(mid).path, path) for mid, _ in records for path in inst.paths)
         if not (named or on_field):
             unexplained.append(inst.headline())
     assert not unexplained, f"{tid}: the oracle fails hard gate(s) with no audit record: {unexplained}"
     gaps = [i.headline() for i in report.gaps if i.hard]
     assert not gaps, f"{tid}: hard gate(s) cannot be checked on the oracle: {gaps}"
-
-
-def _matches(pattern: paths.FieldPath, concrete: str) -> bool:
-    c = paths.parse_path(concrete)
-    return len(c.segments) == len(pattern.segments) and all(
-        a == b or (a == paths.WILDCARD and isinstance(b, int)) for a, b in zip(pattern.segments, c.segments))
 
 
 @pytest.mark.parametrize("tid", IDS)

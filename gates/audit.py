@@ -175,21 +175,6 @@ def _records(paper) -> list[tuple[str, Mapping[str, Any]]]:
     return sorted(paper.audit.items())
 
 
-def _matches(pattern: paths.FieldPath, concrete: str) -> bool:
-    try:
-        c = paths.parse_path(concrete)
-    except paths.PathError:
-        return False
-    if len(c.segments) != len(pattern.segments):
-        return False
-    for a, b in zip(pattern.segments, c.segments):
-        if a == paths.WILDCARD and isinstance(b, int):
-            continue
-        if a != b:
-            return False
-    return True
-
-
 def oracle_findings(task, report: GateReport) -> dict[str, str]:
     """For the task's own oracle: every failing gate instance with the word for
     it, ``audited`` (an audit record documents it) or ``known finding`` (a soft
@@ -211,14 +196,14 @@ def _audited_by(task, inst: GateInstance, records) -> str | None:
         if rec.get("gate") == inst.gate_id:
             return f"{paper.paper_id}/{mid}"
         metric = task.metric(mid)
-        if any(_matches(metric.path, p) for p in inst.paths):
+        if any(paths.matches(metric.path, p) for p in inst.paths):
             return f"{paper.paper_id}/{mid}"
     return None
 
 
 def _audited_field(task, field_: str, records) -> str | None:
     for paper, (mid, _rec) in records:
-        if _matches(task.metric(mid).path, field_):
+        if paths.matches(task.metric(mid).path, field_):
             return f"{paper.paper_id}/{mid}"
     return None
 
@@ -237,8 +222,8 @@ def _audit_records(task, by_id: Mapping[str, Gate], oracle: Any, paper) -> list[
         data, _supplied, _ = paper_artifact(task, oracle, paper, originals=[mid])
         report = evaluate_gates(task, data)
         broken = [i for i in report.instances if i.verdict == "fail"
-                  and any(_matches(metric.path, p) for p in i.paths)]
-        schema = [e for e in _schema_errors(task, data) if _matches(metric.path, e.field)]
+                  and any(paths.matches(metric.path, p) for p in i.paths)]
+        schema = [e for e in _schema_errors(task, data) if paths.matches(metric.path, e.field)]
         shown = _show_original(rec["original"])
         for inst in broken:
             out.append(Finding("audit_justified", task.id, inst.name, paper.paper_id, "audited",

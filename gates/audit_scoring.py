@@ -67,22 +67,11 @@ def _split(task) -> list[Finding]:
                     f"split on {metrics}, left out of the headline ({task.headline_reason}): {split['summary']}")]
 
 
-def _covers(gate_path: paths.FieldPath, metric_path: paths.FieldPath) -> bool:
-    if len(gate_path.segments) != len(metric_path.segments):
-        return False
-    for g, m in zip(gate_path.segments, metric_path.segments):
-        if g == paths.WILDCARD and isinstance(m, int):
-            continue
-        if g != m:
-            return False
-    return True
-
-
 def gate_bounds(gate: Gate, metric_path: paths.FieldPath, direction: str) -> bool:
     """Whether hard ``gate`` bounds the field at ``metric_path`` in the metric's good
     direction (up for higher_is_better, down for lower_is_better)."""
     up = direction == "higher_is_better"
-    hits = [k for k, p in enumerate(gate.inputs) if _covers(p, metric_path)]
+    hits = [k for k, p in enumerate(gate.inputs) if paths.matches(p, metric_path)]
     if not hits:
         return False
     from .formtable import FORM_TABLE

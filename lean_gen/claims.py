@@ -40,6 +40,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from mmverify.errors import MmverifyError
+from mmverify.numbers import decimal_places
 
 from . import syntax
 from .syntax import INT, NAT, Lit, Prop, Rel, Term
@@ -58,16 +59,10 @@ class TooLarge(NotExpressible):
 
 def decimals(value: Fraction) -> int:
     """Fewest decimal places that make ``value`` an integer (a terminating decimal)."""
-    d, twos, fives = value.denominator, 0, 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    if d != 1:
+    places = decimal_places(value)
+    if places is None:
         raise NotExpressible(f"{value} is not a terminating decimal")
-    return max(twos, fives)
+    return places
 
 
 def common_decimals(values: Iterable[Fraction | None]) -> int:

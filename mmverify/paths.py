@@ -216,3 +216,23 @@ def concrete(path: FieldPath | str, index: int) -> str:
 def _concrete(path: FieldPath, index: int) -> str:
     # called once per element of every [*] read; cached (immutable inputs, str out)
     return render_segments(tuple(index if s == WILDCARD else s for s in path.segments))
+
+
+def matches(pattern: FieldPath, path: FieldPath | str) -> bool:
+    """Whether ``path`` is ``pattern`` with any ``[*]`` of the pattern at an index
+    (or at ``[*]``). A path text that does not parse matches nothing."""
+    if isinstance(path, str):
+        try:
+            path = parse_path(path)
+        except PathError:
+            return False
+    return len(path.segments) == len(pattern.segments) and all(
+        a == b or (a == WILDCARD and isinstance(b, int)) for a, b in zip(pattern.segments, path.segments))
+
+
+def parent(data: Any, path: FieldPath) -> Any:
+    """The object or list that holds the field at ``path`` (``data`` itself for a
+    top-level field), or :class:`Missing`."""
+    if len(path.segments) <= 1:
+        return data
+    return get(data, FieldPath("", path.segments[:-1]))

@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .multibo import BoTerm, bo_term, multi_bo
 from mmverify.errors import MmverifyError
+from mmverify.manifest_rows import seed_sort_key
 from mmverify.statuses import BOARD_FORCED, BoardStatus
 
 ZERO = Fraction(0)
@@ -37,10 +38,6 @@ NULL_ARTIFACT = "null_artifact"   # a manifest row with "artifact": null
 # error codes of rows that could not be processed as written (listed apart
 # from artifact-level failures, which are ordinary results)
 ROW_PROBLEMS = frozenset({"manifest_row_invalid", "duplicate_row", "internal_error", "timeout"})
-
-
-def seed_key(seed: int | str) -> tuple[int, Any]:
-    return (0, seed) if isinstance(seed, int) else (1, seed)
 
 
 def _frac(text: Any) -> Fraction | None:
@@ -220,7 +217,7 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
         known = ", ".join(entries) or "none"
         raise BoardError(f"baseline entry {baseline!r} has no scored rows in the manifest (entries: {known})")
     board_tasks = tuple(t for t in tasks if any(tt == t.id for _, tt, _ in cells))
-    seeds = {e: tuple(sorted({s for ee, _, s in cells if ee == e}, key=seed_key)) for e in entries}
+    seeds = {e: tuple(sorted({s for ee, _, s in cells if ee == e}, key=seed_sort_key)) for e in entries}
     for e in entries:
         for t in board_tasks:
             for s in seeds[e]:

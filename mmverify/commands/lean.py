@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any, Callable
 
 import click
 
@@ -49,6 +50,31 @@ def _no_lean(exc) -> None:
     click.echo(f"  missing: {exc.missing}", err=True)
     click.echo(f"  install: {exc.hint}", err=True)
     sys.exit(EXIT_NO_LEAN)
+
+
+def _toolchain():
+    """The Lean toolchain; exits 5 (with what to install) when there is none."""
+    from mmverify.lean_gen import runner
+
+    try:
+        toolchain = runner.find_lean()
+        toolchain.version()
+    except runner.LeanNotFound as exc:
+        _no_lean(exc)
+    return toolchain
+
+
+def _run_lean(run: Callable[..., Any], *args: Any) -> Any:
+    """``run(*args)``: exits 5 when the toolchain is lost, 1 when a Lean run fails."""
+    from mmverify.lean_gen import runner
+
+    try:
+        return run(*args)
+    except runner.LeanNotFound as exc:
+        _no_lean(exc)
+    except runner.LeanRunError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_VERDICT)
 
 
 def _artifact_file(artifact: str, task_id: str | None, anchors_dir: str | None):
@@ -155,24 +181,13 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
 def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
     """Kernel-check the obligations (one Lean process), audit axioms, compare with the gates."""
     from mmverify.lean_gen.check import check_files, render
-    from mmverify.lean_gen import runner
 
     all_anchors, anchors_dir = _every_anchor(artifact, all_anchors, anchors_dir)
     timeout = DEFAULT_TIMEOUT_S if timeout is None else timeout
-    try:
-        toolchain = runner.find_lean()
-        toolchain.version()
-    except runner.LeanNotFound as exc:
-        _no_lean(exc)
+    toolchain = _toolchain()
     files = ([_artifact_file(artifact, task_id, anchors_dir)] if artifact
              else _anchor_files(anchors_dir, (task_id,) if task_id else ()))
-    try:
-        report = check_files(files, toolchain, timeout, jobs)
-    except runner.LeanNotFound as exc:
-        _no_lean(exc)
-    except runner.LeanRunError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_VERDICT)
+    report = _run_lean(check_files, files, toolchain, timeout, jobs)
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
     else:
@@ -189,7 +204,6 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
 def mutate(anchors_dir, task_ids, list_only, as_json):
     """The mutation suite: every mutant must be rejected by the kernel or the axiom audit."""
     from mmverify.lean_gen.mutate import KILLED, OPERATORS, run_suite
-    from mmverify.lean_gen import runner
 
     anchors_dir = None if anchors_dir == _ALL else anchors_dir
 
@@ -199,20 +213,9 @@ def mutate(anchors_dir, task_ids, list_only, as_json):
             click.echo(f"{'':<24}   before: {op.example[0]}")
             click.echo(f"{'':<24}   after:  {op.example[1]}")
         sys.exit(EXIT_OK)
-    try:
-        toolchain = runner.find_lean()
-        toolchain.version()
-    except runner.LeanNotFound as exc:
-        _no_lean(exc)
+    toolchain = _toolchain()
     files = _anchor_files(anchors_dir, task_ids)
-    texts = [(f.relpath, f.text) for f in files]
-    try:
-        suite = run_suite(texts, toolchain)
-    except runner.LeanNotFound as exc:
-        _no_lean(exc)
-    except runner.LeanRunError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_VERDICT)
+    suite = _run_lean(run_suite, [(f.relpath, f.text) for f in files], toolchain)
     if as_json:
         click.echo(json.dumps(suite.as_dict(), indent=2, sort_keys=True))
     else:

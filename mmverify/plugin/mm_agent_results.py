@@ -141,7 +141,7 @@ def fill_holes(node: Any) -> Any:
 
 def remove_field(data: Any, path: paths.FieldPath) -> None:
     """Take the value at ``path`` out (a list item becomes a hole)."""
-    parent = paths.get(data, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
+    parent = paths.parent(data, path)
     last = path.segments[-1]
     if isinstance(parent, dict) and isinstance(last, str):
         parent.pop(last, None)

@@ -482,7 +482,7 @@ def distinct_artifact(data: Any, task=None) -> Any:
 def _replace_str(data: Any, path: paths.FieldPath, new: str) -> None:
     if not path.segments:
         return
-    parent = paths.get(data, paths.FieldPath("", path.segments[:-1])) if len(path.segments) > 1 else data
+    parent = paths.parent(data, path)
     last = path.segments[-1]
     if isinstance(last, str) and isinstance(parent, dict) and isinstance(parent.get(last), str):
         parent[last] = new
