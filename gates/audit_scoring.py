@@ -107,32 +107,22 @@ def _ungated(task, gates: tuple[Gate, ...]) -> list[Finding]:
 
 
 def _required(schema: Mapping[str, Any], path: paths.FieldPath) -> bool:
-    """Whether the schema forces the field at ``path`` to be present and non-null."""
-    nodes: list[Any] = [schema]
-    for seg in path.segments:
-        nxt = []
-        for node in nodes:
-            if not isinstance(node, dict):
-                return False
+    """Whether the schema forces the field at ``path`` to be present and non-null:
+    every schema on the way requires the next key (or holds enough items for
+    the next index; one for ``[*]``), and the field's own schemas exclude null."""
+    for k, seg in enumerate(path.segments):
+        holders = sub_schemas(schema, paths.FieldPath("", path.segments[:k]))
+        if not holders:
+            return False
+        for node in holders:
             if isinstance(seg, str):
                 if seg not in node.get("required", ()):
                     return False
-                nxt.append(node.get("properties", {}).get(seg))
-            else:
-                need = 1 if seg == paths.WILDCARD else seg + 1
-                if node.get("minItems", 0) < need and not (
-                        seg != paths.WILDCARD and len(node.get("prefixItems") or ()) > seg
-                        and node.get("minItems", 0) >= need):
-                    return False
-                if seg == paths.WILDCARD:
-                    nxt.extend(node.get("prefixItems") or [])
-                    nxt.append(node.get("items"))
-                else:
-                    prefix = node.get("prefixItems")
-                    nxt.append(prefix[seg] if prefix and seg < len(prefix) else node.get("items"))
-        nodes = [n for n in nxt if isinstance(n, dict)]
-        if not nodes:
-            return False
+            elif node.get("minItems", 0) < (1 if seg == paths.WILDCARD else seg + 1):
+                return False
+    nodes = sub_schemas(schema, path)
+    if not nodes:
+        return False
     for node in nodes:
         t = node.get("type")
         if t is None or t == "null" or (isinstance(t, list) and "null" in t):
