@@ -33,6 +33,16 @@ def anchors_dir_option(func):
                             type=click.Path(file_okay=False))(func)
 
 
+def target_options(func):
+    """ARTIFACT, ``--task``, ``--all`` and ``--anchors``: what ``emit`` and ``check`` work on."""
+    func = anchors_dir_option(func)
+    func = click.option("--all", "all_anchors", is_flag=True,
+                        help="every anchor's oracle and panel files (the default without ARTIFACT)")(func)
+    func = click.option("--task", "task_id", default=None,
+                        help="task id (inferred from the artifact if omitted)")(func)
+    return click.argument("artifact", required=False, type=click.Path(dir_okay=False))(func)
+
+
 def _every_anchor(artifact, all_flag: bool, anchors_dir):
     """(every anchor?, anchors folder) from ARTIFACT, --all and --anchors; exits 2 on a conflict."""
     if anchors_dir == _ALL:
@@ -112,11 +122,7 @@ def lean() -> None:
 
 
 @lean.command()
-@click.argument("artifact", required=False, type=click.Path(dir_okay=False))
-@click.option("--task", "task_id", default=None, help="task id (inferred from the artifact if omitted)")
-@click.option("--all", "all_anchors", is_flag=True,
-              help="every anchor's oracle and panel files (the default without ARTIFACT)")
-@anchors_dir_option
+@target_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="write the Lean file of ARTIFACT here (default: stdout)")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=None,
@@ -166,11 +172,7 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
 
 
 @lean.command()
-@click.argument("artifact", required=False, type=click.Path(dir_okay=False))
-@click.option("--task", "task_id", default=None, help="task id (inferred from the artifact if omitted)")
-@click.option("--all", "all_anchors", is_flag=True,
-              help="every anchor's oracle and panel files (the default without ARTIFACT)")
-@anchors_dir_option
+@target_options
 @click.option("--json", "as_json", is_flag=True, help="JSON report")
 @click.option("--timeout-s", "timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help=f"seconds for the Lean process (default: {DEFAULT_TIMEOUT_S:g})")
