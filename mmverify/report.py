@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from .numbers import fraction_text, report_float
 from .statuses import FORCED_FAIL, STATUSES, Status
+from .tables import text_table
 
 if TYPE_CHECKING:
     from .scoring.rules import Ruleset
@@ -221,13 +222,8 @@ def _gate_lines(report: Report) -> list[str]:
 def render_table(report: Report) -> str:
     lines = _header_lines(report)
     if report.panel is not None:
-        rows = _rows(report)
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(_HEAD)]
         lines.append("")
-        lines.append("  ".join(h.ljust(w) for h, w in zip(_HEAD, widths)).rstrip())
-        lines.append("  ".join("-" * w for w in widths))
-        for r in rows:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines += text_table(_HEAD, _rows(report))
         lines.append("")
         lines.append("paper      award  oracle  |S_p|  R")
         for p in report.panel.papers:

@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from mmverify.numbers import exact_text, report_float
+from mmverify.tables import markdown_table, text_table
 
 from .board import Board, EntryResult, Interval, Stat, TaskResult
 
@@ -204,35 +205,19 @@ def _counts_line(er: EntryResult) -> str:
             + (f"; harness {', '.join(er.harnesses)}" if er.harnesses else ""))
 
 
-def _text_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(), "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    return out
-
-
-def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    def esc(c: str) -> str:
-        return c.replace("|", "\\|")
-
-    out = ["| " + " | ".join(esc(h) for h in head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
-    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
-    return out
-
-
 _LEGEND = ("cells: O_t in % (mean over seeds); F = every seed forced (hard gate, invalid, error or missing: "
            "BO term -1); (nf) = n seeds forced, counted as 0; n/s = not scored")
 
 
 def render_table(board: Board) -> str:
     lines = ["mmverify board"] + _intro_lines(board) + [""]
-    lines += _text_table(*_summary_rows(board))
+    lines += text_table(*_summary_rows(board))
     lines += ["", "rank differences (adjacent entries):"] + ["  " + x for x in _diff_lines(board)]
     lines += [significance_statement(board), "", "counts:"] + ["  " + _counts_line(er) for er in board.entries]
-    lines += ["", "headline tasks:"] + _text_table(*_task_rows(board, board.headline_tasks))
+    lines += ["", "headline tasks:"] + text_table(*_task_rows(board, board.headline_tasks))
     if board.non_headline_tasks:
         lines += ["", "non-headline tasks (not in the headline mean or MULTI-BO):"]
-        lines += _text_table(*_task_rows(board, board.non_headline_tasks))
+        lines += text_table(*_task_rows(board, board.non_headline_tasks))
     lines += [_LEGEND]
     if board.errors:
         lines += ["", f"row problems ({len(board.errors)}):"]
@@ -242,13 +227,13 @@ def render_table(board: Board) -> str:
 
 def render_markdown(board: Board) -> str:
     lines = ["# mmverify board", ""] + [f"- {x}" for x in _intro_lines(board)] + [""]
-    lines += _md_table(*_summary_rows(board))
+    lines += markdown_table(*_summary_rows(board))
     lines += ["", "## Rank differences", ""] + [f"- {x}" for x in _diff_lines(board)]
     lines += ["", significance_statement(board), "", "## Counts", ""] + [f"- {_counts_line(er)}" for er in board.entries]
-    lines += ["", "## Headline tasks", ""] + _md_table(*_task_rows(board, board.headline_tasks))
+    lines += ["", "## Headline tasks", ""] + markdown_table(*_task_rows(board, board.headline_tasks))
     if board.non_headline_tasks:
         lines += ["", "## Non-headline tasks", "", "Not in the headline mean or MULTI-BO.", ""]
-        lines += _md_table(*_task_rows(board, board.non_headline_tasks))
+        lines += markdown_table(*_task_rows(board, board.non_headline_tasks))
     lines += ["", _LEGEND]
     if board.errors:
         lines += ["", "## Row problems", ""]
