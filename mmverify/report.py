@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from .numbers import fraction_text, report_float
 from .statuses import FORCED_FAIL, STATUSES, Status
-from .tables import text_table
+from .tables import fixed, text_table
 
 if TYPE_CHECKING:
     from .scoring.rules import Ruleset
@@ -132,10 +132,6 @@ def _metric_dict(m) -> dict[str, Any]:
 
 # ----------------------------------------------------------------- text / md
 
-def _fmt(x: Fraction | None, digits: int = 4) -> str:
-    return "-" if x is None else f"{float(x):.{digits}f}"
-
-
 def _short(value: Any, width: int = 14) -> str:
     if value is None:
         return "-"
@@ -164,7 +160,7 @@ def _rows(report: Report) -> list[list[str]]:
             if pm.audited:
                 note = (note + "; " if note else "") + "audited anchor"
             rows.append([m.metric_id, _ARROWS[m.direction], _short(m.value), pm.paper_id, _short(pm.anchor),
-                         _fmt(pm.band_width, 4) if pm.band_width is not None else "-", _fmt(pm.r), note])
+                         fixed(pm.band_width, 4) if pm.band_width is not None else "-", fixed(pm.r, 4), note])
     return rows
 
 
@@ -228,7 +224,7 @@ def render_table(report: Report) -> str:
         lines.append("paper      award  oracle  |S_p|  R")
         for p in report.panel.papers:
             lines.append(f"{p.paper_id:<10} {p.award:<6} {'yes' if p.oracle else 'no':<7} "
-                         f"{len(p.reported):<6} {_fmt(p.r) if p.r is not None else 'does not vote'}")
+                         f"{len(p.reported):<6} {fixed(p.r, 4) if p.r is not None else 'does not vote'}")
         for r in report.panel.rules:
             lines.append(f"rule {r.rule} [{r.metric_id}{'/' + r.paper_id if r.paper_id else ''}]: {r.detail}")
     gl = _gate_lines(report)
@@ -248,7 +244,7 @@ def render_markdown(report: Report) -> str:
         lines += ["", "| paper | award | oracle | \\|S_p\\| | R |", "|---|---|---|---|---|"]
         for p in report.panel.papers:
             lines.append(f"| {p.paper_id} | {p.award} | {'yes' if p.oracle else 'no'} | {len(p.reported)} | "
-                         f"{_fmt(p.r) if p.r is not None else 'does not vote'} |")
+                         f"{fixed(p.r, 4) if p.r is not None else 'does not vote'} |")
         if report.panel.rules:
             lines.append("")
             lines += [f"- rule `{r.rule}` ({r.metric_id}): {r.detail}" for r in report.panel.rules]

@@ -1,7 +1,13 @@
 """Plain-text and Markdown tables of string cells, shared by the reports."""
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Sequence
+
+
+def fixed(x: Fraction | float | None, digits: int) -> str:
+    """``x`` with ``digits`` decimals (rounded, for display), ``-`` for None."""
+    return "-" if x is None else f"{float(x):.{digits}f}"
 
 
 def text_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

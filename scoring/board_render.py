@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from mmverify.numbers import exact_text, report_float
-from mmverify.tables import markdown_table, text_table
+from mmverify.tables import fixed, markdown_table, text_table
 
 from .board import Board, EntryResult, Interval, Stat, TaskResult
 
@@ -112,14 +112,6 @@ def _pct(x: Fraction | float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{float(x) * 100:.{digits}f}"
 
 
-def _num(x: Fraction | None, digits: int = 3) -> str:
-    return "-" if x is None else f"{float(x):.{digits}f}"
-
-
-def _cost(x: Fraction | None) -> str:
-    return "-" if x is None else f"{float(x):.2f}"
-
-
 def _summary_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     head = ["rank", "entry", "seeds", "O-EVAL %", "sd", f"{float(board.bootstrap['level']) * 100:g}% CI"]
     head += [f"{su} %" for su in board.suites]
@@ -131,7 +123,7 @@ def _summary_rows(board: Board) -> tuple[list[str], list[list[str]]]:
                _pct(er.headline.mean), _pct(er.headline.sd) if er.headline.sd is not None else "n/a",
                f"[{_pct(ci.low)}, {_pct(ci.high)}]" if ci else "-"]
         row += [_pct(er.suites[su].mean) for su in board.suites]
-        row += [_num(er.multi_bo), _cost(er.cost_usd), str(er.counts["hard_gate_zeroes"]),
+        row += [fixed(er.multi_bo, 3), fixed(er.cost_usd, 2), str(er.counts["hard_gate_zeroes"]),
                 str(er.counts["missing"])]
         rows.append(row)
     return head, rows
@@ -200,7 +192,7 @@ def _counts_line(er: EntryResult) -> str:
             f"{c['invalid']} invalid, {c['errors']} errors, {c['missing']} missing "
             f"({c['missing_artifacts']} artifact files absent, {c.get('null_artifacts', 0)} rows with "
             f"\"artifact\": null, {c['absent_rows']} without a manifest row); "
-            f"cost {_cost(er.cost_usd)} USD over {er.cost_rows} rows"
+            f"cost {fixed(er.cost_usd, 2)} USD over {er.cost_rows} rows"
             + (f"; model {', '.join(er.models)}" if er.models else "")
             + (f"; harness {', '.join(er.harnesses)}" if er.harnesses else ""))
 
