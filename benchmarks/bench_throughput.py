@@ -78,7 +78,7 @@ def replay_excluded(oracles, reps: int = 3) -> Iterator[dict[str, float]]:
     cost: dict[str, float] = {}
     pc = time.process_time
     for task, art, _raw in oracles:
-        if R.replay_module(task.id) is None:
+        if R.replay_module(task) is None:
             continue
         runs = []
         for _ in range(reps):
