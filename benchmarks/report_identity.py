@@ -74,7 +74,7 @@ def _has_replay(task) -> bool:
         from mmverify.replay import replay_module
     except ImportError:  # an engine without the replay stage
         return False
-    return replay_module(task.id) is not None
+    return replay_module(task) is not None
 
 
 def digests(leaf_budget: int = 30, light_replay: bool = False) -> dict[str, str]:
