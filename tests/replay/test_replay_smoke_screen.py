@@ -17,6 +17,7 @@ from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import smoke_screen as S
 from mmverify.tasks import load_task
+from tests.helpers.smoke_plans import random_plan
 
 TASK = "cumcm-2025-a-smoke-screen"
 ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
@@ -185,3 +186,35 @@ def test_single_cloud_bounds(speed, heading, drop, fuse):
          "speed_mps": Decimal(repr(speed)), "drop_time_s": Decimal(repr(drop)), "fuse_time_s": Decimal(repr(fuse))}
     v = S.replay({"q2": {"strategy": b}}, None).values
     assert 0 <= v["q2.effective_duration_full_target_s"] <= v["q2.effective_duration_s"] <= 20
+
+
+TABLE = json.loads((Path(__file__).resolve().parents[1] / "helpers" / "smoke_screen_table.json")
+                   .read_text(encoding="utf-8"))
+
+
+def _row(d):
+    return [str(d.values[n]) if n in d.values else None for n in TABLE["names"]], dict(d.gaps)
+
+
+def test_table_covers_every_name():
+    assert tuple(TABLE["names"]) == S.DERIVED
+    assert len(TABLE["plans"]) == 40
+
+
+def test_oracle_matches_the_table():
+    """The table was written by the grid scan of commit 75b138e (numpy over every point at every step)."""
+    values, gaps = _row(S.replay(parsed(ORACLE).data, None))
+    assert values == TABLE["oracle"]["values"] and not gaps
+
+
+@pytest.mark.parametrize("row", TABLE["plans"], ids=lambda r: f"seed{r['seed']}")
+def test_random_plans_match_the_table(row):
+    """Seeded plans (tests/helpers/smoke_plans.py) replay to the very Fractions the table holds."""
+    plan = json.loads(json.dumps(row["plan"]), parse_float=Decimal)
+    for q in plan.values():
+        for b in ([q["strategy"]] if "strategy" in q else q["strategies"]):
+            for k in ("heading_deg", "speed_mps", "drop_time_s", "fuse_time_s"):
+                b[k] = Decimal(b[k])
+    assert plan == random_plan(row["seed"])
+    values, gaps = _row(S.replay(plan, None))
+    assert values == row["values"] and gaps == row.get("gaps", {})
