@@ -132,7 +132,7 @@ CHORDS = tuple(2 * TARGET_RADIUS * math.sin(math.pi * k / RIM_POINTS) for k in r
 # a distance computed farther than EPS from the radius keeps its side under any rounding
 # (the rounding error of a computed distance is below 1e-9 m at these magnitudes)
 EPS = 1e-6
-HORIZONS = (0.3, 3.0, CLOUD_LIFE_S)   # seconds: spans tried for a certificate
+HORIZONS = (0.01, 0.04, 0.3, 3.0, CLOUD_LIFE_S)   # seconds: spans tried for a certificate
 MIN_SPAN = 0.002                      # seconds: least span asked of a whole-rim certificate
 
 
@@ -278,8 +278,7 @@ class _Cloud:
         (mu - EPS - L tau) / h of it stays blocked for tau either side. A point whose
         margin leaves less than L tau for that (weak) keeps its own certificate.
         """
-        hz, rate = self.rates[0]
-        tau = -1.0
+        hz = rate = tau = -1.0
         weak = []
         lo, hi = -math.inf, math.inf
         first, start = divmod(self.crit, RIM_POINTS)
@@ -295,8 +294,9 @@ class _Cloud:
                 mu = self.mu
                 if mu < least:
                     least, self.crit = mu, i
-                if tau < 0:
-                    tau = min(hz, max((mu - EPS) / (2 * rate), MIN_SPAN))
+                if tau < 0:             # the span the first point (least margin last time) allows
+                    tau, hz, rate = max((min(hz, max((mu - EPS) / (2 * rate), MIN_SPAN)), hz, rate)
+                                        for hz, rate in self.rates)
                 reach = mu - EPS - rate * tau
                 if reach < rate * tau:
                     weak.append(i)
@@ -320,31 +320,28 @@ def _intervals(cloud: tuple[Point, float], m: str, criterion: str) -> list[tuple
     n = max(1, math.ceil((b - a) / STEP_S))
     span = b - a
     cloud_state = _Cloud(burst, t_burst, m, criterion).decide
-    first = last = cloud_state(a)[0]
-    edges = []                      # grid index k: the state changes between k - 1 and k
+    last = cloud_state(a)[0]
+    points = [a] if last else []
     k = 0
     while k <= n:
         s, _, hi = cloud_state(a + span * k / n)
-        if s != last:
-            edges.append(k)
+        if s != last:               # a change between grid times k - 1 and k: bisect it
+            lo, up = a + span * (k - 1) / n, a + span * k / n
+            for _ in range(BISECTIONS):
+                mid = (lo + up) / 2
+                if cloud_state(mid)[0] == s:      # mid already in the new state: the change is at or before mid
+                    up = mid
+                else:
+                    lo = mid
+            points.append((lo + up) / 2)
             last = s
+            s, _, hi = cloud_state(a + span * k / n)
         j = min(n, max(k, int((hi - a) / span * n)))   # the last grid time the state covers
         while j > k and a + span * j / n > hi:
             j -= 1
         while j < n and a + span * (j + 1) / n <= hi:
             j += 1
         k = j + 1
-    points = [a] if first else []
-    for e, k in enumerate(edges):
-        lo, hi = a + span * (k - 1) / n, a + span * k / n
-        rising = (e % 2 == 0) != first
-        for _ in range(BISECTIONS):
-            mid = (lo + hi) / 2
-            if cloud_state(mid)[0] == rising:     # mid already in the new state: the edge is at or before mid
-                hi = mid
-            else:
-                lo = mid
-        points.append((lo + hi) / 2)
     if last:
         points.append(b)
     return list(zip(points[0::2], points[1::2]))
