@@ -275,10 +275,11 @@ class _Cloud:
 
         A point blocked with margin mu whose foot lies at h from the missile bounds its
         neighbours: moving P by x moves that foot's point by h x, so a rim point within
-        (mu - EPS - L tau) / h of it stays blocked for tau either side. A point whose
-        margin leaves less than L tau for that (weak) keeps its own certificate.
+        (mu - EPS - L tau) / h of it stays blocked for tau either side. tau is half what
+        the first point's margin allows (at least MIN_SPAN if it allows that); a point
+        with a margin below L tau (weak) keeps its own certificate instead.
         """
-        hz = rate = tau = -1.0
+        tau = rate = -1.0
         weak = []
         lo, hi = -math.inf, math.inf
         first, start = divmod(self.crit, RIM_POINTS)
@@ -294,11 +295,11 @@ class _Cloud:
                 mu = self.mu
                 if mu < least:
                     least, self.crit = mu, i
-                if tau < 0:             # the span the first point (least margin last time) allows
-                    tau, hz, rate = max((min(hz, max((mu - EPS) / (2 * rate), MIN_SPAN)), hz, rate)
-                                        for hz, rate in self.rates)
+                if rate < 0:            # the span the first point (least margin last time) allows
+                    tau, rate = max(((max(0.0, min(hz, max((mu - EPS) / (2 * r), min(MIN_SPAN, (mu - EPS) / r)))), r)
+                                     for hz, r in self.rates), key=lambda c: (c[0], -c[1]))
                 reach = mu - EPS - rate * tau
-                if reach < rate * tau:
+                if reach < 0:
                     weak.append(i)
                     lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
                     j += 1
