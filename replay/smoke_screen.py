@@ -210,9 +210,19 @@ class _Cloud:
         d, _ = _seg_dist(mis, TARGET_CENTRE, centre)
         r0, w0 = math.dist(centre, TARGET_CENTRE), math.dist(mis, TARGET_CENTRE)
         self.rates = tuple((hz, _rate(r0, w0, hz)) for hz in HORIZONS)
+        cm = (centre[0] - mis[0], centre[1] - mis[1], centre[2] - mis[2])
+        gap = math.hypot(*cm)
         if d > CLOUD_RADIUS + REACH:          # no sight line comes near the cloud
             s = self._span(d - CLOUD_RADIUS - REACH)
             self.last = (False, t - s, t + s)
+        elif gap <= CLOUD_RADIUS - EPS:       # the missile is inside the cloud: every sight line starts there
+            s = max(0.0, (CLOUD_RADIUS - EPS - gap) / (MISSILE_SPEED + SINK_SPEED))
+            self.last = (True, t - s, t + s)
+        elif (cm[0] * (TARGET_CENTRE[0] - mis[0]) + cm[1] * (TARGET_CENTRE[1] - mis[1])
+              + cm[2] * (TARGET_CENTRE[2] - mis[2])) < -gap * (REACH + 1e-9 * w0):
+            # the cloud is behind the missile for every target point: each point's foot is
+            # the missile, so each distance is computed as the same float as d
+            self.last = (d <= CLOUD_RADIUS, t, t)
         elif self.full:
             self.last = self._full(t, mis, centre)
         else:
@@ -221,7 +231,12 @@ class _Cloud:
 
     def _span(self, mu: float) -> float:
         """Time either side of now in which a distance with margin mu keeps its side."""
-        return max(0.0, max(min(hz, (mu - EPS) / rate) for hz, rate in self.rates))
+        x, best = mu - EPS, 0.0
+        for hz, rate in self.rates:     # rates grow with the horizon: the first uncapped span is the last to try
+            if x < hz * rate:
+                return max(best, x / rate)
+            best = hz
+        return best
 
     def _point(self, i: int, t: float, mis: Point, centre: Point) -> float:
         """Evaluate point i at t and store its certificate; returns the foot's place."""
@@ -276,8 +291,8 @@ class _Cloud:
         A point blocked with margin mu whose foot lies at h from the missile bounds its
         neighbours: moving P by x moves that foot's point by h x, so a rim point within
         (mu - EPS - L tau) / h of it stays blocked for tau either side. tau is half what
-        the first point's margin allows (at least MIN_SPAN if it allows that); a point
-        with a margin below L tau (weak) keeps its own certificate instead.
+        the first point's margin allows, at least MIN_SPAN; a point with a margin below
+        L tau (weak) keeps its own certificate instead.
         """
         tau = rate = -1.0
         weak = []
@@ -296,8 +311,8 @@ class _Cloud:
                 if mu < least:
                     least, self.crit = mu, i
                 if rate < 0:            # the span the first point (least margin last time) allows
-                    tau, rate = max(((max(0.0, min(hz, max((mu - EPS) / (2 * r), min(MIN_SPAN, (mu - EPS) / r)))), r)
-                                     for hz, r in self.rates), key=lambda c: (c[0], -c[1]))
+                    tau, rate = max(((min(hz, max((mu - EPS) / (2 * r), MIN_SPAN)), r) for hz, r in self.rates),
+                                    key=lambda c: (c[0], -c[1]))
                 reach = mu - EPS - rate * tau
                 if reach < 0:
                     weak.append(i)
