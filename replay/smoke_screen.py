@@ -246,24 +246,29 @@ class _Cloud:
         return h
 
     def _sampled(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
-        """At least SAMPLED_MIN_BLOCKED points blocked; stops once the count is decided."""
+        """At least SAMPLED_MIN_BLOCKED points blocked.
+
+        Points whose certificates cover t are counted first; the others are evaluated
+        until the count is decided. The state holds while enough of the counted
+        certificates still cover: up to the k-th latest end and from the k-th earliest start.
+        """
         lo, hi, blocked = self.lo, self.hi, self.blocked
-        need, spare = SAMPLED_MIN_BLOCKED, len(self.points) - SAMPLED_MIN_BLOCKED
-        yes, no = [-math.inf, math.inf], [-math.inf, math.inf]
+        sides: tuple[list[int], list[int]] = ([], [])     # (unblocked, blocked) point indices
+        unknown = []
         for i in range(len(self.points)):
-            if not lo[i] <= t <= hi[i]:
-                self._point(i, t, mis, centre)
-            side = yes if blocked[i] else no
-            side[0], side[1] = max(side[0], lo[i]), min(side[1], hi[i])
-            if blocked[i]:
-                need -= 1
-                if not need:
-                    return (True, yes[0], yes[1])
+            if lo[i] <= t <= hi[i]:
+                sides[blocked[i]].append(i)
             else:
-                spare -= 1
-                if spare < 0:
-                    return (False, no[0], no[1])
-        raise AssertionError("the count is decided by the last point")
+                unknown.append(i)
+        need = (len(self.points) - SAMPLED_MIN_BLOCKED + 1, SAMPLED_MIN_BLOCKED)
+        for i in unknown:
+            if len(sides[0]) >= need[0] or len(sides[1]) >= need[1]:
+                break
+            self._point(i, t, mis, centre)
+            sides[blocked[i]].append(i)
+        state = len(sides[1]) >= need[1]
+        k = need[state]
+        return (state, sorted(lo[i] for i in sides[state])[k - 1], sorted(hi[i] for i in sides[state])[-k])
 
     def _full(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
         """Every rim point blocked: the point that failed last is tried first."""
