@@ -31,6 +31,31 @@ of the clouds aimed at it hides the target. Intervals are found on a grid of
 by bisection to below 1e-9 s; an interval shorter than the grid step can be
 missed (at most ``STEP_S`` each). Values are rounded to ``PLACES`` decimals.
 
+How the states are found (the result is that of evaluating every target point
+at every grid time and bisection midpoint, only cheaper; every distance is the
+same float as that of the vectorised form this replaced). A distance computed
+with margin mu = |d - 10 m| keeps its side within (mu - EPS) / L of that time,
+L a bound on how fast any target point's distance can change (``_rate``: the
+cloud sinks at 3 m/s, and the missile, flying at the decoy, turns a sight line
+slowly until it comes close to the cloud); EPS = 1e-6 m is far above the
+rounding error. Each evaluation is kept as such a certificate, and a point is
+evaluated again only when no certificate covers the time asked. On top:
+
+* a cloud whose centre is farther than 10 m + REACH from the sight line to the
+  target's centre blocks nothing (one evaluation for the whole target);
+* a missile inside its cloud is hidden from every point;
+* a cloud behind the missile for every target point has the missile as the
+  foot for every point, so every distance is the same float;
+* ``sampled`` counts points until 7 are blocked or 21 are not;
+* ``full_target`` tries the rim point that failed last first, and certifies a
+  whole rim with few evaluations: a blocked point with margin mu whose foot
+  lies a fraction h from the missile keeps blocked every rim point within
+  (mu - EPS - L tau) / h of it for tau either side.
+
+Each state comes with the interval its certificates cover, so the grid scan
+jumps over grid times whose state is already known; a plan repeated across
+questions is replayed once per artifact.
+
 Besides each duration the replay derives its *grid slack*: 0.1 s (the
 reference's time step) times the number of maximal shielded intervals. The
 reference counts instants on a 0.1 s grid; an interval of length L holds
