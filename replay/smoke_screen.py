@@ -235,14 +235,15 @@ class _Cloud:
         mis = (p[0] + k * u[0], p[1] + k * u[1], p[2] + k * u[2])
         centre = (b[0], b[1], b[2] - (t - self.t_burst) * SINK_SPEED)
         d, _ = _seg_dist(mis, TARGET_CENTRE, centre)
-        r0, w0 = math.dist(centre, TARGET_CENTRE), math.dist(mis, TARGET_CENTRE)
-        self.rates = _rates(r0, w0)
-        cm = (centre[0] - mis[0], centre[1] - mis[1], centre[2] - mis[2])
-        gap = math.hypot(*cm)
+        w0 = math.dist(mis, TARGET_CENTRE)
+        self.rates = _rates(math.dist(centre, TARGET_CENTRE), w0)
         if d > CLOUD_RADIUS + REACH:          # no sight line comes near the cloud
             s = self._span(d - CLOUD_RADIUS - REACH)
             self.last = (False, t - s, t + s)
-        elif gap <= CLOUD_RADIUS - EPS:       # the missile is inside the cloud: every sight line starts there
+            return self.last
+        cm = (centre[0] - mis[0], centre[1] - mis[1], centre[2] - mis[2])
+        gap = math.hypot(*cm)
+        if gap <= CLOUD_RADIUS - EPS:         # the missile is inside the cloud: every sight line starts there
             s = max(0.0, (CLOUD_RADIUS - EPS - gap) / (MISSILE_SPEED + SINK_SPEED))
             self.last = (True, t - s, t + s)
         elif (cm[0] * (TARGET_CENTRE[0] - mis[0]) + cm[1] * (TARGET_CENTRE[1] - mis[1])
@@ -275,27 +276,18 @@ class _Cloud:
     def _sampled(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
         """At least SAMPLED_MIN_BLOCKED points blocked.
 
-        Points whose certificates cover t are counted first; the others are evaluated
-        until the count is decided. The state holds while enough of the counted
-        certificates still cover: up to the k-th latest end and from the k-th earliest start.
+        Points no certificate covers at t are evaluated. The state then holds while k
+        of the certificates on its side still cover: from the k-th earliest start to
+        the k-th latest end.
         """
         lo, hi, blocked = self.lo, self.hi, self.blocked
-        sides: tuple[list[int], list[int]] = ([], [])     # (unblocked, blocked) point indices
-        unknown = []
-        for i in range(len(self.points)):
-            if lo[i] <= t <= hi[i]:
-                sides[blocked[i]].append(i)
-            else:
-                unknown.append(i)
-        need = (len(self.points) - SAMPLED_MIN_BLOCKED + 1, SAMPLED_MIN_BLOCKED)
-        for i in unknown:
-            if len(sides[0]) >= need[0] or len(sides[1]) >= need[1]:
-                break
+        for i in [i for i in range(len(lo)) if not lo[i] <= t <= hi[i]]:
             self._point(i, t, mis, centre)
-            sides[blocked[i]].append(i)
-        state = len(sides[1]) >= need[1]
-        k = need[state]
-        return (state, sorted(lo[i] for i in sides[state])[k - 1], sorted(hi[i] for i in sides[state])[-k])
+        yes = [i for i in range(len(lo)) if blocked[i]]
+        state = len(yes) >= SAMPLED_MIN_BLOCKED
+        side, k = (yes, SAMPLED_MIN_BLOCKED) if state else \
+            ([i for i in range(len(lo)) if not blocked[i]], len(lo) - SAMPLED_MIN_BLOCKED + 1)
+        return (state, sorted([lo[i] for i in side])[k - 1], sorted([hi[i] for i in side])[-k])
 
     def _full(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
         """Every rim point blocked: the point that failed last is tried first."""
