@@ -262,15 +262,19 @@ class _Cloud:
         x, best = mu - EPS, 0.0
         for hz, rate in self.rates:     # rates grow with the horizon: the first uncapped span is the last to try
             if x < hz * rate:
-                return max(best, x / rate)
+                x /= rate
+                return x if x > best else best
             best = hz
         return best
 
     def _point(self, i: int, t: float, mis: Point, centre: Point) -> float:
         """Evaluate point i at t and store its certificate; returns the foot's place."""
         d, h = _seg_dist(mis, self.points[i], centre)
-        s = self._span(abs(d - CLOUD_RADIUS))
-        self.lo[i], self.hi[i], self.blocked[i], self.mu = t - s, t + s, d <= CLOUD_RADIUS, CLOUD_RADIUS - d
+        self.mu = mu = CLOUD_RADIUS - d
+        s = self._span(mu if mu >= 0 else -mu)
+        self.lo[i] = t - s
+        self.hi[i] = t + s
+        self.blocked[i] = d <= CLOUD_RADIUS
         return h
 
     def _sampled(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
