@@ -197,13 +197,13 @@ def _row(d):
 
 
 def test_table_covers_every_name():
-    assert tuple(TABLE["names"]) == S.DERIVED
+    assert tuple(TABLE["names"]) == smoke_screen.DERIVED
     assert len(TABLE["plans"]) == 40
 
 
 def test_oracle_matches_the_table():
     """The table was written by the grid scan of commit 75b138e (numpy over every point at every step)."""
-    values, gaps = _row(S.replay(parsed(ORACLE).data, None))
+    values, gaps = _row(smoke_screen.replay(parsed(ORACLE).data, None))
     assert values == TABLE["oracle"]["values"] and not gaps
 
 
@@ -216,7 +216,7 @@ def test_random_plans_match_the_table(row):
             for k in ("heading_deg", "speed_mps", "drop_time_s", "fuse_time_s"):
                 b[k] = Decimal(b[k])
     assert plan == random_plan(row["seed"])
-    values, gaps = _row(S.replay(plan, None))
+    values, gaps = _row(smoke_screen.replay(plan, None))
     assert values == row["values"] and gaps == row.get("gaps", {})
 
 
@@ -232,41 +232,41 @@ def test_scalar_distance_is_the_vectorised_float():
     """Same operations in the same order: the very same floats, on every criterion's points."""
     import numpy as np
     rng = np.random.default_rng(7)
-    for m in S.MISSILES:
-        t = rng.uniform(0, S._impact_time(m), 64)
-        u = np.array(S._heading(m))
-        mis = np.array(S.MISSILES[m])[None, :] + S.MISSILE_SPEED * t[:, None] * u[None, :]
+    for m in smoke_screen.MISSILES:
+        t = rng.uniform(0, smoke_screen._impact_time(m), 64)
+        u = np.array(smoke_screen._heading(m))
+        mis = np.array(smoke_screen.MISSILES[m])[None, :] + smoke_screen.MISSILE_SPEED * t[:, None] * u[None, :]
         centre = mis * rng.uniform(0.05, 1.0, (64, 1)) + rng.normal(0, 15, (64, 3))
-        for pts in S.POINTS.values():
+        for pts in smoke_screen.POINTS.values():
             d = _vectorised_seg_dist(mis[:, None, :], np.array(pts)[None, :, :], centre[:, None, :])
             for i in range(64):
                 for j in range(0, len(pts), 7):
-                    assert S._seg_dist(tuple(mis[i]), pts[j], tuple(centre[i]))[0] == d[i, j]
+                    assert smoke_screen._seg_dist(tuple(mis[i]), pts[j], tuple(centre[i]))[0] == d[i, j]
 
 
 def _brute_state(cloud, m, criterion, t):
     """Every point evaluated at t, as the grid scan before certificates did."""
-    p, u, (b, tb) = S.MISSILES[m], S._heading(m), cloud
-    k = S.MISSILE_SPEED * t
+    p, u, (b, tb) = smoke_screen.MISSILES[m], smoke_screen._heading(m), cloud
+    k = smoke_screen.MISSILE_SPEED * t
     mis = (p[0] + k * u[0], p[1] + k * u[1], p[2] + k * u[2])
-    centre = (b[0], b[1], b[2] - (t - tb) * S.SINK_SPEED)
-    if S._seg_dist(mis, S.TARGET_CENTRE, centre)[0] > S.CLOUD_RADIUS + S.REACH:
+    centre = (b[0], b[1], b[2] - (t - tb) * smoke_screen.SINK_SPEED)
+    if smoke_screen._seg_dist(mis, smoke_screen.TARGET_CENTRE, centre)[0] > smoke_screen.CLOUD_RADIUS + smoke_screen.REACH:
         return False
-    blocked = sum(S._seg_dist(mis, q, centre)[0] <= S.CLOUD_RADIUS for q in S.POINTS[criterion])
-    return blocked == len(S.POINTS[criterion]) if criterion == "full_target" else blocked >= S.SAMPLED_MIN_BLOCKED
+    blocked = sum(smoke_screen._seg_dist(mis, q, centre)[0] <= smoke_screen.CLOUD_RADIUS for q in smoke_screen.POINTS[criterion])
+    return blocked == len(smoke_screen.POINTS[criterion]) if criterion == "full_target" else blocked >= smoke_screen.SAMPLED_MIN_BLOCKED
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 39), st.sampled_from(S.CRITERIA), st.lists(st.floats(0, 1), min_size=1, max_size=6))
+@given(st.integers(0, 39), st.sampled_from(smoke_screen.CRITERIA), st.lists(st.floats(0, 1), min_size=1, max_size=6))
 def test_certificates_agree_with_evaluating_every_point(seed, criterion, where):
     """Each decided state, and the state it claims over its interval, is that of evaluating every point."""
     bombs = [b for q in random_plan(seed).values() for b in ([q["strategy"]] if "strategy" in q else q["strategies"])]
     b = bombs[int(where[0] * (len(bombs) - 1))]
-    _, m, cloud = S._bomb(b, "t")
-    a, end = cloud[1], min(cloud[1] + S.CLOUD_LIFE_S, S._impact_time(m))
+    _, m, cloud = smoke_screen._bomb(b, "t")
+    a, end = cloud[1], min(cloud[1] + smoke_screen.CLOUD_LIFE_S, smoke_screen._impact_time(m))
     if cloud[0][2] <= 0 or end <= a:
         return
-    state = S._Cloud(cloud[0], cloud[1], m, criterion)
+    state = smoke_screen._Cloud(cloud[0], cloud[1], m, criterion)
     for w in where:
         t = a + (end - a) * w
         s, lo, hi = state.decide(t)
@@ -276,16 +276,16 @@ def test_certificates_agree_with_evaluating_every_point(seed, criterion, where):
                 assert _brute_state(cloud, m, criterion, x) == s
 
 
-@pytest.mark.parametrize("criterion", S.CRITERIA)
+@pytest.mark.parametrize("criterion", smoke_screen.CRITERIA)
 def test_states_next_to_every_oracle_change(criterion):
     """Just before and after each change the replay finds, its state is that of evaluating every point."""
     data = parsed(ORACLE).data
     for q in ("q1", "q3", "q4", "q5"):
-        for _, m, cloud in S._bombs(data, q):
+        for _, m, cloud in smoke_screen._bombs(data, q):
             m = m if q == "q5" else "M1"
-            state = S._Cloud(cloud[0], cloud[1], m, criterion)
-            for edge in (x for iv in S._intervals(cloud, m, criterion) for x in iv):
+            state = smoke_screen._Cloud(cloud[0], cloud[1], m, criterion)
+            for edge in (x for iv in smoke_screen._intervals(cloud, m, criterion) for x in iv):
                 for off in (-1e-3, -1e-6, -1e-9, 1e-9, 1e-6, 1e-3):
                     t = edge + off
-                    if cloud[1] <= t <= min(cloud[1] + S.CLOUD_LIFE_S, S._impact_time(m)):
+                    if cloud[1] <= t <= min(cloud[1] + smoke_screen.CLOUD_LIFE_S, smoke_screen._impact_time(m)):
                         assert state.decide(t)[0] == _brute_state(cloud, m, criterion, t), (q, edge, off)
