@@ -118,6 +118,7 @@ _KIND_OF_TYPE = {"number": "num", "integer": "num", "string": "str", "array": "l
                  "boolean": "bool", "null": "null"}
 # a keyword fails where this comparison of the value ``{v}`` with its bound ``{k}`` is true
 # (jsonschema's ``not x < m`` and so on, negated)
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _FAILS = {"minimum": "{v} < {k}", "maximum": "{v} > {k}", "exclusiveMinimum": "{v} <= {k}",
           "exclusiveMaximum": "{v} >= {k}", "minLength": "len({v}) < {k}", "maxLength": "len({v}) > {k}",
           "minItems": "len({v}) < {k}", "maxItems": "len({v}) > {k}"}
@@ -212,26 +213,57 @@ def node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, l
             out.append(f"if not ({' or '.join(_type_test(n, v) for n in names)}): return False")
         if len(names) == 1:
             known = _KIND_OF_TYPE[names[0]]
-    for key in keys:
-        if key == "type":
-            continue
+    rest = [key for key in keys if key != "type"]
+    present: frozenset = frozenset()  # property names ``required`` has made sure of
+    i = 0
+    while i < len(rest):
+        key = rest[i]
         kind = _KIND.get(key)
         if kind is not None and known is not None and kind != known:
             # the keyword applies to another type than the one required: it
             # holds; written for a throwaway writer only to refuse what is unsupported
-            _keyword(_Writer(), schema, key, v, indent, loops, known)
+            _keyword(_Writer(), schema, key, v, indent, loops, known, present)
+            i += 1
+            continue
+        if key in _BOUNDS:
+            group = [key]
+            while i + len(group) < len(rest) and rest[i + len(group)] in _BOUNDS:
+                group.append(rest[i + len(group)])
+            out += _bounds(w, schema, group, v, known == "num")
+            i += len(group)
             continue
         guarded = kind is not None and known is None
-        lines = _keyword(w, schema, key, v, indent + guarded, loops, known)
+        lines = _keyword(w, schema, key, v, indent + guarded, loops, known, present)
+        if key == "required":
+            present = frozenset(schema[key])
         if lines and guarded:
             lines = [f"if {_guard(kind, v)}:"] + _indent(lines)
         out += lines
+        i += 1
     return out
 
 
-def _keyword(w: _Writer, schema: dict, key: str, v: str, indent: int, loops: int, known: str | None) -> list[str]:
+def _bounds(w: _Writer, schema: dict, group: list[str], v: str, is_number: bool) -> list[str]:
+    """Consecutive numeric bounds. A Decimal is compared with the bound as a
+    Decimal (the same exact comparison as with an int bound, without the
+    conversion on every call); any other number with the bound as written."""
+    written = [f"if {_FAILS[key].format(v=v, k=w.k(schema[key]))}: return False" for key in group]
+    if not any(type(schema[key]) is int for key in group):
+        return written if is_number else [f"if {_guard('num', v)}:"] + _indent(written)
+    exact = [f"if {_FAILS[key].format(v=v, k=w.k(_as_decimal(schema[key])))}: return False" for key in group]
+    other = "else:" if is_number else f"elif isinstance({v}, NUM) and not isinstance({v}, bool):"
+    return [f"if {v}.__class__ is Decimal:"] + _indent(exact) + [other] + _indent(written)
+
+
+def _as_decimal(bound: Any) -> Any:
+    return Decimal(bound) if type(bound) is int else bound
+
+
+def _keyword(w: _Writer, schema: dict, key: str, v: str, indent: int, loops: int, known: str | None,
+             present: frozenset) -> list[str]:
     """Lines for one keyword, the value already known to be of the keyword's
-    kind (``known``: the kind ``type`` requires, already checked)."""
+    kind (``known``: the kind ``type`` requires, already checked; ``present``:
+    the properties ``required`` has already checked)."""
     is_str = "" if known == "str" else f"isinstance({v}, str) and "
     value = schema[key]
     if key in _FAILS:
@@ -258,6 +290,10 @@ def _keyword(w: _Writer, schema: dict, key: str, v: str, indent: int, loops: int
         out = []
         for name, sub in value.items():
             item, k = w.name(), w.k(name)
+            if name in present:
+                lines = _sub(w, sub, item, indent, loops)
+                out += [f"{item} = {v}[{k}]"] + lines if lines else []
+                continue
             lines = _sub(w, sub, item, indent + 1, loops)
             if lines:
                 out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(lines)
