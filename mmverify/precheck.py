@@ -26,16 +26,14 @@ pasted into the source: every constant (property names, bounds, lengths,
 enum and required sets) goes into the tuple ``K`` and is read as ``K[i]``;
 variable and function names come from a counter; the only numbers written are
 ``K`` indices, ``prefixItems`` positions and counts, all produced here. Before
-compiling, :func:`_audit` tokenizes the source and refuses any string literal
-or any name outside that vocabulary. Artifact data is only ever an argument of
+compiling, :func:`_audit` refuses a source with a quote character (hence
+with any string literal) or with a name outside that vocabulary. Artifact data is only ever an argument of
 the compiled function.
 """
 from __future__ import annotations
 
-import io
 import keyword
 import re
-import tokenize
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
@@ -344,20 +342,25 @@ def _keyword(w: _Writer, schema: dict, key: str, v: str, indent: int, loops: int
 # ------------------------------------------------------------ audit, compile, cache
 
 _GENERATED = re.compile(r"[vkfn][0-9]+|check|x|K")
-_ATTRIBUTES = frozenset({"__class__", "is_finite", "to_integral_value", "keys", "get", "items"})
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_NOT_AN_INDEX = re.compile(r"(?<![A-Za-z_0-9])[0-9]+[.eEjJxXoObB_]|(?<![A-Za-z_0-9\])])\.[0-9]")
+_ALLOWED = frozenset(keyword.kwlist) | frozenset(_NAMESPACE) | frozenset(
+    {"__class__", "is_finite", "to_integral_value", "keys", "get", "items"})
 
 
 def _audit(source: str) -> None:
-    """Refuse a source holding any string literal, or any name that is not a
-    Python keyword, a helper of the namespace, a method used here or a
-    generated name (a bug in the generator, never a property of a schema)."""
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.STRING or (tok.type == tokenize.NUMBER and not tok.string.isdigit()):
-            raise AssertionError(f"generated pre-check holds a literal: {tok.string[:40]!r}")
-        if tok.type == tokenize.NAME and not (
-                keyword.iskeyword(tok.string) or tok.string in _NAMESPACE or tok.string in _ATTRIBUTES
-                or _GENERATED.fullmatch(tok.string)):
-            raise AssertionError(f"generated pre-check names {tok.string[:40]!r}")
+    """Refuse a source holding a quote (so no string literal of any kind), a
+    number other than a plain integer, or a word that is not a Python keyword,
+    a helper of the namespace, a method used here or a generated name: a bug
+    in the generator, never a property of a schema. (A scan, not a tokenizer:
+    it runs for every schema.)"""
+    if "'" in source or '"' in source:
+        raise AssertionError("generated pre-check holds a quote")
+    if _NOT_AN_INDEX.search(source):
+        raise AssertionError("generated pre-check holds a number literal")
+    for word in set(_WORD.findall(source)) - _ALLOWED:
+        if not _GENERATED.fullmatch(word):
+            raise AssertionError(f"generated pre-check names {word[:40]!r}")
 
 
 def generate(schema: Mapping[str, Any]) -> tuple[str, tuple]:
