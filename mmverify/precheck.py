@@ -195,25 +195,37 @@ def node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, l
             raise Unsupported(key)
     out: list[str] = []
     known = None  # the value's kind when ``type`` names one type (checked first)
+    rest = [key for key in keys if key != "type"]
+    i = 0
     if "type" in schema:
         value = schema["type"]
         names = value if isinstance(value, list) else [value]
         if not names or not all(isinstance(n, str) and n in _KIND_OF_TYPE for n in names):
             raise Unsupported("type")
-        if names == ["number"]:
-            out.append(f"if {v}.__class__ is not Decimal and (not isinstance({v}, NUM) or isinstance({v}, bool)):"
-                       " return False")
-        elif names == ["integer"]:
-            out += [f"if {v}.__class__ is Decimal:",
-                    f"    if not ({v}.is_finite() and {v} == {v}.to_integral_value()): return False",
-                    f"elif not is_integer({v}): return False"]
+        if names in (["number"], ["integer"]):
+            # the type, then the bounds that follow it, one test of the class for both
+            while i < len(rest) and rest[i] in _BOUNDS:
+                i += 1
+            written, exact = _bound_lines(w, schema, rest[:i], v)
+            integral = [f"if not ({v}.is_finite() and {v} == {v}.to_integral_value()): return False"]
+            other = (f"elif not is_integer({v}): return False" if names == ["integer"] else
+                     f"elif not isinstance({v}, NUM) or isinstance({v}, bool): return False")
+            if names == ["number"] and exact is None:
+                out.append(f"if {v}.__class__ is not Decimal and (not isinstance({v}, NUM) or isinstance({v}, bool)):"
+                           " return False")
+                out += written
+            else:
+                decimal = (integral if names == ["integer"] else []) + (exact or [])
+                out += [f"if {v}.__class__ is Decimal:"] + _indent(decimal) + [other]
+                if exact is None:
+                    out += written
+                elif written:
+                    out += ["else:"] + _indent(written)
         else:
             out.append(f"if not ({' or '.join(_type_test(n, v) for n in names)}): return False")
         if len(names) == 1:
             known = _KIND_OF_TYPE[names[0]]
-    rest = [key for key in keys if key != "type"]
     present: frozenset = frozenset()  # property names ``required`` has made sure of
-    i = 0
     while i < len(rest):
         key = rest[i]
         kind = _KIND.get(key)
@@ -241,14 +253,21 @@ def node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, l
     return out
 
 
-def _bounds(w: _Writer, schema: dict, group: list[str], v: str, is_number: bool) -> list[str]:
-    """Consecutive numeric bounds. A Decimal is compared with the bound as a
-    Decimal (the same exact comparison as with an int bound, without the
-    conversion on every call); any other number with the bound as written."""
+def _bound_lines(w: _Writer, schema: dict, group: list[str], v: str) -> tuple[list[str], list[str] | None]:
+    """Consecutive numeric bounds: the tests with the bounds as written, and
+    for a Decimal value with the int bounds as Decimals (the same exact
+    comparison without a conversion on every call; None when no bound is an int)."""
     written = [f"if {_FAILS[key].format(v=v, k=w.k(schema[key]))}: return False" for key in group]
     if not any(type(schema[key]) is int for key in group):
+        return written, None
+    return written, [f"if {_FAILS[key].format(v=v, k=w.k(_as_decimal(schema[key])))}: return False" for key in group]
+
+
+def _bounds(w: _Writer, schema: dict, group: list[str], v: str, is_number: bool) -> list[str]:
+    """Consecutive numeric bounds of a value that may not be a number, or is one."""
+    written, exact = _bound_lines(w, schema, group, v)
+    if exact is None:
         return written if is_number else [f"if {_guard('num', v)}:"] + _indent(written)
-    exact = [f"if {_FAILS[key].format(v=v, k=w.k(_as_decimal(schema[key])))}: return False" for key in group]
     other = "else:" if is_number else f"elif isinstance({v}, NUM) and not isinstance({v}, bool):"
     return [f"if {v}.__class__ is Decimal:"] + _indent(exact) + [other] + _indent(written)
 
