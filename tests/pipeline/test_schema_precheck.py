@@ -169,6 +169,9 @@ def test_type_number_is_exact_and_never_boolean():
 def test_type_integer_counts_integral_values():
     assert_sure({"type": "integer"}, [D("224"), D("224.0"), D("2.24E2"), 3, 224.0],
                 [D("224.5"), D("Infinity"), D("NaN"), True, "224", 224.5, None])
+    # with bounds: a Decimal against the bounds as Decimals, an int or a float as written
+    assert_sure({"type": "integer", "minimum": 2, "maximum": 300}, [D("224.0"), D(2), 224, 224.0, 300.0],
+                [D(1), D("300.00001"), D(301), 1, 1.0, 301.0, 2.5, True, False])
 
 
 def test_other_types_and_type_lists():
