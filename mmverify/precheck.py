@@ -114,9 +114,9 @@ _KIND = {"minimum": "num", "maximum": "num", "exclusiveMinimum": "num", "exclusi
          "additionalProperties": "dict"}
 _KIND_OF_TYPE = {"number": "num", "integer": "num", "string": "str", "array": "list", "object": "dict",
                  "boolean": "bool", "null": "null"}
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 # a keyword fails where this comparison of the value ``{v}`` with its bound ``{k}`` is true
 # (jsonschema's ``not x < m`` and so on, negated)
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _FAILS = {"minimum": "{v} < {k}", "maximum": "{v} > {k}", "exclusiveMinimum": "{v} <= {k}",
           "exclusiveMaximum": "{v} >= {k}", "minLength": "len({v}) < {k}", "maxLength": "len({v}) > {k}",
           "minItems": "len({v}) < {k}", "maxItems": "len({v}) > {k}"}
@@ -165,7 +165,7 @@ class _Writer:
         """Writes a function checking ``x`` against ``schema``; its name, or
         None when there is nothing to check (never for the root)."""
         fname = "check" if root else self.name("f")
-        body = node(self, schema, "x", root=root, indent=1, loops=0)
+        body = _node(self, schema, "x", root=root, indent=1, loops=0)
         if not body and not root:
             return None
         self.functions.append([f"def {fname}(x):"] + _indent(body + ["return True"]))
@@ -177,10 +177,10 @@ def _sub(w: _Writer, schema: Any, v: str, indent: int, loops: int) -> list[str]:
     if indent > _MAX_INDENT or loops > _MAX_LOOPS:
         fname = w.function(schema)
         return [f"if not {fname}({v}): return False"] if fname else []
-    return node(w, schema, v, indent=indent, loops=loops)
+    return _node(w, schema, v, indent=indent, loops=loops)
 
 
-def node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, loops: int = 0) -> list[str]:
+def _node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, loops: int = 0) -> list[str]:
     """Lines (relative indentation) that ``return False`` unless ``v`` satisfies ``schema``."""
     if schema is True:
         return []
