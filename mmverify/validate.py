@@ -10,29 +10,15 @@ import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from .paths import render_segments
+from .precheck import fast_check_for, is_integer, is_number
 
 # jsonschema is imported only when an artifact is not certainly valid (the
-# compiled pre-check below decides the valid case) or its schema uses a keyword
-# the pre-check does not model: naming errors is its job, not deciding validity.
-
-
-def _is_number(checker, instance) -> bool:
-    return isinstance(instance, (Decimal, int, float)) and not isinstance(instance, bool)
-
-
-def _is_integer(checker, instance) -> bool:
-    if isinstance(instance, bool):
-        return False
-    if isinstance(instance, int):
-        return True
-    if isinstance(instance, Decimal):
-        return instance.is_finite() and instance == instance.to_integral_value()
-    return isinstance(instance, float) and instance.is_integer()
-
-
+# generated pre-check of mmverify.precheck decides the valid case) or its
+# schema uses a keyword the pre-check does not model: naming errors is its
+# job, not deciding validity.
 
 
 # Two keywords are replaced because jsonschema's own are not safe on hostile
@@ -101,7 +87,8 @@ def exact_validator_class() -> Any:
         import jsonschema
         from jsonschema import Draft202012Validator
 
-        types = Draft202012Validator.TYPE_CHECKER.redefine_many({"number": _is_number, "integer": _is_integer})
+        types = Draft202012Validator.TYPE_CHECKER.redefine_many(
+            {"number": lambda _checker, x: is_number(x), "integer": lambda _checker, x: is_integer(x)})
         _EXACT.append(jsonschema.validators.extend(
             Draft202012Validator, validators={"uniqueItems": _unique_items, "multipleOf": _multiple_of},
             type_checker=types))
@@ -216,7 +203,6 @@ def _missing_name(e: Any) -> str:
 
 
 _CACHE: dict[int, Any] = {}
-_FAST: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
 
 
 def validator_for(schema: Mapping[str, Any]) -> Any:
@@ -226,222 +212,6 @@ def validator_for(schema: Mapping[str, Any]) -> Any:
         v = exact_validator_class()(schema)
         _CACHE[key] = v
     return v
-
-
-# ------------------------------------------------------------ fast pre-check
-#
-# jsonschema builds a new validator object for every sub-schema it descends
-# into, which makes it the costliest step of scoring a valid artifact. Most
-# artifacts scored in bulk are valid, so a compiled pre-check runs first. It
-# is one-sided by construction: it answers True only when every keyword of the
-# schema holds (the same Python comparisons as jsonschema's keyword functions,
-# with the same exact type checks), and False whenever it is unsure. On False,
-# or for a schema using any keyword outside the supported subset, jsonschema
-# runs as before and alone decides the errors and their messages. A True can
-# therefore never hide an error; a False only costs the full validation.
-
-_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated",
-                          "readOnly", "writeOnly"})
-_ROOT_ONLY = frozenset({"$schema", "$id"})
-_SIMPLE_TYPES: dict[str, Callable[[Any], bool]] = {
-    "number": lambda x: _is_number(None, x),
-    "integer": lambda x: _is_integer(None, x),
-    "string": lambda x: isinstance(x, str),
-    "boolean": lambda x: isinstance(x, bool),
-    "null": lambda x: x is None,
-    "array": lambda x: isinstance(x, list),
-    "object": lambda x: isinstance(x, dict),
-}
-
-
-class _Unsupported(Exception):
-    """The schema uses something the pre-check does not model: use jsonschema only."""
-
-
-def _sure_equal(a: Any, b: Any) -> bool:
-    """True only where jsonschema's ``equal`` is certainly True (else False: unsure)."""
-    if a is b:
-        return True
-    if isinstance(a, str) and isinstance(b, str):
-        return a == b
-    if isinstance(a, bool) or isinstance(b, bool):
-        return False
-    if isinstance(a, (Decimal, int)) and isinstance(b, (Decimal, int)):
-        return a == b
-    return False
-
-
-def _sure_unique(items: list) -> bool:
-    """True only where jsonschema's ``uniq`` is certainly True."""
-    if all(isinstance(x, str) for x in items) or all(
-            isinstance(x, (Decimal, int)) and not isinstance(x, bool) for x in items):
-        return len(set(items)) == len(items)
-    return False
-
-
-def _number_bound(m: Any, ok: Callable[[Any, Any], bool]) -> Callable[[Any], bool]:
-    """A numeric bound: holds for non-numbers; the common Decimal case first."""
-    def check(x: Any) -> bool:
-        if x.__class__ is Decimal:
-            return ok(x, m)
-        return not _is_number(None, x) or ok(x, m)
-    return check
-
-
-def _all(checks: tuple[Callable[[Any], bool], ...]) -> Callable[[Any], bool]:
-    if not checks:
-        return lambda x: True
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        a, b = checks
-        return lambda x: a(x) and b(x)
-    if len(checks) == 3:
-        a, b, c = checks
-        return lambda x: a(x) and b(x) and c(x)
-
-    def every(x: Any) -> bool:
-        for c in checks:
-            if not c(x):
-                return False
-        return True
-    return every
-
-
-def _compile(schema: Any, root: bool = False) -> Callable[[Any], bool]:
-    if schema is True:
-        return lambda x: True
-    if schema is False:
-        return lambda x: False
-    if not isinstance(schema, dict):
-        raise _Unsupported("schema node is not an object or a boolean")
-    checks: list[Callable[[Any], bool]] = []
-    for key, value in schema.items():
-        if key in _ANNOTATIONS or key.startswith("x-") or (root and key in _ROOT_ONLY):
-            continue
-        if key == "type":
-            names = value if isinstance(value, list) else [value]
-            if not names or not all(isinstance(n, str) and n in _SIMPLE_TYPES for n in names):
-                raise _Unsupported("type")
-            preds = tuple(_SIMPLE_TYPES[n] for n in names)
-            checks.append(preds[0] if len(preds) == 1 else lambda x, preds=preds: any(p(x) for p in preds))
-        elif key == "minimum":
-            checks.append(_number_bound(value, lambda x, m: not x < m))
-        elif key == "maximum":
-            checks.append(_number_bound(value, lambda x, m: not x > m))
-        elif key == "exclusiveMinimum":
-            checks.append(_number_bound(value, lambda x, m: not x <= m))
-        elif key == "exclusiveMaximum":
-            checks.append(_number_bound(value, lambda x, m: not x >= m))
-        elif key == "minLength":
-            checks.append(lambda x, m=value: not isinstance(x, str) or not len(x) < m)
-        elif key == "maxLength":
-            checks.append(lambda x, m=value: not isinstance(x, str) or not len(x) > m)
-        elif key == "minItems":
-            checks.append(lambda x, m=value: not isinstance(x, list) or not len(x) < m)
-        elif key == "maxItems":
-            checks.append(lambda x, m=value: not isinstance(x, list) or not len(x) > m)
-        elif key == "required":
-            if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
-                raise _Unsupported("required")
-            names_req = frozenset(value)
-            checks.append(lambda x, names=names_req: not isinstance(x, dict) or names <= x.keys())
-        elif key == "enum":
-            if not isinstance(value, list):
-                raise _Unsupported("enum")
-            options = tuple(value)
-            checks.append(lambda x, options=options: any(_sure_equal(o, x) for o in options))
-        elif key == "const":
-            checks.append(lambda x, c=value: _sure_equal(x, c))
-        elif key == "uniqueItems":
-            if value:
-                checks.append(lambda x: not isinstance(x, list) or _sure_unique(x))
-        elif key == "properties":
-            if not isinstance(value, dict):
-                raise _Unsupported("properties")
-            subs = tuple((name, _compile(sub)) for name, sub in value.items())
-
-            def check_properties(x, subs=subs):
-                if not isinstance(x, dict):
-                    return True
-                for name, sub in subs:
-                    if name in x and not sub(x[name]):
-                        return False
-                return True
-
-            checks.append(check_properties)
-        elif key == "additionalProperties":
-            if "patternProperties" in schema:
-                raise _Unsupported("patternProperties")
-            known = frozenset(schema.get("properties", {}))
-            if isinstance(value, dict):
-                extra = _compile(value)
-
-                def check_extra(x, known=known, extra=extra):
-                    if not isinstance(x, dict):
-                        return True
-                    for k, v in x.items():
-                        if k not in known and not extra(v):
-                            return False
-                    return True
-
-                checks.append(check_extra)
-            elif value is True:
-                continue
-            elif value is False:
-                checks.append(lambda x, known=known: not isinstance(x, dict) or x.keys() <= known)
-            else:
-                raise _Unsupported("additionalProperties")
-        elif key == "prefixItems":
-            if not isinstance(value, list):
-                raise _Unsupported("prefixItems")
-            subs_p = tuple(_compile(sub) for sub in value)
-
-            def check_prefix(x, subs_p=subs_p):
-                if not isinstance(x, list):
-                    return True
-                for item, sub in zip(x, subs_p):
-                    if not sub(item):
-                        return False
-                return True
-
-            checks.append(check_prefix)
-        elif key == "items":
-            prefix = schema.get("prefixItems", [])
-            if not isinstance(prefix, list):
-                raise _Unsupported("prefixItems")
-            n = len(prefix)
-            if value is False:
-                checks.append(lambda x, n=n: not isinstance(x, list) or len(x) <= n)
-            else:
-                sub_i = _compile(value)
-
-                def check_items(x, n=n, sub_i=sub_i):
-                    if not isinstance(x, list):
-                        return True
-                    for item in (x[n:] if n else x):
-                        if not sub_i(item):
-                            return False
-                    return True
-
-                checks.append(check_items)
-        else:
-            raise _Unsupported(key)
-    return _all(tuple(checks))
-
-
-def fast_check_for(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
-    """The compiled pre-check of ``schema`` (None when it uses an unsupported keyword)."""
-    key = id(schema)
-    hit = _FAST.get(key)
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    try:
-        check: Callable[[Any], bool] | None = _compile(schema, root=True)
-    except _Unsupported:
-        check = None
-    _FAST[key] = (schema, check)
-    return check
 
 
 def is_valid(schema: Mapping[str, Any], data: Any) -> bool:

@@ -1,0 +1,342 @@
+"""The generated schema pre-check (mmverify.precheck) is one-sided: it answers
+True only where jsonschema, with the exact number types, finds no error.
+
+* every anchor schema gets a pre-check, True on its oracle and never True on a
+  mutated oracle or an arbitrary value that jsonschema rejects;
+* on random schemas of the supported keywords it agrees with jsonschema both
+  ways (the only unsure cases, container enum options and uniqueItems over
+  mixed items, are left out there and tested by hand);
+* each keyword, failing alone, makes it answer False;
+* schema text is data: code in property names or enum values is never in the
+  generated source, which holds no string literal at all.
+"""
+from __future__ import annotations
+
+import os
+import tokenize
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.helpers.hostile import CANARY, CODE_STRINGS, dump
+from tests.helpers.hostile.strategies import fuzz_settings, json_values, mutated_oracle, planted
+from mmverify.artifact import ArtifactError, parse_bytes, parse_file
+from mmverify.precheck import Unsupported, _audit, compile_check, fast_check_for, generate
+from mmverify.tasks import load_all, load_task
+from mmverify.validate import exact_validator_class, validate_artifact
+
+TASKS = [load_task(t.id) for t in load_all()]
+
+
+def jsonschema_valid(schema, data) -> bool:
+    return not any(True for _ in exact_validator_class()(schema).iter_errors(data))
+
+
+def check_of(schema):
+    check = compile_check(schema)
+    assert check is not None, schema
+    return check
+
+
+# ------------------------------------------------------------------ anchors
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_every_anchor_schema_has_a_precheck_true_on_its_oracle(task):
+    check = fast_check_for(task.artifact_schema)
+    assert check is not None
+    assert check(parse_file(task.oracle_path).data) is True
+    assert fast_check_for(task.artifact_schema) is check  # compiled once per schema
+
+
+@fuzz_settings(150)
+@given(st.one_of(mutated_oracle(TASKS).map(lambda c: (c[0], c[1])), planted(TASKS)))
+def test_anchor_precheck_true_only_when_jsonschema_finds_no_error(case):
+    task, data = case
+    try:
+        art = parse_bytes(dump(data).encode("utf-8"), source="fuzz")
+    except ArtifactError:
+        return
+    verdict = fast_check_for(task.artifact_schema)(art.data)
+    assert verdict in (True, False)
+    if verdict:
+        assert jsonschema_valid(task.artifact_schema, art.data)
+
+
+@fuzz_settings(100)
+@given(st.sampled_from(TASKS), json_values)
+def test_anchor_precheck_on_arbitrary_values(task, value):
+    if fast_check_for(task.artifact_schema)(value):
+        assert jsonschema_valid(task.artifact_schema, value)
+
+
+# ------------------------------------------------------------------ random schemas
+
+TYPES = ["number", "integer", "string", "boolean", "null", "array", "object"]
+NAMES = ["a", "b", "c"]
+options = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(
+    [Decimal("1.5"), Decimal("2"), Decimal("2.0"), "a", "b", ""]))
+bounds = st.one_of(st.integers(-2, 3), st.sampled_from([Decimal("0.5"), Decimal("-1.5"), Decimal("2.0")]))
+lengths = st.integers(0, 3)
+
+
+def shuffled(d: dict):
+    return st.permutations(list(d.items())).map(dict)
+
+
+def nodes(children):
+    return st.fixed_dictionaries({}, optional={
+        "type": st.one_of(st.sampled_from(TYPES), st.lists(st.sampled_from(TYPES), min_size=1, max_size=3,
+                                                               unique=True)),
+        "minimum": bounds, "maximum": bounds, "exclusiveMinimum": bounds, "exclusiveMaximum": bounds,
+        "minLength": lengths, "maxLength": lengths, "minItems": lengths, "maxItems": lengths,
+        "required": st.lists(st.sampled_from(NAMES), unique=True, max_size=3),
+        "enum": st.lists(options, max_size=4), "const": options,
+        "properties": st.dictionaries(st.sampled_from(NAMES), children, max_size=3),
+        "additionalProperties": children, "prefixItems": st.lists(children, max_size=3), "items": children,
+        "description": st.just("annotation"), "x-unit": st.just("m"),
+    }).flatmap(shuffled)
+
+
+schemas = st.recursive(st.one_of(st.booleans(), nodes(st.just({}))), nodes, max_leaves=6)
+instances = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 3).map(Decimal), st.integers(-2, 3),
+              st.sampled_from([Decimal("2.0"), Decimal("1.5"), Decimal("0.5"), "a", "b", "", "abcd"])),
+    lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(st.sampled_from(NAMES + ["z"]), c, max_size=4)),
+    max_leaves=10)
+
+
+@fuzz_settings(400)
+@given(schemas, st.lists(instances, min_size=1, max_size=6))
+def test_random_schemas_agree_with_jsonschema(schema, values):
+    if not isinstance(schema, dict):
+        schema = {"items": schema}
+    check = check_of(schema)
+    for value in values:
+        assert check(value) == jsonschema_valid(schema, value), (schema, value)
+
+
+@fuzz_settings(100)
+@given(schemas, st.lists(st.one_of(instances, json_values), min_size=1, max_size=6))
+def test_random_schemas_one_sided_on_arbitrary_values(schema, values):
+    if not isinstance(schema, dict):
+        schema = {"items": schema}
+    check = check_of(schema)
+    for value in values:
+        if check(value):
+            assert jsonschema_valid(schema, value), (schema, value)
+
+
+def test_a_schema_nested_deeper_than_python_blocks_is_split_into_functions():
+    schema: dict = {"type": "integer", "minimum": 1}
+    value, bad = Decimal(3), Decimal(0)
+    for i in range(60):
+        schema = {"type": "array", "items": schema} if i % 2 else {"type": "object", "properties": {"k": schema}}
+        value, bad = ([value] if i % 2 else {"k": value}), ([bad] if i % 2 else {"k": bad})
+    source, _ = generate(schema)
+    assert "def f" in source
+    check = check_of(schema)
+    assert check(value) is True and check(bad) is False
+    assert jsonschema_valid(schema, value) and not jsonschema_valid(schema, bad)
+
+
+# ------------------------------------------------------------------ keyword by keyword
+
+def verdicts(schema, *values):
+    check = check_of(schema)
+    return [check(v) for v in values]
+
+
+def assert_sure(schema, good, bad):
+    """The pre-check says True for every ``good`` value and False for every
+    ``bad`` one, and jsonschema agrees with both."""
+    check = check_of(schema)
+    for v in good:
+        assert check(v) is True and jsonschema_valid(schema, v), (schema, v)
+    for v in bad:
+        assert check(v) is False and not jsonschema_valid(schema, v), (schema, v)
+
+
+D = Decimal
+
+
+def test_type_number_is_exact_and_never_boolean():
+    assert_sure({"type": "number"}, [D("1.5"), D(0), 7, 2.5], [True, False, "1", None, [], {}])
+
+
+def test_type_integer_counts_integral_values():
+    assert_sure({"type": "integer"}, [D("224"), D("224.0"), D("2.24E2"), 3, 224.0],
+                [D("224.5"), D("Infinity"), D("NaN"), True, "224", 224.5, None])
+    # with bounds: a Decimal against the bounds as Decimals, an int or a float as written
+    assert_sure({"type": "integer", "minimum": 2, "maximum": 300}, [D("224.0"), D(2), 224, 224.0, 300.0],
+                [D(1), D("300.00001"), D(301), 1, 1.0, 301.0, 2.5, True, False])
+
+
+def test_other_types_and_type_lists():
+    assert_sure({"type": "string"}, ["", "a"], [D(1), None, True])
+    assert_sure({"type": "boolean"}, [True, False], [D(0), D(1), None, "true"])
+    assert_sure({"type": "null"}, [None], [False, D(0), "", []])
+    assert_sure({"type": "array"}, [[], [D(1)]], [{}, "[]", None])
+    assert_sure({"type": "object"}, [{}, {"a": D(1)}], [[], None])
+    assert_sure({"type": ["integer", "null"]}, [None, D(3), D("3.0")], [D("3.5"), True, "3", []])
+
+
+@pytest.mark.parametrize("key,bound,good,bad", [
+    ("minimum", 2, [D(2), D("2.0"), D(3), 2, 2.5], [D("1.999"), 1, 1.5]),
+    ("maximum", D("2.5"), [D("2.5"), D(-7), 2], [D("2.51"), 3, 2.6]),
+    ("exclusiveMinimum", 0, [D("1E-9"), 1, 0.5], [D(0), D("-0.0"), 0, -0.5]),
+    ("exclusiveMaximum", D(10), [D("9.99"), 9], [D(10), D("10.00"), 10, 10.5]),
+])
+def test_each_bound_alone(key, bound, good, bad):
+    assert_sure({key: bound}, good + ["text", True, None, [], {}], bad)
+    # with a type that implies a number the guard is left out, the verdicts are the same
+    assert_sure({"type": "number", key: bound}, good, bad)
+    # a bound never applies to a boolean (not a number) nor a string
+    assert_sure({"type": ["boolean", "string"], key: bound}, [True, False, "x"], [D(1), None])
+
+
+def test_lengths_and_sizes():
+    assert_sure({"minLength": 2}, ["ab", "abc", D(1), [D(1)]], ["a", ""])
+    assert_sure({"maxLength": 2}, ["ab", "", [D(1), D(2), D(3)]], ["abc"])
+    assert_sure({"minItems": 2}, [[1, 2], "a", {}], [[], [D(1)]])
+    assert_sure({"maxItems": 1}, [[], [D(1)], "abc", {"a": 1, "b": 2}], [[D(1), D(2)]])
+
+
+def test_required_and_properties():
+    schema = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
+    assert_sure(schema, [{"a": D(1)}, {"a": D(1), "b": "x", "z": None}],
+                [{}, {"b": "x"}, {"a": "1"}, {"a": D(1), "b": D(2)}, {"a": True}, []])
+    # without a type: both apply to objects only
+    assert_sure({"required": ["a"], "properties": {"a": False}}, [[], "a", D(1)], [{}, {"a": D(1)}])
+    # properties before required in the schema: the same verdicts
+    assert_sure({"properties": {"a": {"minimum": 1}}, "required": ["a"]}, [{"a": D(1)}], [{"a": D(0)}, {}])
+
+
+def test_enum_of_strings_and_of_mixed_types():
+    assert_sure({"enum": ["first", "second"]}, ["first", "second"], ["third", "", D(1), None, ["first"]])
+    assert_sure({"type": "string", "enum": ["first"]}, ["first"], ["First", D(1)])
+    assert_sure({"enum": [D(1), "1", None, True]}, [D(1), D("1.0"), 1, "1", None, True],
+                [D(2), False, "01", D(0), []])
+    assert_sure({"enum": []}, [], [D(1), "a", None])
+    # a container option: the pre-check is unsure (False), jsonschema decides
+    schema = {"enum": [[D(1)], {"k": "v"}]}
+    assert verdicts(schema, [D(1)], {"k": "v"}) == [False, False]
+    assert validate_artifact(schema, [D("1.0")]) == () and validate_artifact(schema, {"k": "v"}) == ()
+
+
+def test_const():
+    assert_sure({"const": "M1"}, ["M1"], ["M2", D(1), None])
+    assert_sure({"const": D(2)}, [D(2), D("2.00"), 2], [D(3), True, "2"])
+    assert_sure({"const": False}, [False], [D(0), None, True])
+    assert_sure({"const": None}, [None], [False, D(0), ""])
+
+
+def test_unique_items():
+    assert_sure({"uniqueItems": True}, [[], ["a", "b"], [D(1), D(2)], "aa"], [["a", "a"], [D(1), D("1.0")]])
+    assert_sure({"uniqueItems": False}, [["a", "a"]], [])
+    # objects or mixed types: unsure, jsonschema decides
+    schema = {"uniqueItems": True}
+    assert verdicts(schema, [{"a": D(1)}, {"a": D(2)}], [D(1), "1"]) == [False, False]
+    assert validate_artifact(schema, [{"a": D(1)}, {"a": D(2)}]) == ()
+    assert validate_artifact(schema, [{"a": D(1)}, {"a": D("1.0")}]) != ()
+
+
+def test_prefix_items_and_items():
+    schema = {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False}
+    assert_sure(schema, [[], ["a"], ["a", D(2)], {}], [[D(1)], ["a", "b"], ["a", D(2), None]])
+    schema = {"prefixItems": [{"type": "string"}], "items": {"type": "number", "minimum": 0}}
+    assert_sure(schema, [["a"], ["a", D(1), D(0)]], [[D(1)], ["a", D(-1)], ["a", D(1), "b"]])
+    assert_sure({"items": False}, [[], "x"], [[None]])
+    assert_sure({"items": True, "prefixItems": [True, False]}, [[D(1)]], [[D(1), D(2)]])
+    assert_sure({"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+                [[[D(1)], []]], [[[D("1.5")]], [D(1)]])
+
+
+def test_additional_properties():
+    schema = {"properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "integer"}}
+    assert_sure(schema, [{"a": "x"}, {"a": "x", "b": D(1), "c": D("2.0")}, []],
+                [{"a": D(1)}, {"b": "x"}, {"a": "x", "b": D("0.5")}])
+    assert_sure({"properties": {"a": True}, "additionalProperties": False}, [{}, {"a": None}],
+                [{"b": None}, {"a": D(1), "b": D(1)}])
+    assert_sure({"additionalProperties": {"type": "null"}}, [{}, {"q": None}], [{"q": D(0)}])
+
+
+def test_boolean_sub_schemas_and_annotations():
+    assert_sure({"properties": {"a": False}}, [{}, {"b": D(1)}], [{"a": None}])
+    assert_sure({"title": "t", "description": "d", "x-unit": "m", "default": 3, "properties": {
+        "a": {"description": "d", "x-anything": {"oneOf": []}, "type": "integer"}}}, [{"a": D(1)}], [{"a": "1"}])
+
+
+@pytest.mark.parametrize("schema", [
+    {"pattern": "a"}, {"properties": {"a": {"oneOf": [{}]}}}, {"items": {"$ref": "#"}},
+    {"type": "string", "properties": {"a": {"not": {}}}},          # even under a type that excludes it
+    {"type": "number", "items": {"anyOf": []}},
+    {"properties": {"a": {"$schema": "x"}}},                      # $schema and $id: at the root only
+    {"type": "decimal"}, {"type": []}, {"required": "a"}, {"enum": "a"}, {"properties": []},
+    {"additionalProperties": "no"}, {"prefixItems": {}}, {"items": 1},
+    {"additionalProperties": False, "patternProperties": {"^a": {}}},
+])
+def test_unsupported_schema_gets_no_precheck(schema):
+    with pytest.raises(Unsupported):
+        generate(schema)
+    assert compile_check(schema) is None
+
+
+def test_validate_artifact_and_is_valid_still_name_errors():
+    from mmverify.validate import is_valid
+
+    schema = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "minimum": 1}}}
+    assert validate_artifact(schema, {"a": D(2)}) == () and is_valid(schema, {"a": D(2)})
+    errors = validate_artifact(schema, {"a": D(0)})
+    assert [(e.field, e.keyword) for e in errors] == [("a", "minimum")] and not is_valid(schema, {"a": D(0)})
+
+
+# ------------------------------------------------------------------ schema text is data
+
+HOSTILE = list(CODE_STRINGS.values()) + [
+    "__import__('os').system('x')", "a'b", 'a"b', "'''", '"""', "x\ny", "\\", "}); return True; ({",
+]
+# texts that read like the generated code itself: data all the same
+LOOKALIKES = ["K[0]", "return True", "\n    return True\n", "x", "MISSING", "check"]
+
+
+def string_tokens(source: str) -> list[str]:
+    return [t.string for t in tokenize.generate_tokens(StringIO(source).readline) if t.type == tokenize.STRING]
+
+
+def test_code_in_property_names_and_enum_values_is_data():
+    if os.path.exists(CANARY):
+        os.unlink(CANARY)
+    names = HOSTILE + LOOKALIKES
+    schema = {"type": "object", "required": HOSTILE[:3],
+              "properties": {name: {"enum": [name, "plain"]} for name in names},
+              "additionalProperties": {"const": HOSTILE[0]}}
+    source, consts = generate(schema)
+    for text in HOSTILE:
+        assert text not in source
+    assert "'" not in source and '"' not in source and not string_tokens(source)
+    assert set(names) <= set(consts) and frozenset(HOSTILE[:3]) in consts
+    good = {name: name for name in names} | {"other": HOSTILE[0]}
+    assert_sure(schema, [good, {name: "plain" for name in HOSTILE[:3]}],
+                [{name: name + " " for name in names}, {HOSTILE[0]: "plain"}, good | {"other": "plain"},
+                 {"K[0]": "plain", "x": "K[0]"} | {name: "plain" for name in HOSTILE[:3]}])
+    assert not os.path.exists(CANARY)
+
+
+def test_code_in_bounds_and_types_is_refused_or_data():
+    # a bound is a constant whatever its text; a type name is looked up, never written
+    assert "__import__" not in generate({"minimum": "__import__('os')"})[0]
+    with pytest.raises(Unsupported):
+        generate({"type": "__import__('os').system('x')"})
+
+
+def test_audit_refuses_a_literal_or_a_foreign_name():
+    _audit("def check(x):\n    if x is None: return False\n    return True\n")
+    with pytest.raises(AssertionError):
+        _audit("def check(x):\n    return x == 'a'\n")
+    with pytest.raises(AssertionError):
+        _audit("def check(x):\n    return open(x)\n")
+    with pytest.raises(AssertionError):
+        _audit("def check(x):\n    return x == 1.5\n")
