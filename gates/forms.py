@@ -37,13 +37,17 @@ _RUN = object()  # evaluate_gates default: run the task's replay
 # text, run only when a report shows it (``GateInstance.detail``).
 
 
-def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
+def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False) -> GateReport:
     """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc).
 
     Gates read the artifact and the values its replay derived (``$replay.``
     paths). ``replayed`` is the replay stage's :class:`~mmverify.replay.ReplayReport`
     for this data (None for a task without replay); by default the replay is run
-    here, so every caller sees the same verdicts."""
+    here, so every caller sees the same verdicts.
+
+    ``hard_only`` gives what a verdict needs and no more: the hard gates only
+    (soft gates never change a score), and none after the first hard gate with
+    a failing instance (one is enough to zero the artifact)."""
     from mmverify.replay import gate_view, run_replay
 
     if replayed is _RUN:
@@ -52,8 +56,16 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
     gates = compile_gates(task)
     out: list[GateInstance] = []
     reader = _Reader(view)
-    for gate in gates:
-        out.extend(evaluate_gate(gate, view, reader))
+    if hard_only:
+        gates = tuple(g for g in gates if g.hard)
+        for gate in gates:
+            found = evaluate_gate(gate, view, reader)
+            out.extend(found)
+            if any(i.verdict == "fail" for i in found):
+                break
+    else:
+        for gate in gates:
+            out.extend(evaluate_gate(gate, view, reader))
     return GateReport(task.id, tuple(out), gates, replayed)
 
 
