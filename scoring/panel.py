@@ -9,11 +9,13 @@ no part in any paper's R.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from mmverify import paths as P
-from mmverify.numbers import decimal_text, fraction_text, to_fraction
+from mmverify.artifact import bounded_decimal
+from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, to_fraction
 
 from mmverify.labels import normalise_label
 
@@ -88,8 +90,11 @@ _LABEL = "label"
 _NUMBER = "number"
 
 
-def _read_scalar(raw: Any, want: str) -> tuple[Any, str, str | None]:
-    """(value, status, text) for one artifact value; value is Fraction or str."""
+def _read_scalar(raw: Any, want: str, text: bool = True) -> tuple[Any, str, str | None]:
+    """(value, status, text) for one artifact value; value is Fraction or str
+    (the text of a number only when ``text``)."""
+    if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
+        return decimal_fraction(raw), "ok", decimal_text(raw) if text else None
     if isinstance(raw, P.Missing):
         return None, "missing", None
     if want == _LABEL and isinstance(raw, str):
@@ -128,8 +133,6 @@ def _item_key(raw: Any) -> str | None:
     if isinstance(raw, bool) or raw is None:
         return None
     if isinstance(raw, str):
-        from mmverify.artifact import bounded_decimal
-
         dec = bounded_decimal(raw)
         return fraction_text(Fraction(dec)) if dec is not None else normalise_label(raw)
     num = to_fraction(raw)
@@ -506,7 +509,7 @@ def _read_list(metric, data: Any, want: str, detail: bool = True) -> _ListRead:
     dupes = 0
     for i, item in enumerate(raw_items):
         raw = P.get(item, inner) if inner.segments else item
-        value, status, _ = _read_scalar(raw, want)
+        value, status, _ = _read_scalar(raw, want, False)
         if metric.match_by:
             key = _item_key(item.get(metric.match_by)) if isinstance(item, dict) else None
             if key is None:
