@@ -28,7 +28,7 @@ from mmverify.labels import normalise_label as normalise
 from . import identity as I
 from .compile import compile_gates
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
-from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, make_instance
+from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, GateVerdict, make_instance
 
 ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
@@ -45,9 +45,11 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     for this data (None for a task without replay); by default the replay is run
     here, so every caller sees the same verdicts.
 
-    ``hard_only`` gives what a verdict needs and no more: the hard gates only
-    (soft gates never change a score), and none after the first hard gate with
-    a failing instance (one is enough to zero the artifact)."""
+    ``hard_only`` gives what a score needs and no more: the hard gates only
+    (soft gates never change a score), none after the first hard gate with a
+    failing instance (one is enough to zero the artifact), and each instance as
+    a :class:`~mmverify.gates.model.GateVerdict` (the same verdict, decided by
+    the same predicate, without the exact data and detail a report shows)."""
     from mmverify.replay import gate_view, run_replay
 
     if replayed is _RUN:
@@ -55,7 +57,7 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(view)
+    reader = _Reader(view, light=hard_only)
     if hard_only:
         gates = tuple(g for g in gates if g.hard)
         for gate in gates:
@@ -72,10 +74,11 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
 class _Reader:
     """The reads of one artifact, each made once: gates share their inputs."""
 
-    __slots__ = ("data", "scalars", "lists")
+    __slots__ = ("data", "scalars", "lists", "light")
 
-    def __init__(self, data: Any):
+    def __init__(self, data: Any, light: bool = False):
         self.data = data
+        self.light = light      # verdicts only (GateVerdict), see evaluate_gates
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
@@ -119,6 +122,11 @@ def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -
     return make_instance(_template(gate), fields)
 
 
+def _light(gate: Gate, index: int | None, reads: list[Read], verdict: str, reason: str | None) -> GateVerdict:
+    return GateVerdict(gate.id, gate.severity, index, tuple([r[0] for r in reads]), tuple([r[4] for r in reads]),
+                       verdict, reason)
+
+
 def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
     reader = reader if reader is not None and reader.data is data else _Reader(data)
     expand = formtable.FORM_TABLE[gate.form].expand
@@ -129,8 +137,9 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
     paths = list(gate.inputs)
     rows = _rows(data, paths, reader)
     if isinstance(rows, _ListGap):
-        return [_gap_list(gate, rows)]
-    return [_decide(gate, index, reads) for index, reads in rows]
+        return [_gap_list(gate, rows, reader.light)]
+    light = reader.light
+    return [_decide(gate, index, reads, light) for index, reads in rows]
 
 
 # ------------------------------------------------------------------- rows
@@ -178,22 +187,29 @@ def _rows(data: Any, paths: list[P.Path], reader: _Reader) -> list[tuple[int | N
     return rows
 
 
-def _gap_list(gate: Gate, gap: _ListGap) -> GateInstance:
+def _gap_list(gate: Gate, gap: _ListGap, light: bool = False) -> GateInstance | GateVerdict:
+    if light:
+        return GateVerdict(gate.id, gate.severity, None, (gap.path.text,), (None,), gap.verdict, gap.reason)
     return make_instance(_template(gate), dict(
         index=None, paths=(gap.path.text,), values=(None,), verdict=gap.verdict, reason=gap.reason,
         detail_source=f"no elements to check: {gap.why}"))
 
 
-def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool = False) -> GateInstance | None:
+def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool = False,
+            light: bool = False) -> GateInstance | GateVerdict | None:
     """The fail/gap instance when some input is unusable, else None."""
     bad = [r for r in reads if r.kind == WRONG or (r.kind == LABEL and not want_label)]
     if bad:
         reason = "not_a_label" if want_label else "not_a_number"
+        if light:
+            return _light(gate, index, reads, "fail", reason)
         what = "a number or a label" if want_label else "a number"
         detail = "; ".join(f"{r.path} holds {r.text}, not {what}" for r in bad)
         return _instance(gate, index, reads, verdict="fail", reason=reason, detail_source=detail)
     absent = [r for r in reads if r.kind == ABSENT]
     if absent:
+        if light:
+            return _light(gate, index, reads, "gap", "missing")
         detail = "input absent: " + "; ".join(r.why or r.path for r in absent)
         return _instance(gate, index, reads, verdict="gap", reason="missing", detail_source=detail)
     return None
@@ -211,21 +227,53 @@ def _verdict(ok: bool) -> tuple[str, str | None]:
 
 # ------------------------------------------------------------------ decide
 
-def _decide(gate: Gate, index: int | None, reads: list[Read]) -> GateInstance:
+def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = False) -> GateInstance | GateVerdict:
     entry = formtable.FORM_TABLE[gate.form]
     for r in reads:
         if r.kind != NUMBER:
-            screened = _screen(gate, index, reads, want_label=entry.reads_labels)
+            screened = _screen(gate, index, reads, entry.reads_labels, light)
             if screened is not None:
                 return screened
             break
+    if light:
+        return _light(gate, index, reads, *entry.verdict(gate, reads, gate.tolerance or ZERO))
     return entry.decide(gate, (gate, index, reads), reads, gate.tolerance or ZERO)
 
 
 # ----------------------------------------------------------- one per form
-# ``decide_<form>(gate, base, reads, tol)``: the verdict of one row of usable
-# reads; ``expand_<form>(gate, data, reader)``: the instances of a gate that is
-# not one row per element (None: the rows of its inputs). See gates/formtable.py.
+# ``verdict_<form>(gate, reads, tol)``: (verdict, reason) of one row of usable
+# reads, the form's exact predicate; ``decide_<form>(gate, base, reads, tol)``:
+# the same verdict, by the same predicate, as a GateInstance with its exact
+# data and detail; ``expand_<form>(gate, data, reader)``: the instances of a
+# gate that is not one row per element (None: the rows of its inputs). See
+# gates/formtable.py.
+
+def verdict_range(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_range_holds(gate, reads[0].number, tol))
+
+
+def verdict_integer(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_integer_holds(gate, reads[0].number, tol))
+
+
+def verdict_order(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_order_broken(gate, [r.number for r in reads], tol) is None)
+
+
+def verdict_identity(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    assert gate.identity is not None
+    lhs_p, rhs_p = gate.identity.evaluate(tuple([r.number for r in reads]))
+    return _identity_verdict(gate, lhs_p, rhs_p, tol)
+
+
+def verdict_finite_domain(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_domain_member(gate, reads[0], tol)[0] is not None)
+
+
+def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    n_parts = len(gate.parts)
+    return _verdict(_partition_holds([r.number for r in reads[:n_parts]], reads[n_parts].number, tol)[1])
+
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     return _range(gate, base, reads[0].number, tol)
@@ -275,7 +323,7 @@ def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fract
     return hit[1]
 
 
-def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _range_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     lo, hi = gate.lower, gate.upper
     lo_eff, hi_eff = _effective_bounds(gate, tol)
     ok = True
@@ -283,7 +331,12 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
         ok = x > lo_eff if lo.strict else x >= lo_eff
     if hi is not None and ok:
         ok = x < hi_eff if hi.strict else x <= hi_eff
-    verdict, reason = _verdict(ok)
+    return ok
+
+
+def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+    lo, hi = gate.lower, gate.upper
+    verdict, reason = _verdict(_range_holds(gate, x, tol))
     xs = base[2][0].text
 
     def detail() -> str:
@@ -304,14 +357,17 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
                      upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
 
+def _integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
+    if not tol:  # exact: the common case, without Fraction arithmetic
+        return (x == 0 or x == 1) if gate.binary else x.denominator == 1
+    if gate.binary:
+        return min(abs(x), abs(x - 1)) <= tol
+    return abs(x - round(x)) <= tol
+
+
 def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
     xs = base[2][0].text
-    if not tol:  # exact: the common case, without Fraction arithmetic
-        ok = (x == 0 or x == 1) if gate.binary else x.denominator == 1
-    elif gate.binary:
-        ok = min(abs(x), abs(x - 1)) <= tol
-    else:
-        ok = abs(x - round(x)) <= tol
+    ok = _integer_holds(gate, x, tol)
 
     def detail() -> str:
         if gate.binary:
@@ -323,13 +379,17 @@ def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstanc
                      binary=gate.binary)
 
 
-def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    broken = None
+def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
+    """The first k with x_k, x_k+1 out of order, or None."""
     for k in range(len(xs) - 1):
         ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
         if not ok:
-            broken = k
-            break
+            return k
+    return None
+
+
+def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
+    broken = _order_broken(gate, xs, tol)
 
     def detail() -> str:
         rel = "<" if gate.strict else "<="
@@ -351,13 +411,22 @@ def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
     assert path is not None
     container = _list_of(data, path)
     if isinstance(container, _ListGap):
-        return [_gap_list(gate, container)]
+        return [_gap_list(gate, container, reader.light)]
     reads = reader.elements(path)
     out = []
     for i in range(len(reads) - 1):
         pair = [reads[i], reads[i + 1]]
-        out.append(_decide(gate, i, pair))
+        out.append(_decide(gate, i, pair, reader.light))
     return out
+
+
+def _identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[int, int] | None,
+                      tol: Fraction) -> tuple[str, str | None]:
+    """An identity's verdict from its sides (integer pairs; None: divides by zero)."""
+    if lhs_p is None or rhs_p is None:
+        return "fail", "undefined"
+    assert gate.identity is not None
+    return _verdict(I.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
 
 
 def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
@@ -374,11 +443,11 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
 
     common = dict(relation=ident.relation, identity=ident, bindings=bindings, operands=operands,
                   lhs_value=lhs_v, rhs_value=rhs_v)
-    if lhs_v is None or rhs_v is None:
-        return _instance(*base, verdict="fail", reason="undefined",
+    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
+    if reason == "undefined":
+        return _instance(*base, verdict=verdict, reason=reason,
                          detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
-    ok = I.pair_holds(ident.relation, lhs_p, rhs_p, tol)
-    verdict, reason = _verdict(ok)
+    ok = verdict == "pass"
 
     def detail() -> str:
         actual = I.actual_relation(lhs_v, rhs_v)
@@ -390,22 +459,23 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
     return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, **common)
 
 
-def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
-    member = None
-    label = None
+def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:
+    """(index of the member the read matches or None, the normalised label of a label read)."""
     if r.kind == NUMBER:
         for k, v in enumerate(gate.domain_numbers):
             if v is not None and abs(r.number - v) <= tol:
-                member = k
-                break
-        operands: tuple[Fraction, ...] = (r.number,)
-    else:
-        label = normalise(r.label or "")
-        for k, v in enumerate(gate.domain):
-            if normalise(v) == label:
-                member = k
-                break
-        operands = ()
+                return k, None
+        return None, None
+    label = normalise(r.label or "")
+    for k, v in enumerate(gate.domain):
+        if normalise(v) == label:
+            return k, label
+    return None, label
+
+
+def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
+    member, label = _domain_member(gate, r, tol)
+    operands: tuple[Fraction, ...] = (r.number,) if r.kind == NUMBER else ()
     verdict, reason = _verdict(member is not None)
 
     def detail() -> str:
@@ -416,9 +486,14 @@ def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
                      domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member)
 
 
-def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
+def _partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tuple[Fraction, bool]:
+    """(sum of the parts, whether it is within tol of the total)."""
     s = sum(parts, ZERO)
-    ok = abs(s - total) <= tol
+    return s, abs(s - total) <= tol
+
+
+def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
+    s, ok = _partition_holds(parts, total, tol)
     verdict, reason = _verdict(ok)
 
     def detail() -> str:
@@ -445,14 +520,14 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
             if isinstance(container, _ListGap):
                 if container.reason == "empty_list":
                     continue  # an empty list of parts sums to 0
-                return _gap_list(gate, container)
+                return _gap_list(gate, container, reader.light)
             reads.extend(reader.elements(p))
         else:
             reads.append(reader.scalar(p))
     n_parts = len(reads)
     if gate.total is not None:
         reads.append(reader.scalar(gate.total))
-    screened = _screen(gate, None, reads)
+    screened = _screen(gate, None, reads, light=reader.light)
     if screened is not None:
         return screened
     base = (gate, None, reads)
@@ -461,7 +536,10 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
     else:
         assert gate.total_value is not None
         total = gate.total_value
-    return _partition(gate, base, [r.number for r in reads[:n_parts]], total, gate.tolerance or ZERO)
+    parts = [r.number for r in reads[:n_parts]]
+    if reader.light:
+        return _light(gate, None, reads, *_verdict(_partition_holds(parts, total, gate.tolerance or ZERO)[1]))
+    return _partition(gate, base, parts, total, gate.tolerance or ZERO)
 
 
 from . import formtable  # noqa: E402  (the table refers to the functions above)

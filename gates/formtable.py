@@ -5,7 +5,8 @@ Every module that treats forms differently dispatches through :data:`FORM_TABLE`
 
 * :mod:`.compile` checks a spec's keys against ``keys`` and calls ``compile``;
 * :mod:`.forms` calls ``expand`` (a gate that is not one instance per row of
-  its inputs) and ``decide`` (the exact predicate on one row of usable reads);
+  its inputs), ``verdict`` (the exact predicate on one row of usable reads) and
+  ``decide`` (the same verdict as an instance with its exact data and detail);
   ``reads_labels`` says a string input is a label, not a wrong type;
 * :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
 * :mod:`.audit` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
@@ -42,6 +43,7 @@ class Form:
     bounds: Callable[[GateInstance], dict[str, Any]]
     claim: Callable[[GateInstance, Fraction], tuple]
     bounds_field: Callable[[Gate, list[int], bool], bool]
+    verdict: Callable[..., tuple[str, str | None]]
     expand: Callable[..., list[GateInstance] | None] | None = None
     reads_labels: bool = False
 
@@ -122,23 +124,24 @@ def _relates(gate: Gate, hits: list[int], up: bool) -> bool:
 FORM_TABLE: dict[str, Form] = {f.name: f for f in (
     Form("range", frozenset({"path", "min", "max", "min_strict", "max_strict"}),
          C.build_range, F.decide_range, _range_bounds, _claim_range,
-         lambda g, hits, up: (g.upper if up else g.lower) is not None),
+         lambda g, hits, up: (g.upper if up else g.lower) is not None, verdict=F.verdict_range),
     Form("integer", frozenset({"path", "binary"}),
          C.build_integer, F.decide_integer, lambda i: {"binary": i.binary}, _claim_integer,
-         lambda g, hits, up: g.binary),
+         lambda g, hits, up: g.binary, verdict=F.verdict_integer),
     Form("order", frozenset({"paths", "path", "strict"}),
          C.build_order, F.decide_order, lambda i: {"strict": i.strict}, _claim_order,
-         _order_bounds_field, expand=F.expand_order),
+         _order_bounds_field, verdict=F.verdict_order, expand=F.expand_order),
     Form("identity", frozenset({"expr", "vars"}),
-         C.build_identity, F.decide_identity, _identity_bounds, _claim_identity, _relates),
+         C.build_identity, F.decide_identity, _identity_bounds, _claim_identity, _relates,
+         verdict=F.verdict_identity),
     Form("finite_domain", frozenset({"path", "values"}),
          C.build_finite_domain, F.decide_finite_domain,
          lambda i: {"domain": list(i.domain), "member": i.member}, _claim_domain, _relates,
-         reads_labels=True),
+         verdict=F.verdict_finite_domain, reads_labels=True),
     Form("partition_sum", frozenset({"parts", "total", "total_value"}),
          C.build_partition_sum, F.decide_partition_sum,
          lambda i: {"parts_sum": exact_text(i.parts_sum), "total": exact_text(i.total)}, _claim_partition,
-         _relates, expand=F.expand_partition_sum),
+         _relates, verdict=F.verdict_partition_sum, expand=F.expand_partition_sum),
 )}
 
 FORMS: tuple[str, ...] = tuple(FORM_TABLE)

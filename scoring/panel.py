@@ -498,7 +498,7 @@ class _ListRead:
     index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
 
 
-def _read_list(metric, data: Any, want: str, detail: bool = True) -> _ListRead:
+def _read_list(metric, data: Any, want: str, texts: bool = True) -> _ListRead:
     raw_items = P.list_items(data, metric.path)
     if isinstance(raw_items, P.Missing):
         return _ListRead("missing", raw_items.reason, None, ())
@@ -524,7 +524,7 @@ def _read_list(metric, data: Any, want: str, detail: bool = True) -> _ListRead:
         out.append((key, value, status))
         index[key] = i
     detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
-    if not detail:
+    if not texts:
         text = None
     elif metric.match_by:
         text = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
