@@ -95,9 +95,35 @@ class _Reader:
             values = P.items(self.data, path)
             assert not isinstance(values, P.Missing)
             # P.concrete(path, i), spelled out: the rendered path around its one [*]
-            before, after = P._render(path.segments).split("[*]")
+            before, after = _around(path)
             hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
+
+
+_AROUND: dict[str, tuple[str, str]] = {}
+
+
+def _around(path: P.Path) -> tuple[str, str]:
+    """The rendered text of a ``[*]`` path before and after its ``[*]`` (made once per path)."""
+    hit = _AROUND.get(path.text)
+    if hit is None:
+        before, after = P._render(path.segments).split("[*]")
+        hit = _AROUND[path.text] = (before, after)
+    return hit
+
+
+_SHAPES: dict[int, tuple[Gate, tuple[bool, ...], Any]] = {}
+
+
+def _shape(gate: Gate) -> tuple[tuple[bool, ...], Any]:
+    """Which inputs of ``gate`` are ``[*]`` paths, and the first of them (None:
+    all scalar); worked out once per compiled gate."""
+    hit = _SHAPES.get(id(gate))
+    if hit is None or hit[0] is not gate:
+        flags = tuple(p.is_list for p in gate.inputs)
+        hit = (gate, flags, next((p for p, f in zip(gate.inputs, flags) if f), None))
+        _SHAPES[id(gate)] = hit
+    return hit[1], hit[2]
 
 
 _TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
@@ -134,8 +160,7 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
         whole = expand(gate, data, reader)
         if whole is not None:
             return whole
-    paths = list(gate.inputs)
-    rows = _rows(data, paths, reader)
+    rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows, reader.light)]
     light = reader.light
@@ -170,21 +195,22 @@ def _list_of(data: Any, path: P.Path) -> list[Any] | _ListGap:
     return container
 
 
-def _rows(data: Any, paths: list[P.Path], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
-    """One row of reads per instance; ``[*]`` paths (all on one list) pair by index,
-    scalar paths are broadcast to every element."""
-    lists = [p for p in paths if p.is_list]
-    if not lists:
+def _rows(data: Any, gate: Gate, reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
+    """One row of reads per instance of ``gate``; ``[*]`` inputs (all on one list)
+    pair by index, scalar inputs are broadcast to every element."""
+    paths = gate.inputs
+    flags, first = _shape(gate)
+    if first is None:
         return [(None, [reader.scalar(p) for p in paths])]
-    container = _list_of(data, lists[0])
+    container = _list_of(data, first)
     if isinstance(container, _ListGap):
         return container
-    columns = [reader.elements(p) if p.is_list else None for p in paths]
-    scalars = [None if p.is_list else reader.scalar(p) for p in paths]
-    rows = []
-    for i in range(len(container)):
-        rows.append((i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)]))
-    return rows
+    columns = [reader.elements(p) if f else None for p, f in zip(paths, flags)]
+    if all(flags):
+        return [(i, [col[i] for col in columns]) for i in range(len(container))]
+    scalars = [None if f else reader.scalar(p) for p, f in zip(paths, flags)]
+    return [(i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)])
+            for i in range(len(container))]
 
 
 def _gap_list(gate: Gate, gap: _ListGap, light: bool = False) -> GateInstance | GateVerdict:
