@@ -533,6 +533,14 @@ def _read_list(metric, data: Any, want: str, texts: bool = True) -> _ListRead:
     return _ListRead("ok", detail, text, tuple(out), index)
 
 
+def _item(key: str, value: str | None, anchor: Any, width: Fraction | None, r: Fraction, status: str) -> ItemScore:
+    """``ItemScore(key, value, anchor, width, r, status)``, the same object made
+    without running the frozen ``__init__`` (one per list item of every artifact)."""
+    item = object.__new__(ItemScore)
+    item.__dict__.update(key=key, value=value, anchor=anchor, band_width=width, r=r, status=status)
+    return item
+
+
 def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tuple[Any, str]],
                 credit: _Credit | None, detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
     """The mean r over one paper's anchor items, and with ``detail`` its record."""
@@ -555,7 +563,7 @@ def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tup
             if hit is None:
                 short += 1
             if detail:
-                items.append(ItemScore(key, None, a.text, a.width, ZERO, "short" if hit is None else hit[1]))
+                items.append(_item(key, None, a.text, a.width, ZERO, "short" if hit is None else hit[1]))
             continue
         v = hit[0]
         r = mp.score(v, a)
@@ -565,7 +573,7 @@ def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tup
                 r = r * f
         sum_n, sum_d = sum_n * r.denominator + r.numerator * sum_d, sum_d * r.denominator
         if detail:
-            items.append(ItemScore(key, _anchor_text(v), a.text, a.width, r, "scored"))
+            items.append(_item(key, _anchor_text(v), a.text, a.width, r, "scored"))
     mean = Fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
     if not detail:
         return mean, None

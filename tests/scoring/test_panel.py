@@ -178,3 +178,12 @@ def test_list_metric_reports_what_the_artifact_holds():
     by_key = score_panel(task([list_metric("name")], [paper("P", {"items": {"a": "1"}})]),
                          {"r": {"items": [{"name": "A", "value": Decimal("2")}]}})
     assert by_key.metrics[0].value == {"a": "2"}
+
+
+def test_item_records_are_plain_item_scores():
+    from mmverify.scoring.panel import ItemScore, _item
+
+    made = _item("0", "1.5", "2", F(1, 10), F(1, 2), "scored")
+    assert made == ItemScore("0", "1.5", "2", F(1, 10), F(1, 2), "scored")
+    assert repr(made) == repr(ItemScore("0", "1.5", "2", F(1, 10), F(1, 2), "scored"))
+    assert hash(made) == hash(ItemScore("0", "1.5", "2", F(1, 10), F(1, 2), "scored"))
