@@ -459,30 +459,23 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
     ident = gate.identity
     assert ident is not None
     operands = tuple([r.number for r in reads])
-    bindings = tuple(zip(ident.var_names, operands))
     lhs_p, rhs_p = ident.evaluate(operands)
+    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
     lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
     rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
 
-    def shown() -> str:
-        return I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
-
-    common = dict(relation=ident.relation, identity=ident, bindings=bindings, operands=operands,
-                  lhs_value=lhs_v, rhs_value=rhs_v)
-    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
-    if reason == "undefined":
-        return _instance(*base, verdict=verdict, reason=reason,
-                         detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
-    ok = verdict == "pass"
-
     def detail() -> str:
-        actual = I.actual_relation(lhs_v, rhs_v)
-        text = f"{ident.expr}: {shown()}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
-        if not ok:
+        shown = I.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
+        if reason == "undefined":
+            return f"{ident.expr}: {shown} divides by zero"
+        text = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {I.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
+        if verdict != "pass":
             text += f", violating {ident.relation}"
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, **common)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, relation=ident.relation,
+                     identity=ident, bindings=tuple(zip(ident.var_names, operands)), operands=operands,
+                     lhs_value=lhs_v, rhs_value=rhs_v)
 
 
 def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:
