@@ -31,15 +31,18 @@ class Read(NamedTuple):
     why: str | None = None       # for absent: where the walk stopped
 
 
+_tuple = tuple.__new__   # Read(...) for the two common cases, without NamedTuple's __new__ frame
+
+
 def read(path: str, raw: Any) -> Read:
     cls = type(raw)
     if cls is Decimal:           # the common case first: a finite JSON number
         if raw.is_finite():      # (the text is numbers.decimal_text's, inlined)
-            return Read(path, NUMBER, decimal_fraction(raw), None,
-                        format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw))
+            return _tuple(Read, (path, NUMBER, decimal_fraction(raw), None,
+                                 format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw), None))
         return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
     if cls is Fraction:          # a replayed value under $replay: exact already
-        return Read(path, NUMBER, raw, None, show(raw))
+        return _tuple(Read, (path, NUMBER, raw, None, show(raw), None))
     if isinstance(raw, P.Missing):
         return Read(path, ABSENT, None, None, None, raw.reason)
     if raw is None:  # JSON null: "no value here", treated like an absent field
