@@ -496,6 +496,7 @@ class _ListRead:
     text: Any                        # list of texts, or mapping key -> text
     values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
     index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
+    texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``text``)
 
 
 def _read_list(metric, data: Any, want: str, texts: bool = True) -> _ListRead:
@@ -525,12 +526,10 @@ def _read_list(metric, data: Any, want: str, texts: bool = True) -> _ListRead:
         index[key] = i
     detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
     if not texts:
-        text = None
-    elif metric.match_by:
-        text = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
-    else:
-        text = [_anchor_text(v) if v is not None else None for _, v, _ in out]
-    return _ListRead("ok", detail, text, tuple(out), index)
+        return _ListRead("ok", detail, None, tuple(out), index)
+    by_key = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
+    text = by_key if metric.match_by else [by_key[k] for k, _, _ in out]
+    return _ListRead("ok", detail, text, tuple(out), index, by_key)
 
 
 def _item(key: str, value: str | None, anchor: Any, width: Fraction | None, r: Fraction, status: str) -> ItemScore:
@@ -573,7 +572,7 @@ def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tup
                 r = r * f
         sum_n, sum_d = sum_n * r.denominator + r.numerator * sum_d, sum_d * r.denominator
         if detail:
-            items.append(_item(key, _anchor_text(v), a.text, a.width, r, "scored"))
+            items.append(_item(key, read.texts[key], a.text, a.width, r, "scored"))
     mean = Fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
     if not detail:
         return mean, None

@@ -175,7 +175,7 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
         return None
     target = metric.path.text
     for inst in gates.instances:
-        if not inst.hard or inst.verdict != "gap" or target not in inst.paths:
+        if inst.verdict != "gap" or not inst.hard or target not in inst.paths:
             continue
         if inst.values[inst.paths.index(target)] is None:
             continue  # the claim itself is absent: the metric scores 0 as missing anyway
