@@ -121,6 +121,43 @@ def load_oracles() -> list[tuple[Any, Any, bytes]]:
     return out
 
 
+def _nudge(task: Any, data: Any, k: int) -> Any:
+    """``data`` with every scored number that no gate reads moved by k units of
+    its last digit (the gates, and so the verdicts, see the oracle's values)."""
+    import copy
+    from decimal import Decimal
+
+    from mmverify import paths
+    from mmverify.gates import compile_gates
+
+    read = {p.text for g in compile_gates(task) for p in g.inputs}
+    out = copy.deepcopy(data)
+    for m in task.metrics:
+        if m.path.is_list or m.path.text in read:
+            continue
+        v = paths.get(out, m.path)
+        if isinstance(v, Decimal) and v.is_finite() and v.as_tuple().exponent < 0:
+            paths.put(out, m.path, v + k * Decimal((0, (1,), v.as_tuple().exponent)))
+    return out
+
+
+def varied(oracles: list[tuple[Any, Any, bytes]], copies: int) -> list[tuple[Any, Any, bytes]]:
+    """``copies`` variants of every oracle, round-robin over the tasks: in
+    variant k every scored number no gate reads is k units of its last digit
+    larger. The verdicts are the oracles', the metric scores differ, and no
+    two artifacts are alike, so no cache keyed on an artifact's content could
+    make a rate look better than scoring new artifacts does."""
+    from mmverify.artifact import parse_bytes
+    from mmverify.plugin.exactjson import dumps_exact
+
+    out = []
+    for k in range(1, copies + 1):
+        for task, art, _raw in oracles:
+            raw = dumps_exact(_nudge(task, art.data, k)).encode("utf-8")
+            out.append((task, parse_bytes(raw, source=f"anchors/{task.id}/oracle.json~{k}"), raw))
+    return out
+
+
 def children_cpu() -> float:
     """User + system CPU seconds of finished child processes (nan when unknown)."""
     if resource is None:

@@ -157,12 +157,15 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
     share = {k: sum(t[f"{k}_ms"] for t in tasks.values()) for k in ("schema", "gates", "panel")}
     tot = sum(share.values()) or 1.0
     rounds = 20 if quick else 100
+    fresh = bench_varied(oracles, 10 if quick else 60)
+    log(f"  new artifacts each time: score {fresh['score']['per_s_cpu']:.0f}/s, "
+        f"reward {fresh['reward']['per_s_cpu']:.0f}/s (cpu)")
     reward = bench_reward(oracles, rounds)
     log(f"  reward path: {reward['per_s_cpu']:.0f} artifacts/s (cpu)")
     parse_score = bench_parse_score(oracles, max(1, rounds // 2))
     floor = bench_floor(oracles, max(1, rounds // 2))
     return {
-        "reward": reward, "parse_and_score": parse_score, "floor": floor,
+        "reward": reward, "parse_and_score": parse_score, "floor": floor, "varied": fresh,
         "artifacts": total, "chunks": chunks, "chunk_artifacts": chunk_n,
         "per_s_wall": chunk_n / median(walls), "per_s_cpu": chunk_n / median(cpus),
         "ms_per_artifact_cpu": median(cpus) / chunk_n * 1000,
@@ -192,6 +195,25 @@ def bench_reward(oracles, rounds: int) -> dict[str, Any]:
                 reward_of(task, art)
                 n += 1
     return _rate(n, clk)
+
+
+def bench_varied(oracles, copies: int) -> dict[str, Any]:
+    """``score_artifact`` and ``reward_of`` on artifacts that are all different
+    (:func:`bench_common.varied`: each oracle with its last digits nudged,
+    ``copies`` variants per task), each scored once: the rates of new work."""
+    from bench_common import varied
+
+    from mmverify.evaluate import reward_of, score_artifact
+
+    corpus = varied(oracles, copies)
+    out = {}
+    for name, fn in (("score", score_artifact), ("reward", reward_of)):
+        gc.collect()
+        with Clock() as clk:
+            for task, art, _raw in corpus:
+                fn(task, art)
+        out[name] = _rate(len(corpus), clk)
+    return out
 
 
 def _read_fields(task) -> list:
@@ -252,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("reward", "parse_and_score", "floor"):
         r = res[key]
         print(f"{key}: {r['per_s_cpu']:,.0f}/s cpu ({r['us_per_artifact_cpu']:.0f} us/artifact)")
+    for key, r in res["varied"].items():
+        print(f"{key}, new artifacts: {r['per_s_cpu']:,.0f}/s cpu ({r['us_per_artifact_cpu']:.0f} us/artifact)")
     print("stage share:", ", ".join(f"{k} {v * 100:.0f}%" for k, v in res["stage_share"].items()))
     print("replay, apart (cpu ms per artifact):", ", ".join(f"{k} {v:.0f}" for k, v in res["replay_ms_cpu"].items()))
     return 0

@@ -28,7 +28,6 @@ the file, None for a foreign line) and ``fsync`` (fsync per appended chunk).
 """
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import json
 import os
@@ -59,6 +58,8 @@ def _signal_cap_available() -> bool:
 
 
 def _thread_cap_available() -> bool:
+    import ctypes          # only off the main thread: a plain start never loads it
+
     return hasattr(ctypes, "pythonapi") and hasattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc")
 
 
@@ -123,6 +124,8 @@ def _signal_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
 
 @contextmanager
 def _thread_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
+    import ctypes
+
     target = ctypes.c_ulong(threading.get_ident())
     lock = threading.Lock()
     left = threading.Event()

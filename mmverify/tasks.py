@@ -226,9 +226,21 @@ def _load_task_cached(task_id: str, anchors_dir: str) -> TaskSpec:
     directory = os.path.join(anchors_dir, task_id)
     file = os.path.join(directory, "task.json")
     if not os.path.exists(file):
-        raise TaskLoadError(file, "(file)", f"no task {task_id!r} in {anchors_dir}")
+        raise TaskLoadError(file, "(file)", f"no task {task_id!r} in {anchors_dir}{_did_you_mean(task_id, anchors_dir)}")
     raw = read_trusted_json(file)
     return build_task(raw, directory, file)
+
+
+def _did_you_mean(task_id: str, anchors_dir: str) -> str:
+    """``"; did you mean 'x'?"`` for the closest task ids of the folder (or "")."""
+    import difflib
+
+    try:
+        names = sorted(n for n in os.listdir(anchors_dir) if os.path.exists(os.path.join(anchors_dir, n, "task.json")))
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(task_id, names, n=3, cutoff=0.8)
+    return "; did you mean " + " or ".join(repr(c) for c in close) + "?" if close else ""
 
 
 # ----------------------------------------------------------------------- building

@@ -7,7 +7,8 @@ runs clockwise on the Archimedean spiral r = b*theta, b = pitch/(2*pi), point
 (b*theta*cos(theta), b*theta*sin(theta)); point A on turn 16 is theta = 32*pi
 (r = 8.8 m at pitch 0.55 m); the head's front handle moves at 1 m/s.
 
-Method (floats, numpy, fixed sizes from the statement only):
+Method (floats, numpy, fixed sizes from the statement only; the simulation is
+in :mod:`dragon_dance_geometry`):
 
 * head: its arc length along the spiral, s(theta) = b/2*(theta*sqrt(1+theta^2)
   + asinh(theta)), inverted by 80 bisection steps (to machine precision);
@@ -26,19 +27,30 @@ Method (floats, numpy, fixed sizes from the statement only):
   two arcs (radius ratio 2:1) tangent to the coiling-in spiral at r = 4.5 m,
   to each other, and to the centrally symmetric coiling-out spiral.
 
+Every derived value is a statement quantity: none depends on an artifact. They
+are computed once by :func:`dragon_dance_geometry.statement_quantities` (about
+8 s of one core) and kept in ``data/statement_reference.json``; a test
+recomputes them. So this module, which an artifact's scoring imports, needs
+neither numpy nor the simulation, and a replay costs a file read per process.
+
+The claimed minimum pitch (Q3) is checked against the replayed minimum pitch
+(gate ``q3.claimed_pitch_feasible_replayed``: claimed >= replayed). That is
+the same verdict as simulating the coil-in at the claimed pitch: the least
+clearance changes sign once in pitch (a test samples 0.2-1.7 m and the
+neighbourhood of the root; below 0.3 m the turns are narrower than a bench is
+wide, and the clearance grows with the pitch above the root). A claim rounded
+to 6 places within 0.5e-6 m below the true root passes, as it did when the
+clearance itself was rounded to 6 places.
+
 Derived values are rounded to documented places (6 for lengths, ratios and
 speeds as in the statement, 4 for seconds) and returned as exact Fractions of
 that decimal text, so the same bytes in give the same values out.
 """
 from __future__ import annotations
 
-import math
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Mapping
-
-import numpy as np
 
 from .base import Derived
 
@@ -46,356 +58,18 @@ TASK_ID = "cumcm-2024-a-dragon-dance"
 DERIVED = (
     "q2.terminal_time_s",
     "q3.minimum_pitch_m",
-    "q3.claimed_pitch_clearance_m",
     "q4.base_turn_length_m",
     "q5.max_speed_ratio",
     "q5.max_head_speed_mps",
 )
-
-N_HANDLES = 224
-D_HEAD = 3.41 - 2 * 0.275
-D_BODY = 2.20 - 2 * 0.275
-HALF_WIDTH = 0.15
-END = 0.275
-PITCH_Q1 = 0.55
-THETA_A = 32 * math.pi
-TURN_RADIUS = 4.5
-PITCH_Q4 = 1.7
-SPEED_LIMIT = 2.0
-INNER = 8          # benches 0..7 checked against the others
-WINDOW = 64        # handles kept for collision checks (>= 1.9 turns at r = 8.8 m, pitch 0.55 m)
-TWO_PI = 2 * math.pi
-Q3_BRACKET = (0.30, 0.55)   # board width .. statement pitch (feasible: clearance +0.099 m)
-Q3_TURNS = 2.0              # coiling-in positions checked: the last two turns before r = 4.5 m
-
-
-def _spacing(i: int) -> float:
-    return D_HEAD if i == 0 else D_BODY
-
-
-def _arc(theta, b):
-    return 0.5 * b * (theta * np.sqrt(theta * theta + 1.0) + np.arcsinh(theta))
-
-
-def _invert_arc(target, b, hi):
-    lo = np.zeros_like(target)
-    hi = np.full_like(target, hi)
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        big = _arc(mid, b) > target
-        hi = np.where(big, mid, hi)
-        lo = np.where(big, lo, mid)
-    return 0.5 * (lo + hi)
-
-
-# --- paths: pos(q) -> x, y, tx, ty, w  (unit direction of motion T, |dQ/dq| = w) ---
-
-class _Spiral:
-    """Coiling in on r = b*theta: path parameter q = -theta (q grows with the motion)."""
-
-    def __init__(self, pitch: float):
-        self.b = pitch / TWO_PI
-
-    def pos(self, q):
-        th = -q
-        c, s = np.cos(th), np.sin(th)
-        b = self.b
-        dx, dy = b * (c - th * s), b * (s + th * c)
-        w = np.hypot(dx, dy)
-        return b * th * c, b * th * s, -dx / w, -dy / w, w
-
-
-class _Turn:
-    """Q4 path: coiling-in spiral (q < 0, theta = theta_e - q), arc 1 (0 <= q < L1),
-    arc 2 (L1 <= q <= L) and the centrally symmetric coiling-out spiral
-    (q > L, theta = theta_e + q - L); arcs are parametrised by arc length."""
-
-    def __init__(self, pitch: float = PITCH_Q4, radius: float = TURN_RADIUS, ratio: float = 2.0):
-        self.b = b = pitch / TWO_PI
-        self.te = te = radius / b
-        ex, ey, ux, uy, _ = self._in(np.array([te]))
-        ex, ey, ux, uy = float(ex[0]), float(ey[0]), float(ux[0]), float(uy[0])
-        nx, ny = -uy, ux
-        en = ex * nx + ey * ny
-        side = -math.copysign(1.0, en)
-        r2 = -(radius * radius) / ((ratio + 1) * side * en)
-        r1 = ratio * r2
-        c1 = (ex + r1 * side * nx, ey + r1 * side * ny)
-        c2 = (-ex - r2 * side * nx, -ey - r2 * side * ny)
-        dx, dy = c2[0] - c1[0], c2[1] - c1[1]
-        dist = math.hypot(dx, dy)
-        tp = (c1[0] + r1 * dx / dist, c1[1] + r1 * dy / dist)
-        self.o1 = math.copysign(1.0, (ex - c1[0]) * uy - (ey - c1[1]) * ux)
-        self.a1 = math.atan2(ey - c1[1], ex - c1[0])
-        self.a2 = math.atan2(tp[1] - c2[1], tp[0] - c2[0])
-        sweep = (self.o1 * (math.atan2(tp[1] - c1[1], tp[0] - c1[0]) - self.a1)) % TWO_PI
-        self.r1, self.r2, self.c1, self.c2 = r1, r2, c1, c2
-        self.l1 = r1 * sweep
-        self.length = (r1 + r2) * sweep
-
-    def _in(self, th):
-        c, s = np.cos(th), np.sin(th)
-        b = self.b
-        dx, dy = b * (c - th * s), b * (s + th * c)
-        w = np.hypot(dx, dy)
-        return b * th * c, b * th * s, -dx / w, -dy / w, w
-
-    def pos(self, q):
-        q = np.asarray(q, float)
-        out = [np.empty_like(q) for _ in range(5)]
-        m0 = q < 0
-        m1 = (q >= 0) & (q < self.l1)
-        m2 = (q >= self.l1) & (q <= self.length)
-        m3 = q > self.length
-        for o, v in zip(out, self._in(self.te - q[m0])):
-            o[m0] = v
-        for m, c, r, a0, sense, q0 in ((m1, self.c1, self.r1, self.a1, self.o1, 0.0),
-                                       (m2, self.c2, self.r2, self.a2, -self.o1, self.l1)):
-            ang = a0 + sense * (q[m] - q0) / r
-            out[0][m] = c[0] + r * np.cos(ang)
-            out[1][m] = c[1] + r * np.sin(ang)
-            out[2][m] = -sense * np.sin(ang)
-            out[3][m] = sense * np.cos(ang)
-            out[4][m] = 1.0
-        x, y, tx, ty, w = self._in(self.te + (q[m3] - self.length))
-        out[0][m3], out[1][m3], out[2][m3], out[3][m3], out[4][m3] = -x, -y, tx, ty, w
-        return tuple(out)
-
-    def head(self, t):
-        """Path parameter of the head's front handle t seconds after entering the turn."""
-        t = np.asarray(t, float)
-        q = t.copy()
-        s_e = float(_arc(self.te, self.b))
-        m0 = t < 0
-        m3 = t > self.length
-        if m0.any():
-            q[m0] = self.te - _invert_arc(s_e - t[m0], self.b, self.te + 400.0)
-        if m3.any():
-            q[m3] = self.length + _invert_arc(s_e + (t[m3] - self.length), self.b, self.te + 400.0) - self.te
-        return q
-
-
-def _chain(path, q_head, count: int):
-    """Path parameters (count x T) of the first `count` handles behind the head."""
-    qs = [np.asarray(q_head, float)]
-    for i in range(count - 1):
-        d = _spacing(i)
-        x0, y0, _, _, w0 = path.pos(qs[-1])
-        q = qs[-1] - d / w0
-        for _ in range(6):
-            x, y, tx, ty, w = path.pos(q)
-            ex, ey = x - x0, y - y0
-            f = ex * ex + ey * ey - d * d
-            df = 2.0 * (ex * tx + ey * ty) * w       # d/dq of the squared chord (dQ/dq = w*T)
-            step = np.where(np.abs(df) > 1e-12, f / np.where(df == 0, 1.0, df), 0.0)
-            q = q - np.clip(step, -0.5, 0.5)
-        x, y, _, _, _ = path.pos(q)
-        bad = (np.abs((x - x0) ** 2 + (y - y0) ** 2 - d * d) > 1e-12) | (q >= qs[-1])
-        if bad.any():
-            q = q.copy()
-            q[bad] = _bisect_back(path, qs[-1][bad], x0[bad], y0[bad], d)
-        qs.append(q)
-    return np.array(qs)
-
-
-def _bisect_back(path, q0, x0, y0, d):
-    hi = q0.copy()
-    lo = q0 - 0.25
-    found = np.zeros(len(q0), bool)
-    for _ in range(200):
-        x, y, _, _, _ = path.pos(lo)
-        found |= np.hypot(x - x0, y - y0) >= d
-        if found.all():
-            break
-        hi = np.where(found, hi, lo)
-        lo = np.where(found, lo, lo - 0.25)
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        x, y, _, _, _ = path.pos(mid)
-        big = np.hypot(x - x0, y - y0) >= d
-        lo = np.where(big, mid, lo)
-        hi = np.where(big, hi, mid)
-    return 0.5 * (lo + hi)
-
-
-def _speeds(path, qs):
-    x, y, tx, ty, _ = (a.reshape(qs.shape) for a in path.pos(qs.ravel()))
-    v = [np.ones(qs.shape[1])]
-    for i in range(qs.shape[0] - 1):
-        dx, dy = x[i] - x[i + 1], y[i] - y[i + 1]
-        v.append(v[-1] * (dx * tx[i] + dy * ty[i]) / (dx * tx[i + 1] + dy * ty[i + 1]))
-    return np.array(v)
-
-
-# --- collision -------------------------------------------------------------
-
-def _clearance(path, qs):
-    """Least separating-axis gap (m) between inner benches and non-adjacent benches, per column."""
-    x, y = (a.reshape(qs.shape) for a in path.pos(qs.ravel())[:2])
-    dx, dy = x[1:] - x[:-1], y[1:] - y[:-1]
-    length = np.hypot(dx, dy)
-    ux, uy = dx / length, dy / length
-    cx, cy = 0.5 * (x[1:] + x[:-1]), 0.5 * (y[1:] + y[:-1])
-    hl = 0.5 * length + END
-    nb = qs.shape[0] - 1
-    pairs = [(i, j) for i in range(min(INNER, nb)) for j in range(i + 2, nb)]
-    I = np.array([p[0] for p in pairs])
-    J = np.array([p[1] for p in pairs])
-    best = np.full((len(pairs), qs.shape[1]), -np.inf)
-    for ax, ay in ((ux[I], uy[I]), (-uy[I], ux[I]), (ux[J], uy[J]), (-uy[J], ux[J])):
-        gap = np.abs((cx[J] - cx[I]) * ax + (cy[J] - cy[I]) * ay)
-        ri = hl[I] * np.abs(ux[I] * ax + uy[I] * ay) + HALF_WIDTH * np.abs(-uy[I] * ax + ux[I] * ay)
-        rj = hl[J] * np.abs(ux[J] * ax + uy[J] * ay) + HALF_WIDTH * np.abs(-uy[J] * ax + ux[J] * ay)
-        best = np.maximum(best, gap - ri - rj)
-    return best.min(axis=0)
-
-
-def _spiral_head(t, pitch: float = PITCH_Q1):
-    """Path parameter (-theta) of the head t seconds after leaving point A at 1 m/s."""
-    b = pitch / TWO_PI
-    t = np.asarray(t, float)
-    return -_invert_arc(float(_arc(THETA_A, b)) - t, b, THETA_A)
-
-
-def _coil_clearance(pitch: float, q_head):
-    path = _Spiral(pitch)
-    return _clearance(path, _chain(path, q_head, WINDOW))
-
-
-def _zoom_extreme(f, lo: float, hi: float, sign: float, points: int = 41, rounds: int = 3) -> tuple[float, float]:
-    """(argument, value) of the extreme of sign*f on [lo, hi]: a grid, then `rounds`
-    zooms of `points` samples on +/- one step around the best sample."""
-    xs = np.linspace(lo, hi, points)
-    for r in range(rounds + 1):
-        vals = sign * f(xs)
-        k = int(np.argmax(vals))
-        if r == rounds:
-            return float(xs[k]), float(sign * vals[k])
-        step = xs[1] - xs[0]
-        xs = np.linspace(max(lo, xs[k] - step), min(hi, xs[k] + step), points)
-    raise AssertionError
-
-
-# --- statement quantities ----------------------------------------------------
-
-def terminal_time(step: float = 0.5, slope: float = 0.25) -> float:
-    """First instant (s) at which two benches touch on the pitch-0.55 m spiral.
-
-    Grid of `step` s from 0 to the time the head would reach the centre; an
-    interval is certified collision-free when c[k] + c[k+1] > slope*step (the
-    clearance changes by at most `slope` m/s: measured maximum 0.112 m/s on a
-    0.5 s grid and 0.041 m/s on a 0.01 s grid near the end); uncertified
-    intervals are resampled 20 times finer; the first negative sample is then
-    bracketed and bisected to 1e-7 s."""
-    t_end = float(_arc(THETA_A, PITCH_Q1 / TWO_PI))
-    f = lambda ts: _coil_clearance(PITCH_Q1, _spiral_head(ts))   # noqa: E731
-    ts = np.arange(0.0, t_end, step)
-    c = f(ts)
-    for _ in range(2):
-        neg = np.nonzero(c < 0)[0]
-        first = int(neg[0]) if len(neg) else len(c)
-        doubt = [k for k in range(min(first, len(c) - 1)) if c[k] + c[k + 1] <= slope * (ts[k + 1] - ts[k])]
-        if not doubt:
-            break
-        extra = np.concatenate([np.linspace(ts[k], ts[k + 1], 21)[1:-1] for k in doubt])
-        ts = np.concatenate([ts, extra])
-        order = np.argsort(ts, kind="stable")
-        ts, c = ts[order], np.concatenate([c, f(extra)])[order]
-    neg = np.nonzero(c < 0)[0]
-    if not len(neg):
-        return t_end
-    lo, hi = float(ts[neg[0] - 1]), float(ts[neg[0]])
-    while hi - lo > 1e-7:
-        mid = 0.5 * (lo + hi)
-        if f(np.array([mid]))[0] < 0:
-            hi = mid
-        else:
-            lo = mid
-    return 0.5 * (lo + hi)
-
-
-def coil_in_clearance(pitch: float) -> float:
-    """Least bench clearance (m) while the head coils in over the last Q3_TURNS
-    turns before reaching the 4.5 m turn-around circle, at this pitch."""
-    b = pitch / TWO_PI
-    th_end = TURN_RADIUS / b
-    span = Q3_TURNS * TWO_PI
-    f = lambda th: _coil_clearance(pitch, -(th_end + th))   # noqa: E731
-    xs = np.arange(0.0, span + 1e-12, 0.02)
-    vals = f(xs)
-    k = int(np.argmin(vals))
-    _, value = _zoom_extreme(f, float(xs[max(k - 1, 0)]), float(xs[min(k + 1, len(xs) - 1)]), -1.0, 21, 2)
-    return min(value, float(vals[k]))
-
-
-def minimum_pitch(tol: float = 1e-8) -> float:
-    """Smallest pitch in Q3_BRACKET whose coil-in clearance is >= 0 (Illinois
-    regula falsi on the clearance, which changes sign once in the bracket)."""
-    a, b = Q3_BRACKET
-    fa, fb = coil_in_clearance(a), coil_in_clearance(b)
-    side = 0
-    for _ in range(40):
-        c = (a * fb - b * fa) / (fb - fa)
-        fc = coil_in_clearance(c)
-        if fc >= 0:
-            b, fb = c, fc
-            if side == -1:
-                fa *= 0.5
-            side = -1
-        else:
-            a, fa = c, fc
-            if side == 1:
-                fb *= 0.5
-            side = 1
-        if b - a < tol or abs(fc) < 1e-10:
-            break
-    return b
-
-
-def max_speed_ratio(t_end: float = 400.0, step: float = 0.5, candidates: int = 2) -> tuple[float, float]:
-    """(largest handle/head speed ratio, its time) on the Q4 path at head speed 1 m/s.
-
-    Every handle, t in [0, t_end] s after the head enters the turn (before it,
-    all handles are on the coiling-in spiral, where each handle is slower than
-    the one ahead, so the head's 1 is the largest); grid of `step` s, then the
-    `candidates` best local maxima are zoomed four times (11 samples each)."""
-    path = _Turn()
-    f = lambda ts: _speeds(path, _chain(path, path.head(ts), N_HANDLES)).max(axis=0)   # noqa: E731
-    ts = np.arange(0.0, t_end + 1e-9, step)
-    v = f(ts)
-    peaks = [k for k in range(len(v)) if (k == 0 or v[k] >= v[k - 1]) and (k == len(v) - 1 or v[k] >= v[k + 1])]
-    peaks = sorted(peaks, key=lambda k: -v[k])[:candidates]
-    best = (1.0, 0.0)
-    for k in peaks:
-        t, value = _zoom_extreme(f, float(ts[max(k - 1, 0)]), float(ts[min(k + 1, len(ts) - 1)]), 1.0, 11, 4)
-        if value > best[0]:
-            best = (value, t)
-    return best
-
-
-# --- the replay surface ------------------------------------------------------
-
-@lru_cache(maxsize=1)
-def statement_quantities() -> Mapping[str, float]:
-    """The statement's own quantities, recomputed (about 8 s of one core)."""
-    ratio, _ = max_speed_ratio()
-    return {"q2.terminal_time_s": terminal_time(),
-            "q3.minimum_pitch_m": minimum_pitch(),
-            "q4.base_turn_length_m": _Turn().length,
-            "q5.max_speed_ratio": ratio,
-            "q5.max_head_speed_mps": SPEED_LIMIT / ratio}
-
-
 REFERENCE_FILE = "statement_reference.json"
+PLACES = {"q2.terminal_time_s": 4, "q3.minimum_pitch_m": 6, "q4.base_turn_length_m": 6,
+          "q5.max_speed_ratio": 6, "q5.max_head_speed_mps": 6}
 
 
 def load_official(data_dir: str) -> Mapping[str, float]:
-    """The statement quantities, read from ``data/statement_reference.json``.
-
-    They do not depend on an artifact, and recomputing them takes about 8 s,
-    more than a per-artifact time cap allows; the file holds the output of
-    :func:`statement_quantities` (a test recomputes it and requires equality at
-    the documented places)."""
+    """The statement quantities, read from ``data/statement_reference.json``
+    (the output of :func:`dragon_dance_geometry.statement_quantities`)."""
     import json
     import os
 
@@ -404,42 +78,11 @@ def load_official(data_dir: str) -> Mapping[str, float]:
     return {name: float(raw["values"][name]) for name in DERIVED if name in raw["values"]}
 
 
-PLACES = {"q2.terminal_time_s": 4, "q3.minimum_pitch_m": 6, "q3.claimed_pitch_clearance_m": 6,
-          "q4.base_turn_length_m": 6, "q5.max_speed_ratio": 6, "q5.max_head_speed_mps": 6}
-PITCH_RANGE = (Decimal("0.2"), Decimal("1.7"))   # claimed pitches the feasibility replay accepts
-
-
-def _exact(name: str, x: float) -> Fraction:
+def exact(name: str, x: float) -> Fraction:
+    """``x`` rounded to the documented places of ``name``, as an exact Fraction."""
     return Fraction(Decimal(f"{x:.{PLACES[name]}f}"))
 
 
-def _claimed_pitch(data: Mapping[str, Any]) -> tuple[Decimal | None, str | None]:
-    er = data.get("experiment_result")
-    q3 = er.get("q3") if isinstance(er, dict) else None
-    value = q3.get("minimum_pitch_m") if isinstance(q3, dict) else None
-    if value is None:
-        return None, "claim absent: experiment_result.q3.minimum_pitch_m"
-    if isinstance(value, bool) or not isinstance(value, (Decimal, int)):
-        return None, "claim malformed: experiment_result.q3.minimum_pitch_m is not a number"
-    try:
-        value = Decimal(value)
-        inside = value.is_finite() and PITCH_RANGE[0] <= value <= PITCH_RANGE[1]
-    except (InvalidOperation, ValueError):
-        inside = False
-    if not inside:
-        return None, (f"claim outside the replayed range: experiment_result.q3.minimum_pitch_m "
-                      f"not in [{PITCH_RANGE[0]}, {PITCH_RANGE[1]}] m")
-    return value, None
-
-
 def replay(data: Mapping[str, Any], official: Mapping[str, float]) -> Derived:
-    """Statement quantities, and the coil-in clearance at the artifact's claimed pitch."""
-    values = {name: _exact(name, official[name]) for name in DERIVED if name in official}
-    gaps: dict[str, str] = {}
-    pitch, why = _claimed_pitch(data)
-    if pitch is None:
-        gaps["q3.claimed_pitch_clearance_m"] = why or "claim absent"
-    else:
-        values["q3.claimed_pitch_clearance_m"] = _exact("q3.claimed_pitch_clearance_m",
-                                                        coil_in_clearance(float(pitch)))
-    return Derived(values, gaps)
+    """The statement quantities (the artifact is not read)."""
+    return Derived({name: exact(name, official[name]) for name in DERIVED if name in official}, {})

@@ -101,10 +101,10 @@ theorem cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed : ¬ (400000 ≤ 450
 #print axioms cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed
 
 /-- gate q3.claimed_pitch_feasible_replayed (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: ?replay.q3.claimed_pitch_clearance_m [no unit]
-    expression: clearance >= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators; subtracted terms moved to the other side -/
-theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : ¬ (0 + 50246 ≤ 0) := by decide
+    sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
+    expression: claimed >= replayed
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : ¬ (450337 ≤ 400000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed
 
 /-- gate q2.terminal_time_replayed (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)

@@ -12,7 +12,8 @@ must leave a reward behind. :func:`run_verifier` writes, into ``reward_dir``:
 
 Both files are written atomically (a temporary file in the same folder, then
 ``os.replace``), details first, so a reader that sees ``reward.json`` also sees
-the details of the same run.
+the details of the same run. They are not fsynced: the harness reads them as
+soon as the verifier exits, and a machine crash loses the run itself.
 
 It never raises for a bad artifact or a bad task: a missing or malformed
 artifact, an unknown task, a broken anchors folder, even an internal error,
@@ -63,11 +64,11 @@ def default_artifact_name(task_id: str) -> str:
     return f"{task_id}_result.json"
 
 
-def write_atomic(path: str, text: str) -> None:
+def write_atomic(path: str, text: str, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` atomically (:mod:`mmverify.atomic`)."""
     from mmverify.atomic import replace_file
 
-    replace_file(path, [text.encode("utf-8")])
+    replace_file(path, [text.encode("utf-8")], durable=durable)
 
 
 def _error_details(task_id: str, artifact_path: str | None, code: str, message: str,
@@ -150,8 +151,8 @@ def run_verifier(task_id: str, artifact_path: str | None, reward_dir: str,
         os.makedirs(reward_dir, exist_ok=True)
         details_path = os.path.join(reward_dir, DETAILS_FILE)
         reward_path = os.path.join(reward_dir, REWARD_FILE)
-        write_atomic(details_path, dumps(details))
-        write_atomic(reward_path, json.dumps({"reward": reward}) + "\n")
+        write_atomic(details_path, dumps(details), durable=False)
+        write_atomic(reward_path, json.dumps({"reward": reward}) + "\n", durable=False)
     except OSError as exc:
         details = dict(details, write_error=f"cannot write into {reward_dir}: {exc.strerror or exc}")
         return VerifyResult(reward, details, EXIT_CANNOT_WRITE, None, None)

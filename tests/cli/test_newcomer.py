@@ -186,6 +186,13 @@ def test_missing_anchors_folder_names_the_way_out(tmp_path):
     assert r.returncode == 3 and "MMVERIFY_ANCHORS" in r.stderr
 
 
+def test_a_mistyped_task_id_gets_the_closest_ids(tmp_path):
+    r = cli("score", ORACLE, "--task", "cumcm-2024-a-dragon-dnace")
+    assert r.returncode == 3 and "did you mean 'cumcm-2024-a-dragon-dance'?" in r.stdout + r.stderr
+    r = cli("score", ORACLE, "--task", "zzzz-0000-q-nothing-alike")
+    assert r.returncode == 3 and "did you mean" not in r.stdout + r.stderr
+
+
 # ------------------------------------------------------------------------- options
 
 def test_one_spelling_per_option_with_deprecated_aliases(tmp_path):

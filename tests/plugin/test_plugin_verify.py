@@ -155,6 +155,21 @@ def test_rewrite_replaces_previous_files_atomically(anchors, tmp_path):
     assert sorted(os.listdir(out)) == ["reward-details.json", "reward.json"]
 
 
+def test_reward_files_are_renamed_into_place_without_fsync(anchors, tmp_path, monkeypatch):
+    """The reward files are atomic (rename) but not flushed to disk; batch files are."""
+    from mmverify.atomic import replace_file
+
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    out = str(tmp_path / "r")
+    V.run_verifier(TID, os.path.join(anchors, TID, "oracle.json"), out, anchors)
+    assert json.load(open(os.path.join(out, "reward.json"))) == {"reward": 1.0}
+    assert synced == [] and sorted(os.listdir(out)) == ["reward-details.json", "reward.json"]
+    replace_file(str(tmp_path / "batch.jsonl"), [b"{}\n"])
+    assert len(synced) == 2 and (tmp_path / "batch.jsonl").read_bytes() == b"{}\n"
+
+
 def test_example_test_sh_is_shipped_and_uses_the_verifier():
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     script = os.path.join(here, "docs", "examples", "test.sh")

@@ -29,7 +29,7 @@ TASK_DIR = os.path.join(default_anchors_dir(), TASK)
 ORACLE = os.path.join(TASK_DIR, "oracle.json")
 Q3_GATES = ("q3.total_length_replayed", "q3.line_count_replayed", "q3.full_coverage_replayed",
             "q3.overlap_at_least_10pct_replayed", "q3.overlap_at_most_20pct_replayed")
-GRID = mb.load_official(os.path.join(TASK_DIR, "data"))
+GRID = mb.load_official(os.path.join(TASK_DIR, "data")).grid()
 
 
 @pytest.fixture(scope="module")
@@ -309,3 +309,17 @@ def test_q4_without_grid_derives_length_only():
     d = mb.replay({"reproduced": {"problem4_lines": ns_lines([1.0, 2.0])}}, None)
     assert d.values["q4.total_length_nmi"] == 10
     assert d.gaps["q4.missed_area_pct"] == "official depth grid absent"
+
+
+def test_the_grid_is_read_only_for_a_q4_witness(tmp_path):
+    """An artifact without Q4 lines never reads the attachment (nor needs numpy for it);
+    a broken attachment is a replay defect for Q4 lines only."""
+    broken = tmp_path / "depth_grid.csv"
+    broken.write_text("x,0\n0,1\n", encoding="utf-8")
+    source = mb.load_official(str(tmp_path))
+    q3_only = {"reproduced": {"problem3_line_positions_m": [100, 600, 1200]}}
+    d = mb.replay(q3_only, source)
+    assert d.values["q3.line_count"] == 3 and "witness absent" in d.gaps["q4.missed_area_pct"]
+    with pytest.raises(ValueError, match="expected a 251 x 201 grid"):
+        mb.replay({"reproduced": {"problem4_lines": ns_lines([1.0])}}, source)
+    assert mb.load_official(str(tmp_path / "absent")) is None

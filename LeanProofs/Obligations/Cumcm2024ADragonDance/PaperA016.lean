@@ -3,7 +3,7 @@
   task: cumcm-2024-a-dragon-dance
   artifact: panel paper A016
   values from: anchors/cumcm-2024-a-dragon-dance/task.json, panel paper A016: values and context
-  obligations: 15 (11 stated as proved, 4 as refuted: the negation of a violated gate)
+  obligations: 16 (11 stated as proved, 5 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -99,6 +99,13 @@ theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : (1246266 : N
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed : ¬ (400000 ≤ 450337 + 1 * 10 ∧ 450337 ≤ 400000 + 1 * 10) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed
+
+/-- gate q3.claimed_pitch_feasible_replayed (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
+    expression: claimed >= replayed
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : ¬ (450337 ≤ 400000) := by decide
+#print axioms cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed
 
 /-- gate q2.terminal_time_replayed (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q2.terminal_time_s [s], ?replay.q2.terminal_time_s [no unit]
