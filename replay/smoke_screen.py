@@ -31,6 +31,31 @@ of the clouds aimed at it hides the target. Intervals are found on a grid of
 by bisection to below 1e-9 s; an interval shorter than the grid step can be
 missed (at most ``STEP_S`` each). Values are rounded to ``PLACES`` decimals.
 
+How the states are found (the result is that of evaluating every target point
+at every grid time and bisection midpoint, only cheaper; every distance is the
+same float as that of the vectorised form this replaced). A distance computed
+with margin mu = |d - 10 m| keeps its side within (mu - EPS) / L of that time,
+L a bound on how fast any target point's distance can change (``_rates``: the
+cloud sinks at 3 m/s, and the missile, flying at the decoy, turns a sight line
+slowly until it comes close to the cloud); EPS = 1e-6 m is far above the
+rounding error. Each evaluation is kept as such a certificate, and a point is
+evaluated again only when no certificate covers the time asked. On top:
+
+* a cloud whose centre is farther than 10 m + REACH from the sight line to the
+  target's centre blocks nothing (one evaluation for the whole target);
+* a missile inside its cloud is hidden from every point;
+* a cloud behind the missile for every target point has the missile as the
+  foot for every point, so every distance is the same float;
+* ``sampled`` counts points until 7 are blocked or 21 are not;
+* ``full_target`` tries the rim point that failed last first, and certifies a
+  whole rim with few evaluations: a blocked point with margin mu whose foot
+  lies a fraction h from the missile keeps blocked every rim point within
+  (mu - EPS - L tau) / h of it for tau either side.
+
+Each state comes with the interval its certificates cover, so the grid scan
+jumps over grid times whose state is already known; a plan repeated across
+questions is replayed once per artifact.
+
 Besides each duration the replay derives its *grid slack*: 0.1 s (the
 reference's time step) times the number of maximal shielded intervals. The
 reference counts instants on a 0.1 s grid; an interval of length L holds
@@ -40,11 +65,10 @@ within 0.1 s of L, and a union of k intervals within k * 0.1 s.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping
-
-import numpy as np
 
 from .base import Derived
 
@@ -106,82 +130,264 @@ def load_official(data_dir: str) -> None:
 
 # --------------------------------------------------------------------------- geometry
 
-def _target_points() -> dict[str, np.ndarray]:
+Point = tuple[float, float, float]
+
+
+def _target_points() -> dict[str, tuple[Point, ...]]:
     x0, y0, _ = TARGET_BASE
     sampled = [(x0, y0, TARGET_HEIGHT / 2), (x0, y0, 0.0), (x0, y0, TARGET_HEIGHT)]
     for z in (0.0, TARGET_HEIGHT, TARGET_HEIGHT / 2):
         for k in range(8):
             th = 2 * math.pi * k / 8
             sampled.append((x0 + TARGET_RADIUS * math.cos(th), y0 + TARGET_RADIUS * math.sin(th), z))
-    th = 2 * np.pi * np.arange(RIM_POINTS) / RIM_POINTS
-    rims = [np.column_stack([x0 + TARGET_RADIUS * np.cos(th), y0 + TARGET_RADIUS * np.sin(th),
-                             np.full(RIM_POINTS, z)]) for z in (0.0, TARGET_HEIGHT)]
-    return {"sampled": np.array(sampled), "full_target": np.vstack(rims)}
+    rims = [(x0 + TARGET_RADIUS * math.cos(2 * math.pi * k / RIM_POINTS),
+             y0 + TARGET_RADIUS * math.sin(2 * math.pi * k / RIM_POINTS), z)
+            for z in (0.0, TARGET_HEIGHT) for k in range(RIM_POINTS)]
+    return {"sampled": tuple(sampled), "full_target": tuple(rims)}
 
 
 POINTS = _target_points()
-TARGET_CENTRE = np.array([TARGET_BASE[0], TARGET_BASE[1], TARGET_HEIGHT / 2])
-# every target point lies within this distance of the centre, so a cloud farther than
+TARGET_CENTRE = (TARGET_BASE[0], TARGET_BASE[1], TARGET_HEIGHT / 2)
+# every target point lies within REACH of the centre, so a cloud farther than
 # CLOUD_RADIUS + REACH from the sight line to the centre blocks no sight line at all
 REACH = math.hypot(TARGET_RADIUS, TARGET_HEIGHT / 2) + 1e-6
+PMAX = max(math.hypot(*q) for pts in POINTS.values() for q in pts) + 1e-6   # |P| for every target point
+# chord between rim points k apart, k = 0 .. RIM_POINTS / 2 (increasing)
+CHORDS = tuple(2 * TARGET_RADIUS * math.sin(math.pi * k / RIM_POINTS) for k in range(RIM_POINTS // 2 + 1))
+# a distance computed farther than EPS from the radius keeps its side under any rounding
+# (the rounding error of a computed distance is below 1e-9 m at these magnitudes)
+EPS = 1e-6
+HORIZONS = (0.01, 0.05, 0.5)     # seconds: spans tried for a certificate
+MIN_SPAN = 0.002                      # seconds: least span asked of a whole-rim certificate
 
 
 def _impact_time(m: str) -> float:
     return math.sqrt(sum(c * c for c in MISSILES[m])) / MISSILE_SPEED
 
 
-def _missile_at(m: str, t: np.ndarray) -> np.ndarray:
-    p = np.array(MISSILES[m])
-    d = -p / np.linalg.norm(p)
-    return p[None, :] + MISSILE_SPEED * t[:, None] * d[None, :]
+def _heading(m: str) -> Point:
+    x, y, z = MISSILES[m]
+    n = math.sqrt(x * x + y * y + z * z)
+    return (-x / n, -y / n, -z / n)
 
 
-def _seg_dist(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Distance from c to the segment a-b (broadcast over leading axes)."""
-    ab = b - a
-    ac = c - a
-    h = np.clip((ac * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-12), 0.0, 1.0)
-    return np.linalg.norm(c - (a + h[..., None] * ab), axis=-1)
+def _seg_dist(a: Point, b: Point, c: Point) -> tuple[float, float]:
+    """Distance from c to the segment a-b, and its foot's place on it (0 at a, 1 at b).
+
+    The operations and their order are those of the vectorised form this replaced,
+    so every distance is the same float.
+    """
+    abx, aby, abz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    acx, acy, acz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    h = (acx * abx + acy * aby + acz * abz) / max(abx * abx + aby * aby + abz * abz, 1e-12)
+    h = 0.0 if h < 0.0 else 1.0 if h > 1.0 else h
+    ex, ey, ez = c[0] - (a[0] + h * abx), c[1] - (a[1] + h * aby), c[2] - (a[2] + h * abz)
+    return math.sqrt(ex * ex + ey * ey + ez * ez), h
 
 
-def _hidden(cloud: tuple[np.ndarray, float], m: str, t: np.ndarray, criterion: str) -> np.ndarray:
-    """Whether the cloud hides the target from missile m at times t (inside its window)."""
-    burst, t_burst = cloud
-    mis = _missile_at(m, t)
-    centre = burst[None, :] - np.outer(t - t_burst, [0.0, 0.0, SINK_SPEED])
-    out = np.zeros(len(t), dtype=bool)
-    near = _seg_dist(mis, np.broadcast_to(TARGET_CENTRE, mis.shape), centre) <= CLOUD_RADIUS + REACH
-    idx = np.flatnonzero(near)
-    pts = POINTS[criterion]
-    for lo in range(0, len(idx), 256):
-        sel = idx[lo:lo + 256]
-        d = _seg_dist(mis[sel][:, None, :], pts[None, :, :], centre[sel][:, None, :])
-        blocked = d <= CLOUD_RADIUS
-        out[sel] = blocked.all(1) if criterion == "full_target" else blocked.sum(1) >= SAMPLED_MIN_BLOCKED
+def _rates(r0: float, w0: float) -> list[tuple[float, float]]:
+    """(span, L) for each of HORIZONS: L bounds |d'| for every target point P within span of a time.
+
+    d is the distance from the cloud centre c to the segment from P to the missile m;
+    r0 = |c - C| and w0 = |m - C| at that time, C the target centre. By the envelope
+    theorem d' = u . (c' - s m'), u the unit vector from the foot to c and s in [0, 1]
+    the foot's place from P. Unless the foot is at m, which needs |c - P| >= |m - P|,
+    u is normal to m - P and s <= |c - P| / |m - P|; m' points at the decoy, so its
+    part normal to m - P is at most 300 |P| / |m - P|.
+    """
+    out = []
+    for span in HORIZONS:
+        r = r0 + REACH + SINK_SPEED * span
+        w = w0 - REACH - MISSILE_SPEED * span
+        out.append((span, MISSILE_SPEED + SINK_SPEED if r >= w
+                    else SINK_SPEED + MISSILE_SPEED * min(1.0, r * PMAX / (w * w))))
     return out
 
 
-def _intervals(cloud: tuple[np.ndarray, float], m: str, criterion: str) -> list[tuple[float, float]]:
+class _Cloud:
+    """Whether one cloud hides the target from missile m, decided with certificates.
+
+    ``decide(t)`` gives (hidden, lo, hi): the state at t, and an interval around t on
+    which every time has that state. A distance computed at t with margin
+    mu = |d - radius| keeps its side within (mu - EPS) / L of t (L from ``_rates``), so a
+    point is evaluated only when no earlier evaluation covers the time asked; the
+    state is always the one evaluating every point would give.
+    """
+
+    def __init__(self, burst: Point, t_burst: float, m: str, criterion: str):
+        self.burst, self.t_burst, self.full = burst, t_burst, criterion == "full_target"
+        self.start, self.dir = MISSILES[m], _heading(m)
+        self.points = POINTS[criterion]
+        n = len(self.points)
+        self.lo, self.hi, self.blocked = [1.0] * n, [0.0] * n, [False] * n   # per point
+        self.last = (False, 1.0, 0.0)
+        self.fail = -1              # full_target: the rim point found unblocked last
+        self.rim = (1.0, 0.0, ())   # full_target: whole-rim certificate (lo, hi, weak points)
+        self.crit = 0               # full_target: least margin of the last walk
+        self.rates: list[tuple[float, float]] = []
+        self.mu = 0.0
+
+    def decide(self, t: float) -> tuple[bool, float, float]:
+        if self.last[1] <= t <= self.last[2]:
+            return self.last
+        p, u, b = self.start, self.dir, self.burst
+        k = MISSILE_SPEED * t
+        mis = (p[0] + k * u[0], p[1] + k * u[1], p[2] + k * u[2])
+        centre = (b[0], b[1], b[2] - (t - self.t_burst) * SINK_SPEED)
+        d, _ = _seg_dist(mis, TARGET_CENTRE, centre)
+        w0 = math.dist(mis, TARGET_CENTRE)
+        self.rates = _rates(math.dist(centre, TARGET_CENTRE), w0)
+        if d > CLOUD_RADIUS + REACH:          # no sight line comes near the cloud
+            s = self._span(d - CLOUD_RADIUS - REACH)
+            self.last = (False, t - s, t + s)
+            return self.last
+        cm = (centre[0] - mis[0], centre[1] - mis[1], centre[2] - mis[2])
+        gap = math.hypot(*cm)
+        if gap <= CLOUD_RADIUS - EPS:         # the missile is inside the cloud: every sight line starts there
+            s = max(0.0, (CLOUD_RADIUS - EPS - gap) / (MISSILE_SPEED + SINK_SPEED))
+            self.last = (True, t - s, t + s)
+        elif (cm[0] * (TARGET_CENTRE[0] - mis[0]) + cm[1] * (TARGET_CENTRE[1] - mis[1])
+              + cm[2] * (TARGET_CENTRE[2] - mis[2])) < -gap * (REACH + 1e-9 * w0):
+            # the cloud is behind the missile for every target point: each point's foot is
+            # the missile, so each distance is computed as the same float as d
+            self.last = (d <= CLOUD_RADIUS, t, t)
+        elif self.full:
+            self.last = self._full(t, mis, centre)
+        else:
+            self.last = self._sampled(t, mis, centre)
+        return self.last
+
+    def _span(self, mu: float) -> float:
+        """Time either side of now in which a distance with margin mu keeps its side."""
+        x, best = mu - EPS, 0.0
+        for hz, rate in self.rates:     # rates grow with the horizon: the first uncapped span is the last to try
+            if x < hz * rate:
+                x /= rate
+                return x if x > best else best
+            best = hz
+        return best
+
+    def _point(self, i: int, t: float, mis: Point, centre: Point) -> float:
+        """Evaluate point i at t and store its certificate; returns the foot's place."""
+        d, h = _seg_dist(mis, self.points[i], centre)
+        self.mu = mu = CLOUD_RADIUS - d
+        s = self._span(mu if mu >= 0 else -mu)
+        self.lo[i] = t - s
+        self.hi[i] = t + s
+        self.blocked[i] = d <= CLOUD_RADIUS
+        return h
+
+    def _sampled(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
+        """At least SAMPLED_MIN_BLOCKED points blocked.
+
+        Points no certificate covers at t are evaluated. The state then holds while k
+        of the certificates on its side still cover: from the k-th earliest start to
+        the k-th latest end.
+        """
+        lo, hi, blocked = self.lo, self.hi, self.blocked
+        for i in [i for i in range(len(lo)) if not lo[i] <= t <= hi[i]]:
+            self._point(i, t, mis, centre)
+        yes = [i for i in range(len(lo)) if blocked[i]]
+        state = len(yes) >= SAMPLED_MIN_BLOCKED
+        side, k = (yes, SAMPLED_MIN_BLOCKED) if state else \
+            ([i for i in range(len(lo)) if not blocked[i]], len(lo) - SAMPLED_MIN_BLOCKED + 1)
+        return (state, sorted([lo[i] for i in side])[k - 1], sorted([hi[i] for i in side])[-k])
+
+    def _full(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
+        """Every rim point blocked: the point that failed last is tried first."""
+        f = self.fail
+        if f >= 0:
+            if not self.lo[f] <= t <= self.hi[f]:
+                self._point(f, t, mis, centre)
+            if not self.blocked[f]:
+                return (False, self.lo[f], self.hi[f])
+        lo, hi, weak = self.rim
+        if not lo <= t <= hi:
+            return self._walk(t, mis, centre)
+        for i in weak:
+            if not self.lo[i] <= t <= self.hi[i]:
+                self._point(i, t, mis, centre)
+            if not self.blocked[i]:
+                self.fail = i
+                return (False, self.lo[i], self.hi[i])
+            lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
+        return (True, lo, hi)
+
+    def _walk(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
+        """Certify every rim point blocked for tau either side of t, or find one that is not.
+
+        A point blocked with margin mu whose foot lies at h from the missile bounds its
+        neighbours: moving P by x moves that foot's point by h x, so a rim point within
+        (mu - EPS - L tau) / h of it stays blocked for tau either side. tau is half what
+        the first point's margin allows, at least MIN_SPAN; a point with a margin below
+        L tau (weak) keeps its own certificate instead.
+        """
+        tau = rate = -1.0
+        weak = []
+        lo, hi = -math.inf, math.inf
+        first, start = divmod(self.crit, RIM_POINTS)
+        least = math.inf
+        for rim in (first, 1 - first):
+            j = 0
+            while j < RIM_POINTS:
+                i = rim * RIM_POINTS + (start + j) % RIM_POINTS
+                h = self._point(i, t, mis, centre)
+                if not self.blocked[i]:
+                    self.fail = i
+                    return (False, self.lo[i], self.hi[i])
+                mu = self.mu
+                if mu < least:
+                    least, self.crit = mu, i
+                if rate < 0:            # the span the first point (least margin last time) allows
+                    tau, rate = max(((min(hz, max((mu - EPS) / (2 * r), MIN_SPAN)), r) for hz, r in self.rates),
+                                    key=lambda c: (c[0], -c[1]))
+                reach = mu - EPS - rate * tau
+                if reach < 0:
+                    weak.append(i)
+                    lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
+                    j += 1
+                elif h * CHORDS[-1] <= reach:
+                    j = RIM_POINTS
+                else:
+                    j += bisect_right(CHORDS, reach / h)
+        self.fail = -1
+        self.rim = (t - tau, t + tau, tuple(weak))
+        return (True, max(lo, t - tau), min(hi, t + tau))
+
+
+def _intervals(cloud: tuple[Point, float], m: str, criterion: str) -> list[tuple[float, float]]:
     """Maximal time intervals in which one cloud hides the target from missile m."""
     burst, t_burst = cloud
     a, b = t_burst, min(t_burst + CLOUD_LIFE_S, _impact_time(m))
     if burst[2] <= 0 or b <= a:
         return []
     n = max(1, math.ceil((b - a) / STEP_S))
-    t = a + (b - a) * np.arange(n + 1) / n
-    s = _hidden(cloud, m, t, criterion)
-    edges = np.flatnonzero(s[1:] != s[:-1])
-    lo, hi = t[edges].copy(), t[edges + 1].copy()
-    rising = ~s[edges]
-    for _ in range(BISECTIONS):
-        if not len(edges):
-            break
-        mid = (lo + hi) / 2
-        sm = _hidden(cloud, m, mid, criterion)
-        after = sm == rising          # mid already in the new state: the edge is at or before mid
-        hi = np.where(after, mid, hi)
-        lo = np.where(after, lo, mid)
-    points = ([a] if s[0] else []) + [float(x) for x in (lo + hi) / 2] + ([b] if s[-1] else [])
+    span = b - a
+    cloud_state = _Cloud(burst, t_burst, m, criterion).decide
+    last = cloud_state(a)[0]
+    points = [a] if last else []
+    k = 0
+    while k <= n:
+        s, _, hi = cloud_state(a + span * k / n)
+        if s != last:               # a change between grid times k - 1 and k: bisect it
+            lo, up = a + span * (k - 1) / n, a + span * k / n
+            for _ in range(BISECTIONS):
+                mid = (lo + up) / 2
+                if cloud_state(mid)[0] == s:      # mid already in the new state: the change is at or before mid
+                    up = mid
+                else:
+                    lo = mid
+            points.append((lo + up) / 2)
+            last = s
+            s, _, hi = cloud_state(a + span * k / n)
+        j = min(n, max(k, int((hi - a) / span * n)))   # the last grid time the state covers
+        while j > k and a + span * j / n > hi:
+            j -= 1
+        while j < n and a + span * (j + 1) / n <= hi:
+            j += 1
+        k = j + 1
+    if last:
+        points.append(b)
     return list(zip(points[0::2], points[1::2]))
 
 
@@ -222,7 +428,7 @@ class _Gap(Exception):
     pass
 
 
-def _bomb(bomb: Any, where: str) -> tuple[str, str, tuple[np.ndarray, float]]:
+def _bomb(bomb: Any, where: str) -> tuple[str, str, tuple[Point, float]]:
     if not isinstance(bomb, dict):
         raise _Gap(f"witness malformed: {where} is not an object")
     uav, m = bomb.get("uav"), bomb.get("target_missile")
@@ -237,11 +443,11 @@ def _bomb(bomb: Any, where: str) -> tuple[str, str, tuple[np.ndarray, float]]:
     fuse = _number(bomb, "fuse_time_s", 0.0, MAX_TIME_S, where)
     x0, y0, z0 = UAVS[uav]
     vx, vy = speed * math.cos(heading), speed * math.sin(heading)
-    burst = np.array([x0 + vx * (drop + fuse), y0 + vy * (drop + fuse), z0 - G * fuse * fuse / 2])
+    burst = (x0 + vx * (drop + fuse), y0 + vy * (drop + fuse), z0 - G * fuse * fuse / 2)
     return uav, m, (burst, drop + fuse)
 
 
-def _bombs(data: Mapping[str, Any], q: str) -> list[tuple[str, str, tuple[np.ndarray, float]]]:
+def _bombs(data: Mapping[str, Any], q: str) -> list[tuple[str, str, tuple[Point, float]]]:
     key, single, _, most = QUESTIONS[q]
     section = data.get(q)
     if not isinstance(section, dict) or key not in section:
@@ -259,6 +465,13 @@ def _bombs(data: Mapping[str, Any], q: str) -> list[tuple[str, str, tuple[np.nda
 def replay(data: Mapping[str, Any], official: object = None) -> Derived:
     values: dict[str, Fraction] = {}
     gaps: dict[str, str] = {}
+    known: dict[tuple, list[tuple[float, float]]] = {}   # the same plan recurs across questions
+
+    def intervals(cloud: tuple[Point, float], m: str, criterion: str) -> list[tuple[float, float]]:
+        if (cloud, m, criterion) not in known:
+            known[cloud, m, criterion] = _intervals(cloud, m, criterion)
+        return known[cloud, m, criterion]
+
     for q, (_, single, missiles, _) in QUESTIONS.items():
         try:
             bombs = _bombs(data, q)
@@ -274,7 +487,7 @@ def replay(data: Mapping[str, Any], official: object = None) -> Derived:
                 # Q1-Q4 are about M1 only: every cloud counts against M1; in Q5 a cloud
                 # counts against the missile it is aimed at (the result3 template's column)
                 spans = [iv for _, tm, cloud in bombs if single or q != "q5" or tm == m
-                         for iv in _intervals(cloud, m, c)]
+                         for iv in intervals(cloud, m, c)]
                 measure, count = _union(spans)
                 key = "" if single else m
                 values[names[key][0]] = _exact(measure)

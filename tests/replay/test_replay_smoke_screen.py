@@ -17,6 +17,7 @@ from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import smoke_screen as S
 from mmverify.tasks import load_task
+from tests.helpers.smoke_plans import random_plan
 
 TASK = "cumcm-2025-a-smoke-screen"
 ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
@@ -185,3 +186,106 @@ def test_single_cloud_bounds(speed, heading, drop, fuse):
          "speed_mps": Decimal(repr(speed)), "drop_time_s": Decimal(repr(drop)), "fuse_time_s": Decimal(repr(fuse))}
     v = S.replay({"q2": {"strategy": b}}, None).values
     assert 0 <= v["q2.effective_duration_full_target_s"] <= v["q2.effective_duration_s"] <= 20
+
+
+TABLE = json.loads((Path(__file__).resolve().parents[1] / "helpers" / "smoke_screen_table.json")
+                   .read_text(encoding="utf-8"))
+
+
+def _row(d):
+    return [str(d.values[n]) if n in d.values else None for n in TABLE["names"]], dict(d.gaps)
+
+
+def test_table_covers_every_name():
+    assert tuple(TABLE["names"]) == S.DERIVED
+    assert len(TABLE["plans"]) == 40
+
+
+def test_oracle_matches_the_table():
+    """The table was written by the grid scan of commit 75b138e (numpy over every point at every step)."""
+    values, gaps = _row(S.replay(parsed(ORACLE).data, None))
+    assert values == TABLE["oracle"]["values"] and not gaps
+
+
+@pytest.mark.parametrize("row", TABLE["plans"], ids=lambda r: f"seed{r['seed']}")
+def test_random_plans_match_the_table(row):
+    """Seeded plans (tests/helpers/smoke_plans.py) replay to the very Fractions the table holds."""
+    plan = json.loads(json.dumps(row["plan"]), parse_float=Decimal)
+    for q in plan.values():
+        for b in ([q["strategy"]] if "strategy" in q else q["strategies"]):
+            for k in ("heading_deg", "speed_mps", "drop_time_s", "fuse_time_s"):
+                b[k] = Decimal(b[k])
+    assert plan == random_plan(row["seed"])
+    values, gaps = _row(S.replay(plan, None))
+    assert values == row["values"] and gaps == row.get("gaps", {})
+
+
+def _vectorised_seg_dist(a, b, c):
+    """The numpy form the replay used before it went scalar (broadcast over leading axes)."""
+    import numpy as np
+    ab, ac = b - a, c - a
+    h = np.clip((ac * ab).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-12), 0.0, 1.0)
+    return np.linalg.norm(c - (a + h[..., None] * ab), axis=-1)
+
+
+def test_scalar_distance_is_the_vectorised_float():
+    """Same operations in the same order: the very same floats, on every criterion's points."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    for m in S.MISSILES:
+        t = rng.uniform(0, S._impact_time(m), 64)
+        u = np.array(S._heading(m))
+        mis = np.array(S.MISSILES[m])[None, :] + S.MISSILE_SPEED * t[:, None] * u[None, :]
+        centre = mis * rng.uniform(0.05, 1.0, (64, 1)) + rng.normal(0, 15, (64, 3))
+        for pts in S.POINTS.values():
+            d = _vectorised_seg_dist(mis[:, None, :], np.array(pts)[None, :, :], centre[:, None, :])
+            for i in range(64):
+                for j in range(0, len(pts), 7):
+                    assert S._seg_dist(tuple(mis[i]), pts[j], tuple(centre[i]))[0] == d[i, j]
+
+
+def _brute_state(cloud, m, criterion, t):
+    """Every point evaluated at t, as the grid scan before certificates did."""
+    p, u, (b, tb) = S.MISSILES[m], S._heading(m), cloud
+    k = S.MISSILE_SPEED * t
+    mis = (p[0] + k * u[0], p[1] + k * u[1], p[2] + k * u[2])
+    centre = (b[0], b[1], b[2] - (t - tb) * S.SINK_SPEED)
+    if S._seg_dist(mis, S.TARGET_CENTRE, centre)[0] > S.CLOUD_RADIUS + S.REACH:
+        return False
+    blocked = sum(S._seg_dist(mis, q, centre)[0] <= S.CLOUD_RADIUS for q in S.POINTS[criterion])
+    return blocked == len(S.POINTS[criterion]) if criterion == "full_target" else blocked >= S.SAMPLED_MIN_BLOCKED
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 39), st.sampled_from(S.CRITERIA), st.lists(st.floats(0, 1), min_size=1, max_size=6))
+def test_certificates_agree_with_evaluating_every_point(seed, criterion, where):
+    """Each decided state, and the state it claims over its interval, is that of evaluating every point."""
+    bombs = [b for q in random_plan(seed).values() for b in ([q["strategy"]] if "strategy" in q else q["strategies"])]
+    b = bombs[int(where[0] * (len(bombs) - 1))]
+    _, m, cloud = S._bomb(b, "t")
+    a, end = cloud[1], min(cloud[1] + S.CLOUD_LIFE_S, S._impact_time(m))
+    if cloud[0][2] <= 0 or end <= a:
+        return
+    state = S._Cloud(cloud[0], cloud[1], m, criterion)
+    for w in where:
+        t = a + (end - a) * w
+        s, lo, hi = state.decide(t)
+        assert lo <= t <= hi
+        for x in (t, lo, hi, (lo + t) / 2, (t + hi) / 2):
+            if a <= x <= end:
+                assert _brute_state(cloud, m, criterion, x) == s
+
+
+@pytest.mark.parametrize("criterion", S.CRITERIA)
+def test_states_next_to_every_oracle_change(criterion):
+    """Just before and after each change the replay finds, its state is that of evaluating every point."""
+    data = parsed(ORACLE).data
+    for q in ("q1", "q3", "q4", "q5"):
+        for _, m, cloud in S._bombs(data, q):
+            m = m if q == "q5" else "M1"
+            state = S._Cloud(cloud[0], cloud[1], m, criterion)
+            for edge in (x for iv in S._intervals(cloud, m, criterion) for x in iv):
+                for off in (-1e-3, -1e-6, -1e-9, 1e-9, 1e-6, 1e-3):
+                    t = edge + off
+                    if cloud[1] <= t <= min(cloud[1] + S.CLOUD_LIFE_S, S._impact_time(m)):
+                        assert state.decide(t)[0] == _brute_state(cloud, m, criterion, t), (q, edge, off)
