@@ -45,12 +45,20 @@ _cache: dict[tuple[str, str], tuple[Any, tuple[Gate, ...]]] = {}
 _lock = threading.Lock()
 
 
+_by_task: dict[int, tuple[TaskSpec, tuple[Gate, ...]]] = {}   # the same task object again: no path work
+_BY_TASK_KEPT = 256
+
+
 def compile_gates(task: TaskSpec) -> tuple[Gate, ...]:
     """Validate and compile every gate of ``task`` (cached)."""
+    seen = _by_task.get(id(task))
+    if seen is not None and seen[0] is task:
+        return seen[1]
     key = (task.id, os.path.abspath(task.directory))
     with _lock:
         hit = _cache.get(key)
     if hit is not None and hit[0] is task.gates:
+        _remember(task, hit[1])
         return hit[1]
     file = os.path.join(task.directory, "task.json")
     compiled = tuple(_compile(spec, i, task, file) for i, spec in enumerate(task.gates))
@@ -60,7 +68,15 @@ def compile_gates(task: TaskSpec) -> tuple[Gate, ...]:
             raise TaskLoadError(file, "gates", f"duplicate gate id {gid!r}")
     with _lock:
         _cache[key] = (task.gates, compiled)
+    _remember(task, compiled)
     return compiled
+
+
+def _remember(task: TaskSpec, compiled: tuple[Gate, ...]) -> None:
+    with _lock:
+        if len(_by_task) >= _BY_TASK_KEPT:
+            _by_task.clear()
+        _by_task[id(task)] = (task, compiled)
 
 
 class _Ctx:

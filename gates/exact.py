@@ -31,20 +31,25 @@ class Read(NamedTuple):
     why: str | None = None       # for absent: where the walk stopped
 
 
+_tuple = tuple.__new__   # Read(...) for the two common cases, without NamedTuple's __new__ frame
+
+
 def read(path: str, raw: Any) -> Read:
     cls = type(raw)
     if cls is Decimal:           # the common case first: a finite JSON number
         if raw.is_finite():      # (the text is numbers.decimal_text's, inlined)
-            return Read(path, NUMBER, decimal_fraction(raw), None,
-                        format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw))
+            return _tuple(Read, (path, NUMBER, decimal_fraction(raw), None,
+                                 format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw), None))
         return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
+    if cls is Fraction:          # a replayed value under $replay: exact already
+        return _tuple(Read, (path, NUMBER, raw, None, show(raw), None))
     if isinstance(raw, paths.Missing):
         return Read(path, ABSENT, None, None, None, raw.reason)
     if raw is None:  # JSON null: "no value here", treated like an absent field
         return Read(path, ABSENT, None, None, None, f"{path!r} is null")
     if isinstance(raw, str):
         return Read(path, LABEL, None, raw, show_label(raw))
-    if isinstance(raw, Fraction):  # a replayed value under $replay: exact already
+    if isinstance(raw, Fraction):  # (a subclass: the exact case is above)
         return Read(path, NUMBER, raw, None, show(raw))
     num = to_fraction(raw) if isinstance(raw, (Decimal, int)) and not isinstance(raw, bool) else None
     if num is not None:
@@ -78,21 +83,22 @@ def show(value: Fraction, digits: int = 12) -> str:
     """Exact decimal text when the value terminates within ``digits`` fractional
     digits; otherwise ``digits`` significant digits truncated toward zero and
     marked with ``...`` (the exact value is in the report's ``exact`` block)."""
-    if value.denominator == 1:
-        return str(value.numerator)
+    n, d = value.numerator, value.denominator
+    if d == 1:
+        return str(n)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
     places = decimal_places(value)
     if places is not None and places <= digits:
-        scaled = abs(value) * 10 ** places
-        text = point_text(int(scaled), places)
-        return ("-" if value < 0 else "") + text
-    # truncated: `digits` significant digits
-    a = abs(value)
-    mag = len(str(int(a))) if a >= 1 else 0
-    if a < 1:
-        probe = a
-        while probe < Fraction(1, 10):
+        return sign + point_text(n * 10 ** places // d, places)   # exact: d divides 10**places
+    # truncated: `digits` significant digits (on integers: |value| = n / d)
+    if n >= d:
+        mag = len(str(n // d))
+    else:
+        mag = 0
+        probe = n
+        while probe * 10 < d:       # |value| * 10**k < 1/10
             probe *= 10
             mag -= 1
     places = max(digits - mag, 0)
-    scaled = int(a * 10 ** places)
-    return ("-" if value < 0 else "") + point_text(scaled, places) + "..."
+    return sign + point_text(n * 10 ** places // d, places) + "..."

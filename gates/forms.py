@@ -28,7 +28,7 @@ from mmverify.labels import normalise_label as normalise
 from . import identity
 from .compile import compile_gates
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
-from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, make_instance
+from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, GateVerdict, make_instance
 
 ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
@@ -37,13 +37,19 @@ _RUN = object()  # evaluate_gates default: run the task's replay
 # text, run only when a report shows it (``GateInstance.detail``).
 
 
-def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
+def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False) -> GateReport:
     """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc).
 
     Gates read the artifact and the values its replay derived (``$replay.``
     paths). ``replayed`` is the replay stage's :class:`~mmverify.replay.ReplayReport`
     for this data (None for a task without replay); by default the replay is run
-    here, so every caller sees the same verdicts."""
+    here, so every caller sees the same verdicts.
+
+    ``hard_only`` gives what a score needs and no more: the hard gates only
+    (soft gates never change a score), none after the first hard gate with a
+    failing instance (one is enough to zero the artifact), and each instance as
+    a :class:`~mmverify.gates.model.GateVerdict` (the same verdict, decided by
+    the same predicate, without the exact data and detail a report shows)."""
     from mmverify.replay import gate_view, run_replay
 
     if replayed is _RUN:
@@ -51,19 +57,28 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(view)
-    for gate in gates:
-        out.extend(evaluate_gate(gate, view, reader))
+    reader = _Reader(view, light=hard_only)
+    if hard_only:
+        gates = tuple(g for g in gates if g.hard)
+        for gate in gates:
+            found = evaluate_gate(gate, view, reader)
+            out.extend(found)
+            if any(i.verdict == "fail" for i in found):
+                break
+    else:
+        for gate in gates:
+            out.extend(evaluate_gate(gate, view, reader))
     return GateReport(task.id, tuple(out), gates, replayed)
 
 
 class _Reader:
     """The reads of one artifact, each made once: gates share their inputs."""
 
-    __slots__ = ("data", "scalars", "lists")
+    __slots__ = ("data", "scalars", "lists", "light")
 
-    def __init__(self, data: Any):
+    def __init__(self, data: Any, light: bool = False):
         self.data = data
+        self.light = light      # verdicts only (GateVerdict), see evaluate_gates
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
@@ -80,9 +95,35 @@ class _Reader:
             values = paths.items(self.data, path)
             assert not isinstance(values, paths.Missing)
             # paths.concrete(path, i), spelled out: the rendered path around its one [*]
-            before, after = paths.render_segments(path.segments).split("[*]")
+            before, after = _around(path)
             hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
+
+
+_AROUND: dict[str, tuple[str, str]] = {}
+
+
+def _around(path: paths.FieldPath) -> tuple[str, str]:
+    """The rendered text of a ``[*]`` path before and after its ``[*]`` (made once per path)."""
+    hit = _AROUND.get(path.text)
+    if hit is None:
+        before, after = paths.render_segments(path.segments).split("[*]")
+        hit = _AROUND[path.text] = (before, after)
+    return hit
+
+
+_SHAPES: dict[int, tuple[Gate, tuple[bool, ...], Any]] = {}
+
+
+def _shape(gate: Gate) -> tuple[tuple[bool, ...], Any]:
+    """Which inputs of ``gate`` are ``[*]`` paths, and the first of them (None:
+    all scalar); worked out once per compiled gate."""
+    hit = _SHAPES.get(id(gate))
+    if hit is None or hit[0] is not gate:
+        flags = tuple(p.is_list for p in gate.inputs)
+        hit = (gate, flags, next((p for p, f in zip(gate.inputs, flags) if f), None))
+        _SHAPES[id(gate)] = hit
+    return hit[1], hit[2]
 
 
 _TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
@@ -107,6 +148,11 @@ def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -
     return make_instance(_template(gate), fields)
 
 
+def _light(gate: Gate, index: int | None, reads: list[Read], verdict: str, reason: str | None) -> GateVerdict:
+    return GateVerdict(gate.id, gate.severity, index, tuple([r[0] for r in reads]), tuple([r[4] for r in reads]),
+                       verdict, reason)
+
+
 def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
     reader = reader if reader is not None and reader.data is data else _Reader(data)
     expand = formtable.FORM_TABLE[gate.form].expand
@@ -114,11 +160,11 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
         whole = expand(gate, data, reader)
         if whole is not None:
             return whole
-    inputs = list(gate.inputs)
-    rows = _rows(data, inputs, reader)
+    rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
-        return [_gap_list(gate, rows)]
-    return [_decide(gate, index, reads) for index, reads in rows]
+        return [_gap_list(gate, rows, reader.light)]
+    light = reader.light
+    return [_decide(gate, index, reads, light) for index, reads in rows]
 
 
 # ------------------------------------------------------------------- rows
@@ -149,39 +195,47 @@ def _list_of(data: Any, path: paths.FieldPath) -> list[Any] | _ListGap:
     return container
 
 
-def _rows(data: Any, inputs: list[paths.FieldPath], reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
-    """One row of reads per instance; ``[*]`` paths (all on one list) pair by index,
-    scalar paths are broadcast to every element."""
-    lists = [p for p in inputs if p.is_list]
-    if not lists:
+def _rows(data: Any, gate: Gate, reader: _Reader) -> list[tuple[int | None, list[Read]]] | _ListGap:
+    """One row of reads per instance of ``gate``; ``[*]`` inputs (all on one list)
+    pair by index, scalar inputs are broadcast to every element."""
+    inputs = gate.inputs
+    flags, first = _shape(gate)
+    if first is None:
         return [(None, [reader.scalar(p) for p in inputs])]
-    container = _list_of(data, lists[0])
+    container = _list_of(data, first)
     if isinstance(container, _ListGap):
         return container
-    columns = [reader.elements(p) if p.is_list else None for p in inputs]
-    scalars = [None if p.is_list else reader.scalar(p) for p in inputs]
-    rows = []
-    for i in range(len(container)):
-        rows.append((i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)]))
-    return rows
+    columns = [reader.elements(p) if f else None for p, f in zip(inputs, flags)]
+    if all(flags):
+        return [(i, [col[i] for col in columns]) for i in range(len(container))]
+    scalars = [None if f else reader.scalar(p) for p, f in zip(inputs, flags)]
+    return [(i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)])
+            for i in range(len(container))]
 
 
-def _gap_list(gate: Gate, gap: _ListGap) -> GateInstance:
+def _gap_list(gate: Gate, gap: _ListGap, light: bool = False) -> GateInstance | GateVerdict:
+    if light:
+        return GateVerdict(gate.id, gate.severity, None, (gap.path.text,), (None,), gap.verdict, gap.reason)
     return make_instance(_template(gate), dict(
         index=None, paths=(gap.path.text,), values=(None,), verdict=gap.verdict, reason=gap.reason,
         detail_source=f"no elements to check: {gap.why}"))
 
 
-def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool = False) -> GateInstance | None:
+def _screen(gate: Gate, index: int | None, reads: list[Read], want_label: bool = False,
+            light: bool = False) -> GateInstance | GateVerdict | None:
     """The fail/gap instance when some input is unusable, else None."""
     bad = [r for r in reads if r.kind == WRONG or (r.kind == LABEL and not want_label)]
     if bad:
         reason = "not_a_label" if want_label else "not_a_number"
+        if light:
+            return _light(gate, index, reads, "fail", reason)
         what = "a number or a label" if want_label else "a number"
         detail = "; ".join(f"{r.path} holds {r.text}, not {what}" for r in bad)
         return _instance(gate, index, reads, verdict="fail", reason=reason, detail_source=detail)
     absent = [r for r in reads if r.kind == ABSENT]
     if absent:
+        if light:
+            return _light(gate, index, reads, "gap", "missing")
         detail = "input absent: " + "; ".join(r.why or r.path for r in absent)
         return _instance(gate, index, reads, verdict="gap", reason="missing", detail_source=detail)
     return None
@@ -199,21 +253,53 @@ def _verdict(ok: bool) -> tuple[str, str | None]:
 
 # ------------------------------------------------------------------ decide
 
-def _decide(gate: Gate, index: int | None, reads: list[Read]) -> GateInstance:
+def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = False) -> GateInstance | GateVerdict:
     entry = formtable.FORM_TABLE[gate.form]
     for r in reads:
         if r.kind != NUMBER:
-            screened = _screen(gate, index, reads, want_label=entry.reads_labels)
+            screened = _screen(gate, index, reads, entry.reads_labels, light)
             if screened is not None:
                 return screened
             break
+    if light:
+        return _light(gate, index, reads, *entry.verdict(gate, reads, gate.tolerance or ZERO))
     return entry.decide(gate, (gate, index, reads), reads, gate.tolerance or ZERO)
 
 
 # ----------------------------------------------------------- one per form
-# ``decide_<form>(gate, base, reads, tol)``: the verdict of one row of usable
-# reads; ``expand_<form>(gate, data, reader)``: the instances of a gate that is
-# not one row per element (None: the rows of its inputs). See gates/formtable.py.
+# ``verdict_<form>(gate, reads, tol)``: (verdict, reason) of one row of usable
+# reads, the form's exact predicate; ``decide_<form>(gate, base, reads, tol)``:
+# the same verdict, by the same predicate, as a GateInstance with its exact
+# data and detail; ``expand_<form>(gate, data, reader)``: the instances of a
+# gate that is not one row per element (None: the rows of its inputs). See
+# gates/formtable.py.
+
+def verdict_range(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_range_holds(gate, reads[0].number, tol))
+
+
+def verdict_integer(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_integer_holds(gate, reads[0].number, tol))
+
+
+def verdict_order(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_order_broken(gate, [r.number for r in reads], tol) is None)
+
+
+def verdict_identity(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    assert gate.identity is not None
+    lhs_p, rhs_p = gate.identity.evaluate(tuple([r.number for r in reads]))
+    return _identity_verdict(gate, lhs_p, rhs_p, tol)
+
+
+def verdict_finite_domain(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_domain_member(gate, reads[0], tol)[0] is not None)
+
+
+def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+    n_parts = len(gate.parts)
+    return _verdict(_partition_holds([r.number for r in reads[:n_parts]], reads[n_parts].number, tol)[1])
+
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     return _range(gate, base, reads[0].number, tol)
@@ -263,7 +349,7 @@ def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fract
     return hit[1]
 
 
-def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _range_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     lo, hi = gate.lower, gate.upper
     lo_eff, hi_eff = _effective_bounds(gate, tol)
     ok = True
@@ -271,7 +357,12 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
         ok = x > lo_eff if lo.strict else x >= lo_eff
     if hi is not None and ok:
         ok = x < hi_eff if hi.strict else x <= hi_eff
-    verdict, reason = _verdict(ok)
+    return ok
+
+
+def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+    lo, hi = gate.lower, gate.upper
+    verdict, reason = _verdict(_range_holds(gate, x, tol))
     xs = base[2][0].text
 
     def detail() -> str:
@@ -292,14 +383,17 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
                      upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
 
+def _integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
+    if not tol:  # exact: the common case, without Fraction arithmetic
+        return (x == 0 or x == 1) if gate.binary else x.denominator == 1
+    if gate.binary:
+        return min(abs(x), abs(x - 1)) <= tol
+    return abs(x - round(x)) <= tol
+
+
 def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
     xs = base[2][0].text
-    if not tol:  # exact: the common case, without Fraction arithmetic
-        ok = (x == 0 or x == 1) if gate.binary else x.denominator == 1
-    elif gate.binary:
-        ok = min(abs(x), abs(x - 1)) <= tol
-    else:
-        ok = abs(x - round(x)) <= tol
+    ok = _integer_holds(gate, x, tol)
 
     def detail() -> str:
         if gate.binary:
@@ -311,13 +405,17 @@ def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstanc
                      binary=gate.binary)
 
 
-def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    broken = None
+def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
+    """The first k with x_k, x_k+1 out of order, or None."""
     for k in range(len(xs) - 1):
         ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
         if not ok:
-            broken = k
-            break
+            return k
+    return None
+
+
+def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
+    broken = _order_broken(gate, xs, tol)
 
     def detail() -> str:
         rel = "<" if gate.strict else "<="
@@ -339,61 +437,64 @@ def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
     assert path is not None
     container = _list_of(data, path)
     if isinstance(container, _ListGap):
-        return [_gap_list(gate, container)]
+        return [_gap_list(gate, container, reader.light)]
     reads = reader.elements(path)
     out = []
     for i in range(len(reads) - 1):
         pair = [reads[i], reads[i + 1]]
-        out.append(_decide(gate, i, pair))
+        out.append(_decide(gate, i, pair, reader.light))
     return out
+
+
+def _identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[int, int] | None,
+                      tol: Fraction) -> tuple[str, str | None]:
+    """An identity's verdict from its sides (integer pairs; None: divides by zero)."""
+    if lhs_p is None or rhs_p is None:
+        return "fail", "undefined"
+    assert gate.identity is not None
+    return _verdict(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
 
 
 def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     ident = gate.identity
     assert ident is not None
     operands = tuple([r.number for r in reads])
-    bindings = tuple(zip(ident.var_names, operands))
     lhs_p, rhs_p = ident.evaluate(operands)
+    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
     lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
     rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
 
-    def shown() -> str:
-        return identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
-
-    common = dict(relation=ident.relation, identity=ident, bindings=bindings, operands=operands,
-                  lhs_value=lhs_v, rhs_value=rhs_v)
-    if lhs_v is None or rhs_v is None:
-        return _instance(*base, verdict="fail", reason="undefined",
-                         detail_source=lambda: f"{ident.expr}: {shown()} divides by zero", **common)
-    ok = identity.pair_holds(ident.relation, lhs_p, rhs_p, tol)
-    verdict, reason = _verdict(ok)
-
     def detail() -> str:
-        actual = identity.actual_relation(lhs_v, rhs_v)
-        text = f"{ident.expr}: {shown()}, i.e. {show(lhs_v)} {actual} {show(rhs_v)}"
-        if not ok:
+        shown = identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
+        if reason == "undefined":
+            return f"{ident.expr}: {shown} divides by zero"
+        text = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
+        if verdict != "pass":
             text += f", violating {ident.relation}"
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, **common)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, relation=ident.relation,
+                     identity=ident, bindings=tuple(zip(ident.var_names, operands)), operands=operands,
+                     lhs_value=lhs_v, rhs_value=rhs_v)
 
 
-def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
-    member = None
-    label = None
+def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:
+    """(index of the member the read matches or None, the normalised label of a label read)."""
     if r.kind == NUMBER:
         for k, v in enumerate(gate.domain_numbers):
             if v is not None and abs(r.number - v) <= tol:
-                member = k
-                break
-        operands: tuple[Fraction, ...] = (r.number,)
-    else:
-        label = normalise(r.label or "")
-        for k, v in enumerate(gate.domain):
-            if normalise(v) == label:
-                member = k
-                break
-        operands = ()
+                return k, None
+        return None, None
+    label = normalise(r.label or "")
+    for k, v in enumerate(gate.domain):
+        if normalise(v) == label:
+            return k, label
+    return None, label
+
+
+def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
+    member, label = _domain_member(gate, r, tol)
+    operands: tuple[Fraction, ...] = (r.number,) if r.kind == NUMBER else ()
     verdict, reason = _verdict(member is not None)
 
     def detail() -> str:
@@ -404,9 +505,14 @@ def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
                      domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member)
 
 
-def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
+def _partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tuple[Fraction, bool]:
+    """(sum of the parts, whether it is within tol of the total)."""
     s = sum(parts, ZERO)
-    ok = abs(s - total) <= tol
+    return s, abs(s - total) <= tol
+
+
+def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
+    s, ok = _partition_holds(parts, total, tol)
     verdict, reason = _verdict(ok)
 
     def detail() -> str:
@@ -433,14 +539,14 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
             if isinstance(container, _ListGap):
                 if container.reason == "empty_list":
                     continue  # an empty list of parts sums to 0
-                return _gap_list(gate, container)
+                return _gap_list(gate, container, reader.light)
             reads.extend(reader.elements(p))
         else:
             reads.append(reader.scalar(p))
     n_parts = len(reads)
     if gate.total is not None:
         reads.append(reader.scalar(gate.total))
-    screened = _screen(gate, None, reads)
+    screened = _screen(gate, None, reads, light=reader.light)
     if screened is not None:
         return screened
     base = (gate, None, reads)
@@ -449,7 +555,10 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
     else:
         assert gate.total_value is not None
         total = gate.total_value
-    return _partition(gate, base, [r.number for r in reads[:n_parts]], total, gate.tolerance or ZERO)
+    parts = [r.number for r in reads[:n_parts]]
+    if reader.light:
+        return _light(gate, None, reads, *_verdict(_partition_holds(parts, total, gate.tolerance or ZERO)[1]))
+    return _partition(gate, base, parts, total, gate.tolerance or ZERO)
 
 
 from . import formtable  # noqa: E402  (the table refers to the functions above)

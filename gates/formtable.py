@@ -5,7 +5,8 @@ Every module that treats forms differently dispatches through :data:`FORM_TABLE`
 
 * :mod:`.compile` checks a spec's keys against ``keys`` and calls ``compile``;
 * :mod:`.forms` calls ``expand`` (a gate that is not one instance per row of
-  its inputs) and ``decide`` (the exact predicate on one row of usable reads);
+  its inputs), ``verdict`` (the exact predicate on one row of usable reads) and
+  ``decide`` (the same verdict as an instance with its exact data and detail);
   ``reads_labels`` says a string input is a label, not a wrong type;
 * :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
 * :mod:`.audit_scoring` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
@@ -29,7 +30,8 @@ from mmverify.numbers import exact_text
 from .compile import (build_finite_domain, build_identity, build_integer, build_order, build_partition_sum,
                       build_range)
 from .forms import (decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum,
-                    decide_range, expand_order, expand_partition_sum)
+                    decide_range, expand_order, expand_partition_sum, verdict_finite_domain, verdict_identity,
+                    verdict_integer, verdict_order, verdict_partition_sum, verdict_range)
 from .model import Gate, GateInstance
 
 # the form names, in table order (a test keeps them equal to the table's keys
@@ -48,6 +50,7 @@ class Form:
     bounds: Callable[[GateInstance], dict[str, Any]]
     claim: Callable[[GateInstance, Fraction], tuple]
     bounds_field: Callable[[Gate, list[int], bool], bool]
+    verdict: Callable[..., tuple[str, str | None]]
     expand: Callable[..., list[GateInstance] | None] | None = None
     reads_labels: bool = False
 
@@ -128,23 +131,24 @@ def _relates(gate: Gate, hits: list[int], up: bool) -> bool:
 FORM_TABLE: dict[FormName, Form] = {f.name: f for f in (
     Form("range", frozenset({"path", "min", "max", "min_strict", "max_strict"}),
          build_range, decide_range, _range_bounds, _claim_range,
-         lambda g, hits, up: (g.upper if up else g.lower) is not None),
+         lambda g, hits, up: (g.upper if up else g.lower) is not None, verdict=verdict_range),
     Form("integer", frozenset({"path", "binary"}),
          build_integer, decide_integer, lambda i: {"binary": i.binary}, _claim_integer,
-         lambda g, hits, up: g.binary),
+         lambda g, hits, up: g.binary, verdict=verdict_integer),
     Form("order", frozenset({"paths", "path", "strict"}),
          build_order, decide_order, lambda i: {"strict": i.strict}, _claim_order,
-         _order_bounds_field, expand=expand_order),
+         _order_bounds_field, verdict=verdict_order, expand=expand_order),
     Form("identity", frozenset({"expr", "vars"}),
-         build_identity, decide_identity, _identity_bounds, _claim_identity, _relates),
+         build_identity, decide_identity, _identity_bounds, _claim_identity, _relates,
+         verdict=verdict_identity),
     Form("finite_domain", frozenset({"path", "values"}),
          build_finite_domain, decide_finite_domain,
          lambda i: {"domain": list(i.domain), "member": i.member}, _claim_domain, _relates,
-         reads_labels=True),
+         verdict=verdict_finite_domain, reads_labels=True),
     Form("partition_sum", frozenset({"parts", "total", "total_value"}),
          build_partition_sum, decide_partition_sum,
          lambda i: {"parts_sum": exact_text(i.parts_sum), "total": exact_text(i.total)}, _claim_partition,
-         _relates, expand=expand_partition_sum),
+         _relates, verdict=verdict_partition_sum, expand=expand_partition_sum),
 )}
 
 FORMS: tuple[FormName, ...] = get_args(FormName)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Sequence, get_args
 
 from mmverify.paths import FieldPath, concrete
 
@@ -304,6 +304,28 @@ class GateInstance:
 
         out["exact"] = FORM_TABLE[self.form].bounds(self)
         return out
+
+
+class GateVerdict(NamedTuple):
+    """The verdict of one gate instance and only what a score reads of it: no
+    exact data, no detail. ``evaluate_gates(..., hard_only=True)`` makes these
+    (decided by the same predicates as :class:`GateInstance`), for the reward."""
+
+    gate_id: str
+    severity: str
+    index: int | None
+    paths: tuple[str, ...]
+    values: tuple[str | None, ...]
+    verdict: str
+    reason: str | None
+
+    @property
+    def hard(self) -> bool:
+        return self.severity == "hard"
+
+    @property
+    def name(self) -> str:
+        return self.gate_id if self.index is None else f"{self.gate_id}[{self.index}]"
 
 
 @dataclass(frozen=True)

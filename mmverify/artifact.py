@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 from mmverify.errors import MmverifyError
 from mmverify.jsonstrict import loads_strict
+from mmverify.numbers import DECIMAL_TEXT
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 32
@@ -95,8 +96,6 @@ def bounded_decimal(text: str) -> Decimal | None:
     parser's number caps; None for anything else. Use this, never ``Decimal``
     or ``to_fraction``, wherever an artifact string may be read as a number:
     ``"1e999999999"`` would otherwise become a 10^999999999 integer."""
-    from .numbers import DECIMAL_TEXT
-
     if not isinstance(text, str) or len(text) > MAX_NUMBER_TEXT or not DECIMAL_TEXT.fullmatch(text):
         return None
     try:

@@ -110,18 +110,21 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the
     report: the same stages and verdicts (replay, gates, schema, panel; 0.0 for
     a missing, unreadable, invalid or infeasible artifact, or one no paper
-    votes on), but no report object, no schema error list and no detail text
-    is made. The verdict-only path of ``mmverify.reward`` and
-    ``reward_batch``; keep it in step with :func:`_score`."""
+    votes on), but only what decides the number: the hard gates (up to the
+    first failure; soft gates never change a score), the schema's verdict (its
+    errors only when some are local and must be masked) and the panel's O-EVAL
+    without its records (:func:`mmverify.scoring.panel.panel_oeval`, the same
+    code as the report's panel). The verdict-only path of ``mmverify.reward``
+    and ``reward_batch``; keep it in step with :func:`_score`."""
     if artifact is None or isinstance(artifact, ArtifactError):
         return 0.0
     from mmverify.gates import evaluate_gates
     from mmverify.replay import run_replay
-    from mmverify.scoring.panel import score_panel
+    from mmverify.scoring.panel import panel_oeval
 
     from .validate import is_valid
 
-    gates = evaluate_gates(task, artifact.data, run_replay(task, artifact.data))
+    gates = evaluate_gates(task, artifact.data, run_replay(task, artifact.data), hard_only=True)
     if gates.hard_failures:
         return 0.0
     data = artifact.data
@@ -132,7 +135,7 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
         if violations.verdict(task, errors, gates, strict_schema=strict_schema) is not None:
             return 0.0
         data = violations.masked(data, errors)
-    oeval = score_panel(task, data, gates, ruleset).oeval
+    oeval = panel_oeval(task, data, gates, ruleset)
     return float(oeval) if oeval is not None else 0.0
 
 

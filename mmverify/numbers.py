@@ -62,10 +62,9 @@ def decimal_places(value: Fraction) -> int | None:
     decimal expansion does not terminate (a prime other than 2 and 5 divides
     the denominator)."""
     d = value.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
+    twos = (d & -d).bit_length() - 1    # the power of 2 in d
+    d >>= twos
+    fives = 0
     while d % 5 == 0:
         d //= 5
         fives += 1

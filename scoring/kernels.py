@@ -22,22 +22,41 @@ ZERO = Fraction(0)
 ONE = Fraction(1)
 
 
-def clamp01(x: Fraction) -> Fraction:
-    return ZERO if x < 0 else ONE if x > 1 else x
+# Each band kernel works on integer numerators and denominators (denominators
+# positive) and builds one Fraction at the end: the scoring loop calls it once
+# per read value and anchor, so it avoids the intermediate Fractions (and
+# their gcds) that ``1 - shortfall / w`` would make. Exact all the same.
+
+def _falloff(s: int, d: int) -> Fraction:
+    """``clamp(1 - s / d, 0, 1)`` for ``s >= 0``, ``d > 0``."""
+    return ONE if s == 0 else ZERO if s >= d else Fraction(d - s, d)
 
 
-def _higher(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
-    shortfall = a - x
-    return ONE if shortfall <= 0 else clamp01(ONE - shortfall / w)
+def _higher_pair(xn: int, xd: int, an: int, ad: int, wn: int, wd: int) -> Fraction:
+    shortfall = an * xd - xn * ad          # (a - x) * ad * xd
+    return ONE if shortfall <= 0 else _falloff(shortfall * wd, ad * xd * wn)
 
 
-def _lower(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
-    shortfall = x - a
-    return ONE if shortfall <= 0 else clamp01(ONE - shortfall / w)
+def _lower_pair(xn: int, xd: int, an: int, ad: int, wn: int, wd: int) -> Fraction:
+    shortfall = xn * ad - an * xd          # (x - a) * ad * xd
+    return ONE if shortfall <= 0 else _falloff(shortfall * wd, ad * xd * wn)
 
 
-def _target(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
-    return clamp01(ONE - abs(x - a) / w)
+def _target_pair(xn: int, xd: int, an: int, ad: int, wn: int, wd: int) -> Fraction:
+    return _falloff(abs(xn * ad - an * xd) * wd, ad * xd * wn)
+
+
+def _on_fractions(pair: Callable[..., Fraction]) -> Callable[[Fraction, Fraction, Fraction], Fraction]:
+    def kernel(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
+        return pair(x.numerator, x.denominator, a.numerator, a.denominator, w.numerator, w.denominator)
+
+    kernel.__name__ = pair.__name__.replace("_pair", "")
+    return kernel
+
+
+_higher = _on_fractions(_higher_pair)
+_lower = _on_fractions(_lower_pair)
+_target = _on_fractions(_target_pair)
 
 
 def exact_match(x: object, a: object) -> Fraction:
@@ -61,16 +80,18 @@ class Direction:
     needs_band: bool
     kernel: Callable[[Fraction, Fraction, Fraction], Fraction] | None
     summary: str
+    # the same kernel on integers: (x num, x den, a num, a den, w num, w den)
+    pair: Callable[[int, int, int, int, int, int], Fraction] | None = None
 
 
 DIRECTIONS: dict[DirectionName, Direction] = {
     d.name: d
     for d in (
         Direction("higher_is_better", True, True, _higher,
-                  "1 at or above the anchor; 1 - shortfall/w below it"),
+                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_pair),
         Direction("lower_is_better", True, True, _lower,
-                  "1 at or below the anchor; 1 - excess/w above it"),
-        Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided"),
+                  "1 at or below the anchor; 1 - excess/w above it", _lower_pair),
+        Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided", _target_pair),
         Direction("exact_value", False, False, None, "1 if equal, else 0"),
     )
 }

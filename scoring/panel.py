@@ -9,11 +9,13 @@ no part in any paper's R.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from mmverify import paths
-from mmverify.numbers import decimal_text, fraction_text, to_fraction
+from mmverify.artifact import bounded_decimal
+from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, to_fraction
 
 from mmverify.labels import normalise_label
 
@@ -88,8 +90,11 @@ _LABEL = "label"
 _NUMBER = "number"
 
 
-def _read_scalar(raw: Any, want: str) -> tuple[Any, str, str | None]:
-    """(value, status, text) for one artifact value; value is Fraction or str."""
+def _read_scalar(raw: Any, want: str, text: bool = True) -> tuple[Any, str, str | None]:
+    """(value, status, text) for one artifact value; value is Fraction or str
+    (the text of a number only when ``text``)."""
+    if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
+        return decimal_fraction(raw), "ok", decimal_text(raw) if text else None
     if isinstance(raw, paths.Missing):
         return None, "missing", None
     if want == _LABEL and isinstance(raw, str):
@@ -128,8 +133,6 @@ def _item_key(raw: Any) -> str | None:
     if isinstance(raw, bool) or raw is None:
         return None
     if isinstance(raw, str):
-        from mmverify.artifact import bounded_decimal
-
         dec = bounded_decimal(raw)
         return fraction_text(Fraction(dec)) if dec is not None else normalise_label(raw)
     num = to_fraction(raw)
@@ -146,202 +149,237 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     ``unverified_improvement`` rule see which claims a passing replay gate
     verifies. ``ruleset`` is ``verified`` (default) or ``paper``.
     """
+    out = _panel(task, data, gates, ruleset, True)
+    assert isinstance(out, PanelScore)
+    return out
+
+
+def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> Fraction | None:
+    """``score_panel(task, data, gates, ruleset).oeval``, computed by the same
+    code with the per-metric, per-paper and per-item records (and their texts)
+    left out: the verdict-only path of the reward."""
+    out = _panel(task, data, gates, ruleset, False)
+    assert not isinstance(out, PanelScore)
+    return out
+
+
+def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | Fraction | None:
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
-    verified = gates.verified() if gates is not None and ruleset == "verified" else frozenset()
+    plan = _plan(task)
+    guarded = ruleset == "verified"
+    verified = (gates.verified() if gates is not None else frozenset()) if guarded else None
+    table: list[list[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
-    for metric in task.metrics:
-        removed = incomparable(task, metric)
-        if removed is not None:
-            rules.append(removed)
-        claim = unwitnessed(metric, gates) if removed is None else None
-        if claim is not None:
-            rules.append(claim)
-        guard = _Guard(task, metric, verified) if ruleset == "verified" else None
-        result = _score_metric(task, metric, data, removed, claim, guard)
-        if guard is not None and guard.applied:
-            result = _with_rules(result, tuple(guard.applied.values()))
-        results.append(result)
-        for pm in result.per_paper:
-            rules.extend(pm.rules)
-    if ruleset == "verified":
-        results = _supported(task, results, rules)
+    for mp in plan:
+        claim = unwitnessed(mp.metric, gates) if mp.removed is None else None
+        rs, result = _score_metric(mp, data, claim, verified, detail)
+        table.append(rs)
+        if detail:
+            assert result is not None
+            if mp.removed is not None:
+                rules.append(mp.removed)
+            if claim is not None:
+                rules.append(claim)
+            results.append(result)
+            for pm in result.per_paper:
+                rules.extend(pm.rules)
+    if guarded:
+        _supported(plan, table, results if detail else None, rules)
     papers = []
+    voting_n, voting_d, voting = 0, 1, 0
     for i, paper in enumerate(task.panel):
-        num = den = ZERO
+        # R = sum(weight * r) / sum(weight) over the metrics the paper votes on,
+        # summed on integers and reduced once
+        num_n, num_d, den_n, den_d = 0, 1, 0, 1
         reported = []
-        for metric, res in zip(task.metrics, results):
-            pm = res.per_paper[i]
-            if pm.r is None:
+        for mp, rs in zip(plan, table):
+            r = rs[i]
+            if r is None:
                 continue
-            reported.append(metric.id)
-            num += metric.weight * pm.r
-            den += metric.weight
-        papers.append(PaperResult(paper.paper_id, paper.award, paper.oracle, tuple(reported),
-                                  num / den if den > 0 else None))
-    voting = [p.r for p in papers if p.r is not None]
-    oeval = sum(voting, ZERO) / len(voting) if voting else None
+            wn, wd = mp.weight_pair
+            if detail:
+                reported.append(mp.id)
+            tn, td = wn * r.numerator, wd * r.denominator
+            num_n, num_d = num_n * td + tn * num_d, num_d * td
+            den_n, den_d = den_n * wd + wn * den_d, den_d * wd
+        paper_r = Fraction(num_n * den_d, num_d * den_n) if den_n > 0 else None
+        if paper_r is not None:
+            voting_n, voting_d = voting_n * paper_r.denominator + paper_r.numerator * voting_d, \
+                voting_d * paper_r.denominator
+            voting += 1
+        if detail:
+            papers.append(PaperResult(paper.paper_id, paper.award, paper.oracle, tuple(reported), paper_r))
+    oeval = Fraction(voting_n, voting_d * voting) if voting else None
+    if not detail:
+        return oeval
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
 
 
-def _with_rules(result: MetricResult, applied: tuple[RuleApplication, ...]) -> MetricResult:
-    """Each voting paper's entry names the rules that scaled its r (traceability)."""
+def _supported(plan: tuple[_MetricPlan, ...], table: list[list[Fraction | None]],
+               results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
+    """The unsupported_conclusion rule: a conclusion's r times its support's mean
+    r (from the r before this rule), in place; records only when ``results``."""
     from dataclasses import replace
 
-    return replace(result, per_paper=tuple(
-        replace(pm, rules=pm.rules + tuple(replace(a, paper_id=pm.paper_id) for a in applied))
-        if pm.status == "scored" else pm for pm in result.per_paper))
-
-
-def _supported(task, results: list[MetricResult], rules: list[RuleApplication]) -> list[MetricResult]:
-    """The unsupported_conclusion rule: a conclusion's r times its support's mean r."""
-    from dataclasses import replace
-
-    by_id = {m.metric_id: m for m in results}
-    out = []
-    for metric, res in zip(task.metrics, results):
-        if not metric.supported_by or res.removed is not None:
-            out.append(res)
+    by_id = {mp.id: rs for mp, rs in zip(plan, table)}
+    for k, mp in enumerate(plan):
+        if not mp.metric.supported_by or mp.removed is not None:
             continue
-        per_paper = []
-        for i, pm in enumerate(res.per_paper):
-            f = support_factor(metric, by_id, i)
-            if pm.r is None or f is None or f == 1 or pm.r == 0:
-                per_paper.append(pm)
+        rs = list(table[k])
+        per_paper = list(results[k].per_paper) if results is not None else None
+        for i, r in enumerate(rs):
+            f = support_factor(mp.metric, by_id, i)
+            if r is None or f is None or f == 1 or r == 0:
                 continue
-            rule = RuleApplication("unsupported_conclusion", metric.id, pm.paper_id,
-                                   f"r {fraction_text(pm.r)} x mean r {fraction_text(f)} of its support "
-                                   f"({', '.join(metric.supported_by)})")
-            rules.append(rule)
-            per_paper.append(replace(pm, r=pm.r * f, rules=pm.rules + (rule,)))
-        out.append(replace(res, per_paper=tuple(per_paper)))
-    return out
+            rs[i] = r * f
+            if per_paper is not None:
+                pm = per_paper[i]
+                rule = RuleApplication("unsupported_conclusion", mp.id, pm.paper_id,
+                                       f"r {fraction_text(r)} x mean r {fraction_text(f)} of its support "
+                                       f"({', '.join(mp.metric.supported_by)})")
+                rules.append(rule)
+                per_paper[i] = replace(pm, r=rs[i], rules=pm.rules + (rule,))
+        table[k] = rs
+        if results is not None and per_paper is not None:
+            results[k] = replace(results[k], per_paper=tuple(per_paper))
 
 
-class _Guard:
-    """The unverified_improvement rule for one metric of one artifact: the
-    credit factor of each read value (1 unless the value is an unverified
-    improvement), recording each application once."""
+# ------------------------------------------------------- the plan of a task
+# Everything about a metric that does not depend on the artifact (the anchors'
+# texts, band widths and their degenerate_band records, the kernel, the
+# unverified-improvement ceilings) is worked out once per task.
 
-    def __init__(self, task, metric, verified: frozenset[str]):
-        self.metric, self.verified = metric, verified
-        self.applied: dict[str | None, RuleApplication] = {}
-        self.caps: dict[str | None, Ceiling | None] = {}
-        voting = [p.values[metric.id] for p in task.panel if metric.id in p.values]
-        if metric.direction not in ("higher_is_better", "lower_is_better") or not voting:
-            return
-        if not metric.is_list:
-            self.caps[None] = ceiling(metric, list(voting))
-            return
-        by_key: dict[str, list[Fraction]] = {}
-        for anchor in voting:
-            pairs = ([(_item_key(k), a) for k, a in anchor] if metric.match_by
-                     else [(str(i), a) for i, a in enumerate(anchor)])
-            for k, a in pairs:
-                by_key.setdefault(k, []).append(a)
-        for k, anchors in by_key.items():
-            self.caps[k] = ceiling(metric, anchors)
+class _Anchor:
+    """One paper's anchor for one metric (or one item of a list anchor)."""
 
-    def factor(self, key: str | None, x: Any, concrete: str) -> Fraction:
-        cap = self.caps.get(key)
-        if cap is None or not isinstance(x, Fraction) or concrete in self.verified:
-            return ONE
-        f = cap.factor(x)
-        if f < 1 and key not in self.applied:
-            self.applied[key] = unverified_improvement(self.metric.id, key, x, cap)
-        return f
+    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "pair", "rule", "items",
+                 "keys", "error")
+
+    def __init__(self, paper_id: str):
+        self.paper_id = paper_id
+        self.votes = False
+        self.reason: str | None = None
+        self.audited = False
+        self.anchor: Any = None
+        self.text: Any = None
+        self.width: Fraction | None = None
+        self.pair: tuple[int, int, int, int] | None = None   # anchor and width as integers, for the kernel
+        self.rule: RuleApplication | None = None
+        self.items: tuple[tuple[str, _Anchor], ...] = ()
+        self.keys: frozenset[str] = frozenset()
+        self.error: ValueError | None = None
 
 
-def _score_metric(task, metric, data: Any, removed: RuleApplication | None,
-                  claim: RuleApplication | None = None, guard: _Guard | None = None) -> MetricResult:
-    band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
-    sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
-    if metric.is_list and sample:
-        sample = sample[0][1] if metric.match_by else sample[0]
-    want = _want(sample) if metric.direction == "exact_value" else _NUMBER
+class _MetricPlan:
+    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "pair_kernel", "weight_pair")
 
-    factor = ONE
-    if metric.is_list:
-        read = _read_list(metric, data, want)
-        value, read_status, detail = read.text, read.status, read.detail
-    else:
-        x, read_status, value = _read_scalar(paths.get(data, metric.path), want)
-        detail = None
-        if read_status == "missing":
-            detail = paths.get(data, metric.path).reason
-        elif guard is not None and removed is None and claim is None:
-            factor = guard.factor(None, x, metric.path.text)
-    per_paper = []
-    for paper in task.panel:
+    def __init__(self, task, metric):
+        self.metric, self.id = metric, metric.id
+        self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
+        sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
+        if metric.is_list and sample:
+            sample = sample[0][1] if metric.match_by else sample[0]
+        self.want = _want(sample) if metric.direction == "exact_value" else _NUMBER
+        self.removed = incomparable(task, metric)
+        self.caps = _caps(task, metric)
+        self.pair_kernel = DIRECTIONS[metric.direction].pair
+        self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
+        self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
+
+    def _entry(self, metric, paper) -> _Anchor:
+        e = _Anchor(paper.paper_id)
         if metric.id not in paper.values:
-            per_paper.append(PaperMetricScore(paper.paper_id, "excluded", None, None, None,
-                                              reason=paper.excluded.get(metric.id)))
-            continue
-        anchor = paper.values[metric.id]
-        audited = metric.id in paper.audit
-        if removed is not None:
-            per_paper.append(PaperMetricScore(paper.paper_id, "removed", _once(_anchor_text_any, anchor), None,
-                                              None, reason="incomparable_units", audited=audited))
-            continue
-        if claim is not None:
-            per_paper.append(PaperMetricScore(paper.paper_id, "unwitnessed", _once(_anchor_text_any, anchor), None,
-                                              ZERO, reason=claim.detail, audited=audited))
+            e.reason = paper.excluded.get(metric.id)
+            return e
+        e.votes, e.anchor, e.audited = True, paper.values[metric.id], metric.id in paper.audit
+        if self.removed is not None:
+            e.text = _anchor_text_any(e.anchor)
         elif metric.is_list:
-            per_paper.append(_score_list(metric, paper.paper_id, anchor, read, audited, guard))
-        elif read_status != "ok":
-            per_paper.append(PaperMetricScore(paper.paper_id, read_status, _once(_anchor_text, anchor), None, ZERO,
-                                              reason=detail, audited=audited))
+            pairs = (tuple((_item_key(k), a) for k, a in e.anchor) if metric.match_by
+                     else tuple((str(i), a) for i, a in enumerate(e.anchor)))
+            e.text = ({k: _anchor_text(a) for k, a in e.anchor} if metric.match_by
+                      else [_anchor_text(a) for a in e.anchor])
+            items = []
+            for key, a in pairs:
+                item = self._banded(metric, a, paper.paper_id)
+                if item.rule is not None:
+                    item.rule = RuleApplication(item.rule.rule, metric.id, paper.paper_id,
+                                                f"item {key}: {item.rule.detail}")
+                items.append((key, item))
+            e.items = tuple(items)
+            e.keys = frozenset(k for k, _ in pairs)
         else:
-            w, rule = _width(metric, anchor, paper.paper_id)
-            r = kernel_score(metric.direction, x, anchor, w) * factor
-            per_paper.append(PaperMetricScore(paper.paper_id, "scored", _once(_anchor_text, anchor), w, r,
-                                              audited=audited, rules=(rule,) if rule else ()))
-    return MetricResult(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, band,
-                        value, read_status, detail, removed, tuple(per_paper))
+            banded = self._banded(metric, e.anchor, paper.paper_id)
+            e.text, e.width, e.pair, e.rule, e.error = banded.text, banded.width, banded.pair, banded.rule, \
+                banded.error
+        return e
+
+    def _banded(self, metric, a: Any, paper_id: str) -> _Anchor:
+        item = _Anchor(paper_id)
+        item.anchor, item.text = a, _anchor_text(a)
+        if not DIRECTIONS[metric.direction].needs_band:
+            return item
+        try:
+            eb = band_width(metric, a, paper_id)
+        except ValueError as exc:   # raised when the anchor is scored, as the kernel would
+            item.error = exc
+            return item
+        item.width, item.rule = eb.width, eb.rule
+        if isinstance(a, Fraction) and eb.width > 0:
+            item.pair = (a.numerator, a.denominator, eb.width.numerator, eb.width.denominator)
+        return item
+
+    def score(self, x: Any, a: _Anchor) -> Fraction:
+        """The direction's kernel on one read value and one (planned) anchor."""
+        if a.error is not None:
+            raise a.error
+        if a.pair is not None and type(x) is Fraction:
+            return self.pair_kernel(x.numerator, x.denominator, *a.pair)
+        return kernel_score(self.metric.direction, x, a.anchor, a.width)
 
 
-_WIDTHS: dict[tuple[int, int, str], tuple[Any, Any, tuple[Fraction | None, RuleApplication | None]]] = {}
+def _caps(task, metric) -> dict[str | None, Ceiling | None]:
+    """The unverified-improvement ceilings of one metric: one for a scalar
+    (key None), one per item key of a list; empty when the metric is not one-sided."""
+    caps: dict[str | None, Ceiling | None] = {}
+    voting = [p.values[metric.id] for p in task.panel if metric.id in p.values]
+    if metric.direction not in ("higher_is_better", "lower_is_better") or not voting:
+        return caps
+    if not metric.is_list:
+        caps[None] = ceiling(metric, list(voting))
+        return caps
+    by_key: dict[str, list[Fraction]] = {}
+    for anchor in voting:
+        pairs = ([(_item_key(k), a) for k, a in anchor] if metric.match_by
+                 else [(str(i), a) for i, a in enumerate(anchor)])
+        for k, a in pairs:
+            by_key.setdefault(k, []).append(a)
+    for k, anchors in by_key.items():
+        caps[k] = ceiling(metric, anchors)
+    return caps
 
 
-def _width(metric, anchor: Any, paper_id: str) -> tuple[Fraction | None, RuleApplication | None]:
-    # a pure function of the task's own (immutable) metric and anchor objects:
-    # computed once per process, not once per artifact
-    key = (id(metric), id(anchor), paper_id)
-    hit = _WIDTHS.get(key)
-    if hit is not None and hit[0] is metric and hit[1] is anchor:
-        return hit[2]
-    if not DIRECTIONS[metric.direction].needs_band:
-        out: tuple[Fraction | None, RuleApplication | None] = (None, None)
-    else:
-        eb = band_width(metric, anchor, paper_id)
-        out = (eb.width, eb.rule)
-    _WIDTHS[key] = (metric, anchor, out)
-    return out
+_PLANS: dict[int, tuple[Any, tuple[_MetricPlan, ...]]] = {}
+_PLANS_KEPT = 256
 
 
-_STATIC: dict[tuple[Any, int], tuple[Any, Any]] = {}
+def _plan(task) -> tuple[_MetricPlan, ...]:
+    # a pure function of the (immutable) task: made once per task object
+    hit = _PLANS.get(id(task))
+    if hit is not None and hit[0] is task:
+        return hit[1]
+    plan = tuple(_MetricPlan(task, m) for m in task.metrics)
+    if len(_PLANS) >= _PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[id(task)] = (task, plan)
+    return plan
 
 
-def _once(fn, anchor: Any) -> Any:
-    """``fn(anchor)`` for one of the task's own (immutable) anchor objects,
-    computed once per process rather than once per artifact. Lists and dicts
-    are handed out as copies, so a report never shares a mutable value."""
-    key = (fn, id(anchor))
-    hit = _STATIC.get(key)
-    if hit is None or hit[0] is not anchor:
-        hit = (anchor, fn(anchor))
-        _STATIC[key] = hit
-    out = hit[1]
-    return list(out) if type(out) is list else dict(out) if type(out) is dict else out
-
-
-def _pairs_by_key(anchor: tuple) -> tuple:
-    return tuple((_item_key(k), a) for k, a in anchor), {k: _anchor_text(a) for k, a in anchor}
-
-
-def _pairs_by_position(anchor: tuple) -> tuple:
-    return tuple((str(i), a) for i, a in enumerate(anchor)), [_anchor_text(a) for a in anchor]
+def _copy(text: Any) -> Any:
+    """A report's own copy of a planned anchor text (lists and dicts are mutable)."""
+    return list(text) if type(text) is list else dict(text) if type(text) is dict else text
 
 
 def _anchor_text_any(anchor: Any) -> Any:
@@ -352,6 +390,105 @@ def _anchor_text_any(anchor: Any) -> Any:
     return _anchor_text(anchor)
 
 
+# ------------------------------------------------------- one metric
+
+class _Credit:
+    """The unverified_improvement rule on one metric of one artifact: the credit
+    factor of a read value, and (with records on) each application, once per key."""
+
+    __slots__ = ("mp", "verified", "applied")
+
+    def __init__(self, mp: _MetricPlan, verified: frozenset[str], detail: bool):
+        self.mp, self.verified = mp, verified
+        self.applied: dict[str | None, RuleApplication] | None = {} if detail else None
+
+    def factor(self, key: str | None, x: Any, where: str | tuple[Any, int]) -> Fraction:
+        """``where`` is the value's concrete path, or (``[*]`` path, index) for a list item."""
+        cap = self.mp.caps.get(key)
+        if cap is None or type(x) is not Fraction:
+            return ONE
+        f = cap.factor(x)
+        if f == 1 or (where if isinstance(where, str) else paths.concrete(*where)) in self.verified:
+            return ONE
+        if self.applied is not None and key not in self.applied:
+            self.applied[key] = unverified_improvement(self.mp.id, key, x, cap)
+        return f
+
+
+def _score_metric(mp: _MetricPlan, data: Any, claim: RuleApplication | None, verified: frozenset[str] | None,
+                  detail: bool) -> tuple[list[Fraction | None], MetricResult | None]:
+    """r per paper for one metric (None where the paper does not vote), and with
+    ``detail`` its :class:`MetricResult`."""
+    metric, removed = mp.metric, mp.removed
+    credit = _Credit(mp, verified, detail) if verified is not None else None
+    factor = ONE
+    read: _ListRead | None = None
+    got: dict[str, tuple[Any, str]] = {}
+    x = value = reason = None
+    if metric.is_list:
+        read = _read_list(metric, data, mp.want, detail)
+        value, status, reason = read.text, read.status, read.detail
+        got = {k: (v, s) for k, v, s in read.values if s != "no_key"}
+    else:
+        raw = paths.get(data, metric.path)
+        x, status, value = _read_scalar(raw, mp.want)
+        if status == "missing":
+            reason = raw.reason
+        elif credit is not None and removed is None and claim is None:
+            factor = credit.factor(None, x, metric.path.text)
+    rs: list[Fraction | None] = []
+    per_paper: list[PaperMetricScore] = []
+    for e in mp.entries:
+        if not e.votes:
+            rs.append(None)
+            if detail:
+                per_paper.append(PaperMetricScore(e.paper_id, "excluded", None, None, None, reason=e.reason))
+            continue
+        if removed is not None:
+            rs.append(None)
+            if detail:
+                per_paper.append(PaperMetricScore(e.paper_id, "removed", _copy(e.text), None, None,
+                                                  reason="incomparable_units", audited=e.audited))
+            continue
+        if claim is not None:
+            rs.append(ZERO)
+            if detail:
+                per_paper.append(PaperMetricScore(e.paper_id, "unwitnessed", _copy(e.text), None, ZERO,
+                                                  reason=claim.detail, audited=e.audited))
+        elif read is not None:
+            r, pm = _score_list(mp, e, read, got, credit, detail)
+            rs.append(r)
+            if pm is not None:
+                per_paper.append(pm)
+        elif status != "ok":
+            rs.append(ZERO)
+            if detail:
+                per_paper.append(PaperMetricScore(e.paper_id, status, e.text, None, ZERO, reason=reason,
+                                                  audited=e.audited))
+        else:
+            r = mp.score(x, e)
+            if factor is not ONE:
+                r = r * factor
+            rs.append(r)
+            if detail:
+                per_paper.append(PaperMetricScore(e.paper_id, "scored", e.text, e.width, r, audited=e.audited,
+                                                  rules=(e.rule,) if e.rule else ()))
+    if not detail:
+        return rs, None
+    if credit is not None and credit.applied:
+        per_paper = _with_rules(per_paper, tuple(credit.applied.values()))
+    return rs, MetricResult(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, mp.band,
+                            value, status, reason, removed, tuple(per_paper))
+
+
+def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplication, ...]) -> list[PaperMetricScore]:
+    """Each voting paper's entry names the rules that scaled its r (traceability)."""
+    from dataclasses import replace
+
+    return [replace(pm, rules=pm.rules + tuple(replace(a, paper_id=pm.paper_id) for a in applied))
+            if pm.status == "scored" else pm for pm in per_paper]
+
+
 @dataclass(frozen=True)
 class _ListRead:
     status: str                      # ok | missing
@@ -359,9 +496,10 @@ class _ListRead:
     text: Any                        # list of texts, or mapping key -> text
     values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
     index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
+    texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``text``)
 
 
-def _read_list(metric, data: Any, want: str) -> _ListRead:
+def _read_list(metric, data: Any, want: str, texts: bool = True) -> _ListRead:
     raw_items = paths.list_items(data, metric.path)
     if isinstance(raw_items, paths.Missing):
         return _ListRead("missing", raw_items.reason, None, ())
@@ -372,7 +510,7 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
     dupes = 0
     for i, item in enumerate(raw_items):
         raw = paths.get(item, inner) if inner.segments else item
-        value, status, _ = _read_scalar(raw, want)
+        value, status, _ = _read_scalar(raw, want, False)
         if metric.match_by:
             key = _item_key(item.get(metric.match_by)) if isinstance(item, dict) else None
             if key is None:
@@ -387,48 +525,64 @@ def _read_list(metric, data: Any, want: str) -> _ListRead:
         out.append((key, value, status))
         index[key] = i
     detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
-    if metric.match_by:
-        text = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
-    else:
-        text = [_anchor_text(v) if v is not None else None for _, v, _ in out]
-    return _ListRead("ok", detail, text, tuple(out), index)
+    if not texts:
+        return _ListRead("ok", detail, None, tuple(out), index)
+    by_key = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
+    text = by_key if metric.match_by else [by_key[k] for k, _, _ in out]
+    return _ListRead("ok", detail, text, tuple(out), index, by_key)
 
 
-def _score_list(metric, paper_id: str, anchor: tuple, read: _ListRead, audited: bool,
-                guard: _Guard | None = None) -> PaperMetricScore:
-    pairs, anchor_text = _once(_pairs_by_key if metric.match_by else _pairs_by_position, anchor)
-    anchor_text = type(anchor_text)(anchor_text)   # this report's own copy
+def _item(key: str, value: str | None, anchor: Any, width: Fraction | None, r: Fraction, status: str) -> ItemScore:
+    """``ItemScore(key, value, anchor, width, r, status)``, the same object made
+    without running the frozen ``__init__`` (one per list item of every artifact)."""
+    item = object.__new__(ItemScore)
+    item.__dict__.update(key=key, value=value, anchor=anchor, band_width=width, r=r, status=status)
+    return item
+
+
+def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tuple[Any, str]],
+                credit: _Credit | None, detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
+    """The mean r over one paper's anchor items, and with ``detail`` its record."""
+    metric, paper_id = mp.metric, e.paper_id
     if read.status != "ok":
-        return PaperMetricScore(paper_id, read.status, anchor_text, None, ZERO, reason=read.detail,
-                                audited=audited)
-    got = {k: (v, s) for k, v, s in read.values if s != "no_key"}
+        return ZERO, (PaperMetricScore(paper_id, read.status, _copy(e.text), None, ZERO, reason=read.detail,
+                                       audited=e.audited) if detail else None)
     items = []
     rules = []
-    for key, a in pairs:
-        w, rule = _width(metric, a, paper_id)
-        if rule:
-            rules.append(RuleApplication(rule.rule, metric.id, paper_id, f"item {key}: {rule.detail}"))
-        if key not in got:
-            items.append(ItemScore(key, None, _once(_anchor_text, a), w, ZERO, "short"))
+    short = 0
+    # the mean, summed on integers and reduced once
+    sum_n, sum_d = 0, 1
+    for key, a in e.items:
+        if detail and a.rule is not None:
+            rules.append(a.rule)
+        hit = got.get(key)
+        if hit is None or hit[1] != "ok":
+            if a.error is not None:
+                raise a.error
+            if hit is None:
+                short += 1
+            if detail:
+                items.append(_item(key, None, a.text, a.width, ZERO, "short" if hit is None else hit[1]))
             continue
-        v, status = got[key]
-        if status != "ok":
-            items.append(ItemScore(key, None, _once(_anchor_text, a), w, ZERO, status))
-            continue
-        r = kernel_score(metric.direction, v, a, w)
-        if guard is not None:
-            r *= guard.factor(key, v, paths.concrete(metric.path, read.index[key]))
-        items.append(ItemScore(key, _anchor_text(v), _once(_anchor_text, a), w, r, "scored"))
-    anchor_keys = {k for k, _ in pairs}
-    extra = [k for k, _, s in read.values if k not in anchor_keys]
-    short = [it.key for it in items if it.status == "short"]
+        v = hit[0]
+        r = mp.score(v, a)
+        if credit is not None:
+            f = credit.factor(key, v, (metric.path, read.index[key]))
+            if f is not ONE:
+                r = r * f
+        sum_n, sum_d = sum_n * r.denominator + r.numerator * sum_d, sum_d * r.denominator
+        if detail:
+            items.append(_item(key, read.texts[key], a.text, a.width, r, "scored"))
+    mean = Fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
+    if not detail:
+        return mean, None
+    extra = [k for k, _, s in read.values if k not in e.keys]
     if extra or short:
         parts = []
         if extra:
-            parts.append(f"{len(extra)} item(s) beyond the anchor's {len(pairs)} dropped")
+            parts.append(f"{len(extra)} item(s) beyond the anchor's {len(e.items)} dropped")
         if short:
-            parts.append(f"{len(short)} anchor item(s) not supplied score 0")
+            parts.append(f"{short} anchor item(s) not supplied score 0")
         rules.append(RuleApplication("cardinality_mismatch", metric.id, paper_id, "; ".join(parts)))
-    r = sum((it.r for it in items), ZERO) / len(items) if items else ZERO
-    return PaperMetricScore(paper_id, "scored", anchor_text, None, r, items=tuple(items), audited=audited,
-                            rules=tuple(rules))
+    return mean, PaperMetricScore(paper_id, "scored", _copy(e.text), None, mean, items=tuple(items),
+                                  audited=e.audited, rules=tuple(rules))

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
 from mmverify.numbers import fraction_text
 
@@ -128,11 +129,16 @@ class Ceiling:
         """How far ``x`` lies beyond the best value, in the good direction."""
         return x - self.best if self.higher else self.best - x
 
+    @cached_property
+    def reach(self) -> Fraction:
+        """The last value that keeps full credit: one band past the best."""
+        return self.best + self.width if self.higher else self.best - self.width
+
     def factor(self, x: Fraction) -> Fraction:
         """1 up to one band past the best, then linearly down to 0 at two bands."""
-        e = self.excess(x)
-        if e <= self.width:
+        if (x <= self.reach) if self.higher else (x >= self.reach):   # excess(x) <= width
             return Fraction(1)
+        e = self.excess(x)
         return max(Fraction(0), (2 * self.width - e) / self.width)
 
 
@@ -145,10 +151,12 @@ def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
     return Ceiling(best, band_width(metric, best, None).width, higher)
 
 
-def support_factor(metric: "MetricSpec", by_id: dict, paper_index: int) -> Fraction | None:
+def support_factor(metric: "MetricSpec", rs_by_id: Mapping[str, Sequence[Fraction | None]],
+                   paper_index: int) -> Fraction | None:
     """Mean r of a metric's supporting metrics for one paper (None: no support declared
-    or no supporting metric scored by that paper)."""
-    rs = [by_id[s].per_paper[paper_index].r for s in metric.supported_by if s in by_id]
+    or no supporting metric scored by that paper). ``rs_by_id`` maps a metric id to
+    its r for each paper, in panel order."""
+    rs = [rs_by_id[s][paper_index] for s in metric.supported_by if s in rs_by_id]
     rs = [r for r in rs if r is not None]
     return sum(rs, Fraction(0)) / len(rs) if rs else None
 
@@ -169,7 +177,7 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
         return None
     target = metric.path.text
     for inst in gates.instances:
-        if not inst.hard or inst.verdict != "gap" or target not in inst.paths:
+        if inst.verdict != "gap" or not inst.hard or target not in inst.paths:
             continue
         if inst.values[inst.paths.index(target)] is None:
             continue  # the claim itself is absent: the metric scores 0 as missing anyway

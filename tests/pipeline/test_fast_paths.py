@@ -115,8 +115,36 @@ def test_reward_of_equals_the_report(case):
         artifact = from_python(data) if isinstance(data, dict) else None
     except Exception:  # noqa: BLE001 - a mutation the converter rejects is not this test's subject
         return
-    report = score_artifact(task, artifact)
-    assert reward_of(task, artifact) == report.reward
+    for ruleset in ("verified", "paper"):
+        report = score_artifact(task, artifact, ruleset=ruleset)
+        assert reward_of(task, artifact, ruleset) == report.reward
+
+
+@given(case=mutated_oracle(FAST_TASKS))
+@fuzz_settings(60)
+def test_verdict_only_stages_equal_the_report_stages(case):
+    # exact, stage by stage: the panel's O-EVAL without records is the report's
+    # O-EVAL (as a Fraction), and the hard-gate verdicts the reward reads are
+    # the report's hard instances, up to and including the first failing gate
+    from mmverify.gates import evaluate_gates
+    from mmverify.scoring.panel import panel_oeval, score_panel
+
+    task, data, _ = case
+    full = evaluate_gates(task, data)
+    hard = evaluate_gates(task, data, hard_only=True)
+    report_hard = [i for i in full.instances if i.hard]
+    assert [(i.gate_id, i.index, i.verdict, i.reason, i.paths, i.values) for i in hard.instances] == \
+        [(i.gate_id, i.index, i.verdict, i.reason, i.paths, i.values) for i in report_hard[:len(hard.instances)]]
+    assert bool(hard.hard_failures) == bool(full.hard_failures)
+    if not full.hard_failures:
+        assert len(hard.instances) == len(report_hard)
+        assert hard.verified() == full.verified()
+    for ruleset in ("verified", "paper"):
+        # (a failing hard gate zeroes the reward before the panel is scored)
+        for gates in (full, None) + (() if full.hard_failures else (hard,)):
+            want = score_panel(task, data, gates, ruleset).oeval
+            got = panel_oeval(task, data, gates, ruleset)
+            assert got == want and type(got) is type(want)
 
 
 def test_reward_of_oracles_and_missing():

@@ -106,15 +106,14 @@ def test_one_sided_contract_catches_a_two_sided_kernel(tmp_path, monkeypatch):
     task = load_task(TID, anchors)
     metric = task.metric("speed")
     assert contracts.check_one_sided(task, metric)
-    import mmverify.scoring.panel as panel
+    from dataclasses import replace
 
-    real = panel.kernel_score
+    from mmverify.scoring.kernels import DIRECTIONS
 
-    def symmetric(direction, *args, **kwargs):  # the old symmetric scoring: overshoot costs
-        return real("target_value" if direction in ("higher_is_better", "lower_is_better") else direction,
-                    *args, **kwargs)
-
-    monkeypatch.setattr(panel, "kernel_score", symmetric)
+    # the old symmetric scoring, registered for the one-sided directions: overshoot costs
+    for name in ("higher_is_better", "lower_is_better"):
+        monkeypatch.setitem(DIRECTIONS, name, replace(DIRECTIONS["target_value"], name=name, one_sided=True))
+    task = replace(task)  # a fresh task object: its scoring plan takes the kernels registered now
     with pytest.raises(contracts.ContractFailure, match="not one-sided"):
         contracts.check_one_sided(task, metric)
 

@@ -165,3 +165,25 @@ def test_match_by_numeric_keys_pair_by_value():
     d = {"r": {"items": [{"level": Fraction(9, 10), "value": 10}, {"level": "1.50", "value": 20}]}}
     s = score_panel(t, d)
     assert s.oeval == 1 and not s.rules
+
+
+def test_list_metric_reports_what_the_artifact_holds():
+    from decimal import Decimal
+
+    by_pos = score_panel(task([list_metric()], [paper("P", {"items": ["1", "2"]})]),
+                         {"r": {"items": [{"value": Decimal("1.50")}, {"value": "x"}]}})
+    assert by_pos.metrics[0].value == ["1.5", None]
+    assert [(it.key, it.value, it.status) for it in by_pos.metrics[0].per_paper[0].items] == \
+        [("0", "1.5", "scored"), ("1", None, "not_a_number")]
+    by_key = score_panel(task([list_metric("name")], [paper("P", {"items": {"a": "1"}})]),
+                         {"r": {"items": [{"name": "A", "value": Decimal("2")}]}})
+    assert by_key.metrics[0].value == {"a": "2"}
+
+
+def test_item_records_are_plain_item_scores():
+    from mmverify.scoring.panel import ItemScore, _item
+
+    made = _item("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored")
+    assert made == ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored")
+    assert repr(made) == repr(ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored"))
+    assert hash(made) == hash(ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored"))
