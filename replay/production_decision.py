@@ -5,8 +5,11 @@ Witness (Q2, per item of ``experiment_result.q2.best_decisions``): ``case``
 (1-6, the situation of table 1) and the four 0/1 decisions ``inspect_part1``,
 ``inspect_part2``, ``inspect_final``, ``dismantle_bad_final``. Q3 witness:
 ``experiment_result.q3.decision_bits`` (16 flags, the reference's layout).
-Every number of the model comes from the statement's tables 1 and 2; nothing
-is read from data files.
+Every number of the model comes from the statement's tables 1 and 2. The
+6 x 16 profits of Q2 depend on the statement alone; they are computed once by
+:func:`statement_tables` and kept, as exact fractions, in
+``data/statement_tables.json`` (a test recomputes them and requires equality),
+so a replay reads them instead of solving 96 models in every process.
 
 The statement fixes the process but not how "profit per unit" is normalised,
 nor what dismantled parts are worth; two readings are replayed, both in exact
@@ -58,6 +61,7 @@ the reproduction's 2-stage model (see :func:`q3_reference`).
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -106,9 +110,37 @@ _CTX = Context(prec=60)
 DERIVED = tuple(f"q2.row{i}.{f}" for i in range(ROWS) for f in ROW_FIELDS) + ("q3.profit_reference",)
 
 
-def load_official(data_dir: str) -> None:
-    """Statement-only task: tables 1 and 2 of the statement hold every number."""
-    return None
+TABLES_FILE = "statement_tables.json"
+Tables = Mapping[int, Mapping[tuple[int, ...], tuple[Fraction, "Fraction | None"]]]
+
+
+def load_official(data_dir: str) -> Tables:
+    """The Q2 profit tables as :func:`statement_tables` computes them, read
+    from ``data/statement_tables.json`` (``{"tables": {case: {"0101": [reference,
+    statement or null]}}}``, values as ``p/q`` text)."""
+    import json
+    import os
+
+    with open(os.path.join(data_dir, TABLES_FILE), encoding="utf-8") as fh:
+        raw = json.load(fh)["tables"]
+    tables = {int(c): {tuple(int(b) for b in d): (Fraction(r), None if st is None else Fraction(st))
+                       for d, (r, st) in rows.items()} for c, rows in raw.items()}
+    if set(tables) != set(CASES) or any(set(t) != set(ALL_DECISIONS) for t in tables.values()):
+        raise ValueError(f"{TABLES_FILE}: expected {len(ALL_DECISIONS)} decision sets for each of cases "
+                         f"{sorted(CASES)}")
+    return tables
+
+
+def tables_json(tables: Tables) -> dict:
+    """The JSON document of :func:`load_official` for ``tables``."""
+    def text(x: Fraction | None) -> str | None:
+        return None if x is None else f"{x.numerator}/{x.denominator}"
+
+    return {"description": "CUMCM 2024 B, Q2: expected profit per unit of each of the 16 decision sets in each "
+                           "situation of table 1, [reference reading, statement reading (null: unbounded cost)], "
+                           "exact; written by mmverify.replay.production_decision.statement_tables",
+            "tables": {str(c): {"".join(map(str, d)): [text(r), text(st)] for d, (r, st) in sorted(t.items())}
+                       for c, t in sorted(tables.items())}}
 
 
 # --------------------------------------------------------------------------- reference model (B159)
@@ -234,11 +266,14 @@ def case_table(case: int) -> dict[tuple[int, ...], tuple[Fraction, Fraction | No
     return {d: (reference_profit(case, d), statement_profit(case, d)) for d in ALL_DECISIONS}
 
 
-_TABLES = {c: case_table(c) for c in CASES}      # 6 x 16 exact values, fixed by the statement
+@lru_cache(maxsize=1)
+def statement_tables() -> Tables:
+    """The 6 x 16 exact profits of Q2, fixed by the statement (about 25 ms)."""
+    return {c: case_table(c) for c in CASES}
 
 
-def best_profits(case: int) -> tuple[Fraction, Fraction]:
-    table = _TABLES[case]
+def best_profits(table: Mapping[tuple[int, ...], tuple[Fraction, Fraction | None]]) -> tuple[Fraction, Fraction]:
+    """The best profit of one situation's table in each reading (finite values only)."""
     return (max(r for r, _ in table.values()), max(s for _, s in table.values() if s is not None))
 
 
@@ -343,10 +378,10 @@ def _section(data: Mapping[str, Any], q: str, key: str) -> Any:
     return sec[key]
 
 
-def _q2(data: Mapping[str, Any], i: int) -> dict[str, Fraction]:
+def _q2(data: Mapping[str, Any], i: int, tables: Tables) -> dict[str, Fraction]:
     case, decision = _row(_section(data, "q2", "best_decisions"), i)
-    ref, stmt = _TABLES[case][decision]
-    best_ref, best_stmt = best_profits(case)
+    ref, stmt = tables[case][decision]
+    best_ref, best_stmt = best_profits(tables[case])
     out = {"profit_reference": ref, "best_profit_reference": best_ref, "best_profit_statement": best_stmt}
     regret = best_ref - ref
     if stmt is not None:
@@ -374,13 +409,16 @@ def _q3(data: Mapping[str, Any]) -> Fraction:
     return q3_reference(flags)
 
 
-def replay(data: Mapping[str, Any], official: object = None) -> Derived:
+def replay(data: Mapping[str, Any], official: Tables | None = None) -> Derived:
+    """The derived values of an artifact's witness; ``official`` is the stored
+    Q2 tables (None: computed here)."""
+    tables = official if official is not None else statement_tables()
     values: dict[str, Fraction] = {}
     gaps: dict[str, str] = {}
     for i in range(ROWS):
         names = {f: f"q2.row{i}.{f}" for f in ROW_FIELDS}
         try:
-            got = _q2(data, i)
+            got = _q2(data, i, tables)
         except _Gap as why:
             gaps.update({n: str(why) for n in names.values()})
             continue

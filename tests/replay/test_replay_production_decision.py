@@ -217,7 +217,7 @@ def test_known_values():
 def test_every_profit_within_the_statement_margin():
     for case in production_decision.CASES:
         for d in production_decision.ALL_DECISIONS:
-            ref, stmt = production_decision._TABLES[case][d]
+            ref, stmt = production_decision.statement_tables()[case][d]
             assert ref <= 28
             assert stmt is None or stmt <= 28
             assert (stmt is None) == (d[3] == 1 and not (d[0] and d[1]))
@@ -268,6 +268,19 @@ def test_hostile_witness_never_raises(data):
 def test_regret_zero_exactly_for_a_best_set(case, d):
     art = {"experiment_result": {"q2": {"best_decisions": [dict(case=case, **dict(zip(production_decision.DECISIONS, d)))]}}}
     v = production_decision.replay(parsed(art).data, None).values
-    ref, stmt = production_decision._TABLES[case][d]
-    best_ref, best_stmt = production_decision.best_profits(case)
+    ref, stmt = production_decision.statement_tables()[case][d]
+    best_ref, best_stmt = production_decision.best_profits(production_decision.statement_tables()[case])
     assert (v["q2.row0.regret"] == 0) == (ref == best_ref or stmt == best_stmt)
+
+
+def test_stored_tables_are_the_recomputation():
+    data = Path(__file__).resolve().parents[2] / "anchors" / "cumcm-2024-b-production-decision" / "data"
+    stored = production_decision.load_official(str(data))
+    assert stored == production_decision.statement_tables()
+    assert production_decision.tables_json(stored) == json.loads((data / "statement_tables.json").read_text("utf-8"))
+
+
+def test_broken_tables_file_is_a_task_error(tmp_path):
+    (tmp_path / "statement_tables.json").write_text('{"tables": {"1": {}}}', encoding="utf-8")
+    with pytest.raises(ValueError, match="decision sets"):
+        production_decision.load_official(str(tmp_path))
