@@ -1,5 +1,8 @@
 """Panel scoring: per metric, per paper, per item; R(m, S_p); O-EVAL.
 
+Reading values is :mod:`.reads`; what a task's anchors fix once is the plan
+of :mod:`.panel_plan`.
+
 ``score_panel`` is a pure function of a task and parsed artifact data. It never
 raises on artifact content: an absent value is ``missing``, a value of the wrong
 type is ``not_a_number`` (or ``not_a_label``), and both score 0. A metric removed
@@ -8,20 +11,17 @@ no part in any paper's R.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from mmverify import paths
-from mmverify.artifact import bounded_decimal
-from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, to_fraction
+from mmverify.numbers import fraction_text
 
-from mmverify.labels import normalise_label
-
-from .kernels import DIRECTIONS, ONE, ZERO, kernel_score
-from .rules import (DEFAULT_RULESET, RULESETS, Ceiling, RuleApplication, band_width, ceiling, incomparable,
-                    support_factor, unverified_improvement, unwitnessed)
+from .kernels import ONE, ZERO
+from .panel_plan import Anchor, MetricPlan, copy_text, plan_of
+from .reads import ListRead, read_list, read_scalar
+from .rules import DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, unverified_improvement, unwitnessed
 
 
 @dataclass(frozen=True)
@@ -84,61 +84,6 @@ class PanelScore:
         return tuple(p for p in self.papers if p.r is not None)
 
 
-# ---------------------------------------------------------------- reading values
-
-_LABEL = "label"
-_NUMBER = "number"
-
-
-def _read_scalar(raw: Any, want: str, text: bool = True) -> tuple[Any, str, str | None]:
-    """(value, status, text) for one artifact value; value is Fraction or str
-    (the text of a number only when ``text``)."""
-    if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
-        return decimal_fraction(raw), "ok", decimal_text(raw) if text else None
-    if isinstance(raw, paths.Missing):
-        return None, "missing", None
-    if want == _LABEL and isinstance(raw, str):
-        return raw, "ok", raw
-    num = to_fraction(raw) if not isinstance(raw, str) else None
-    if num is not None:
-        return num, "ok", decimal_text(raw)
-    if want == _LABEL:
-        return None, "not_a_label", _type_text(raw)
-    return None, "not_a_number", _type_text(raw)
-
-
-def _type_text(raw: Any) -> str:
-    from mmverify.artifact import json_type
-
-    if isinstance(raw, str):
-        return f"string of {len(raw)} characters"
-    return json_type(raw)
-
-
-def _want(anchor_sample: Any) -> str:
-    return _LABEL if isinstance(anchor_sample, str) else _NUMBER
-
-
-def _anchor_text(value: Any) -> Any:
-    return fraction_text(value) if isinstance(value, Fraction) else value
-
-
-def _item_key(raw: Any) -> str | None:
-    """Canonical match_by key: numbers (or decimal text) by exact value, so that
-    ``0.90``, ``0.9`` and ``"0.9"`` pair; other text trimmed and case-folded.
-
-    A string is read as a number only within the parser's number caps
-    (:func:`mmverify.artifact.bounded_decimal`): an artifact key such as
-    ``"1e999999999"`` or 200,000 digits is a label, not a giant integer."""
-    if isinstance(raw, bool) or raw is None:
-        return None
-    if isinstance(raw, str):
-        dec = bounded_decimal(raw)
-        return fraction_text(Fraction(dec)) if dec is not None else normalise_label(raw)
-    num = to_fraction(raw)
-    return fraction_text(num) if num is not None else None
-
-
 # ---------------------------------------------------------------- scoring
 
 def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> PanelScore:
@@ -166,7 +111,7 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
 def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | Fraction | None:
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
-    plan = _plan(task)
+    plan = plan_of(task)
     guarded = ruleset == "verified"
     verified = (gates.verified() if gates is not None else frozenset()) if guarded else None
     table: list[list[Fraction | None]] = []     # per metric: r per paper
@@ -217,7 +162,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
 
 
-def _supported(plan: tuple[_MetricPlan, ...], table: list[list[Fraction | None]],
+def _supported(plan: tuple[MetricPlan, ...], table: list[list[Fraction | None]],
                results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
     """The unsupported_conclusion rule: a conclusion's r times its support's mean
     r (from the r before this rule), in place; records only when ``results``."""
@@ -246,150 +191,6 @@ def _supported(plan: tuple[_MetricPlan, ...], table: list[list[Fraction | None]]
             results[k] = replace(results[k], per_paper=tuple(per_paper))
 
 
-# ------------------------------------------------------- the plan of a task
-# Everything about a metric that does not depend on the artifact (the anchors'
-# texts, band widths and their degenerate_band records, the kernel, the
-# unverified-improvement ceilings) is worked out once per task.
-
-class _Anchor:
-    """One paper's anchor for one metric (or one item of a list anchor)."""
-
-    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "pair", "rule", "items",
-                 "keys", "error")
-
-    def __init__(self, paper_id: str):
-        self.paper_id = paper_id
-        self.votes = False
-        self.reason: str | None = None
-        self.audited = False
-        self.anchor: Any = None
-        self.text: Any = None
-        self.width: Fraction | None = None
-        self.pair: tuple[int, int, int, int] | None = None   # anchor and width as integers, for the kernel
-        self.rule: RuleApplication | None = None
-        self.items: tuple[tuple[str, _Anchor], ...] = ()
-        self.keys: frozenset[str] = frozenset()
-        self.error: ValueError | None = None
-
-
-class _MetricPlan:
-    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "pair_kernel", "weight_pair")
-
-    def __init__(self, task, metric):
-        self.metric, self.id = metric, metric.id
-        self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
-        sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
-        if metric.is_list and sample:
-            sample = sample[0][1] if metric.match_by else sample[0]
-        self.want = _want(sample) if metric.direction == "exact_value" else _NUMBER
-        self.removed = incomparable(task, metric)
-        self.caps = _caps(task, metric)
-        self.pair_kernel = DIRECTIONS[metric.direction].pair
-        self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
-        self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
-
-    def _entry(self, metric, paper) -> _Anchor:
-        e = _Anchor(paper.paper_id)
-        if metric.id not in paper.values:
-            e.reason = paper.excluded.get(metric.id)
-            return e
-        e.votes, e.anchor, e.audited = True, paper.values[metric.id], metric.id in paper.audit
-        if self.removed is not None:
-            e.text = _anchor_text_any(e.anchor)
-        elif metric.is_list:
-            pairs = (tuple((_item_key(k), a) for k, a in e.anchor) if metric.match_by
-                     else tuple((str(i), a) for i, a in enumerate(e.anchor)))
-            e.text = ({k: _anchor_text(a) for k, a in e.anchor} if metric.match_by
-                      else [_anchor_text(a) for a in e.anchor])
-            items = []
-            for key, a in pairs:
-                item = self._banded(metric, a, paper.paper_id)
-                if item.rule is not None:
-                    item.rule = RuleApplication(item.rule.rule, metric.id, paper.paper_id,
-                                                f"item {key}: {item.rule.detail}")
-                items.append((key, item))
-            e.items = tuple(items)
-            e.keys = frozenset(k for k, _ in pairs)
-        else:
-            banded = self._banded(metric, e.anchor, paper.paper_id)
-            e.text, e.width, e.pair, e.rule, e.error = banded.text, banded.width, banded.pair, banded.rule, \
-                banded.error
-        return e
-
-    def _banded(self, metric, a: Any, paper_id: str) -> _Anchor:
-        item = _Anchor(paper_id)
-        item.anchor, item.text = a, _anchor_text(a)
-        if not DIRECTIONS[metric.direction].needs_band:
-            return item
-        try:
-            eb = band_width(metric, a, paper_id)
-        except ValueError as exc:   # raised when the anchor is scored, as the kernel would
-            item.error = exc
-            return item
-        item.width, item.rule = eb.width, eb.rule
-        if isinstance(a, Fraction) and eb.width > 0:
-            item.pair = (a.numerator, a.denominator, eb.width.numerator, eb.width.denominator)
-        return item
-
-    def score(self, x: Any, a: _Anchor) -> Fraction:
-        """The direction's kernel on one read value and one (planned) anchor."""
-        if a.error is not None:
-            raise a.error
-        if a.pair is not None and type(x) is Fraction:
-            return self.pair_kernel(x.numerator, x.denominator, *a.pair)
-        return kernel_score(self.metric.direction, x, a.anchor, a.width)
-
-
-def _caps(task, metric) -> dict[str | None, Ceiling | None]:
-    """The unverified-improvement ceilings of one metric: one for a scalar
-    (key None), one per item key of a list; empty when the metric is not one-sided."""
-    caps: dict[str | None, Ceiling | None] = {}
-    voting = [p.values[metric.id] for p in task.panel if metric.id in p.values]
-    if metric.direction not in ("higher_is_better", "lower_is_better") or not voting:
-        return caps
-    if not metric.is_list:
-        caps[None] = ceiling(metric, list(voting))
-        return caps
-    by_key: dict[str, list[Fraction]] = {}
-    for anchor in voting:
-        pairs = ([(_item_key(k), a) for k, a in anchor] if metric.match_by
-                 else [(str(i), a) for i, a in enumerate(anchor)])
-        for k, a in pairs:
-            by_key.setdefault(k, []).append(a)
-    for k, anchors in by_key.items():
-        caps[k] = ceiling(metric, anchors)
-    return caps
-
-
-_PLANS: dict[int, tuple[Any, tuple[_MetricPlan, ...]]] = {}
-_PLANS_KEPT = 256
-
-
-def _plan(task) -> tuple[_MetricPlan, ...]:
-    # a pure function of the (immutable) task: made once per task object
-    hit = _PLANS.get(id(task))
-    if hit is not None and hit[0] is task:
-        return hit[1]
-    plan = tuple(_MetricPlan(task, m) for m in task.metrics)
-    if len(_PLANS) >= _PLANS_KEPT:
-        _PLANS.clear()
-    _PLANS[id(task)] = (task, plan)
-    return plan
-
-
-def _copy(text: Any) -> Any:
-    """A report's own copy of a planned anchor text (lists and dicts are mutable)."""
-    return list(text) if type(text) is list else dict(text) if type(text) is dict else text
-
-
-def _anchor_text_any(anchor: Any) -> Any:
-    if isinstance(anchor, tuple):
-        if anchor and isinstance(anchor[0], tuple):
-            return {k: _anchor_text(v) for k, v in anchor}
-        return [_anchor_text(v) for v in anchor]
-    return _anchor_text(anchor)
-
-
 # ------------------------------------------------------- one metric
 
 class _Credit:
@@ -398,7 +199,7 @@ class _Credit:
 
     __slots__ = ("mp", "verified", "applied")
 
-    def __init__(self, mp: _MetricPlan, verified: frozenset[str], detail: bool):
+    def __init__(self, mp: MetricPlan, verified: frozenset[str], detail: bool):
         self.mp, self.verified = mp, verified
         self.applied: dict[str | None, RuleApplication] | None = {} if detail else None
 
@@ -415,23 +216,23 @@ class _Credit:
         return f
 
 
-def _score_metric(mp: _MetricPlan, data: Any, claim: RuleApplication | None, verified: frozenset[str] | None,
+def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, verified: frozenset[str] | None,
                   detail: bool) -> tuple[list[Fraction | None], MetricResult | None]:
     """r per paper for one metric (None where the paper does not vote), and with
     ``detail`` its :class:`MetricResult`."""
     metric, removed = mp.metric, mp.removed
     credit = _Credit(mp, verified, detail) if verified is not None else None
     factor = ONE
-    read: _ListRead | None = None
+    read: ListRead | None = None
     got: dict[str, tuple[Any, str]] = {}
     x = value = reason = None
     if metric.is_list:
-        read = _read_list(metric, data, mp.want, detail)
+        read = read_list(metric, data, mp.want, detail)
         value, status, reason = read.text, read.status, read.detail
         got = {k: (v, s) for k, v, s in read.values if s != "no_key"}
     else:
         raw = paths.get(data, metric.path)
-        x, status, value = _read_scalar(raw, mp.want)
+        x, status, value = read_scalar(raw, mp.want)
         if status == "missing":
             reason = raw.reason
         elif credit is not None and removed is None and claim is None:
@@ -447,13 +248,13 @@ def _score_metric(mp: _MetricPlan, data: Any, claim: RuleApplication | None, ver
         if removed is not None:
             rs.append(None)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, "removed", _copy(e.text), None, None,
+                per_paper.append(PaperMetricScore(e.paper_id, "removed", copy_text(e.text), None, None,
                                                   reason="incomparable_units", audited=e.audited))
             continue
         if claim is not None:
             rs.append(ZERO)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, "unwitnessed", _copy(e.text), None, ZERO,
+                per_paper.append(PaperMetricScore(e.paper_id, "unwitnessed", copy_text(e.text), None, ZERO,
                                                   reason=claim.detail, audited=e.audited))
         elif read is not None:
             r, pm = _score_list(mp, e, read, got, credit, detail)
@@ -489,49 +290,6 @@ def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplicatio
             if pm.status == "scored" else pm for pm in per_paper]
 
 
-@dataclass(frozen=True)
-class _ListRead:
-    status: str                      # ok | missing
-    detail: str | None
-    text: Any                        # list of texts, or mapping key -> text
-    values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
-    index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
-    texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``text``)
-
-
-def _read_list(metric, data: Any, want: str, texts: bool = True) -> _ListRead:
-    raw_items = paths.list_items(data, metric.path)
-    if isinstance(raw_items, paths.Missing):
-        return _ListRead("missing", raw_items.reason, None, ())
-    _, inner = metric.path.split()
-    out: list[tuple[str, Any, str]] = []
-    seen: set[str] = set()
-    index: dict[str, int] = {}
-    dupes = 0
-    for i, item in enumerate(raw_items):
-        raw = paths.get(item, inner) if inner.segments else item
-        value, status, _ = _read_scalar(raw, want, False)
-        if metric.match_by:
-            key = _item_key(item.get(metric.match_by)) if isinstance(item, dict) else None
-            if key is None:
-                out.append((f"#{i}", value, "no_key"))
-                continue
-            if key in seen:
-                dupes += 1
-                continue
-            seen.add(key)
-        else:
-            key = str(i)
-        out.append((key, value, status))
-        index[key] = i
-    detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
-    if not texts:
-        return _ListRead("ok", detail, None, tuple(out), index)
-    by_key = {k: _anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
-    text = by_key if metric.match_by else [by_key[k] for k, _, _ in out]
-    return _ListRead("ok", detail, text, tuple(out), index, by_key)
-
-
 def _item(key: str, value: str | None, anchor: Any, width: Fraction | None, r: Fraction, status: str) -> ItemScore:
     """``ItemScore(key, value, anchor, width, r, status)``, the same object made
     without running the frozen ``__init__`` (one per list item of every artifact)."""
@@ -540,12 +298,12 @@ def _item(key: str, value: str | None, anchor: Any, width: Fraction | None, r: F
     return item
 
 
-def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tuple[Any, str]],
+def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, got: dict[str, tuple[Any, str]],
                 credit: _Credit | None, detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
     """The mean r over one paper's anchor items, and with ``detail`` its record."""
     metric, paper_id = mp.metric, e.paper_id
     if read.status != "ok":
-        return ZERO, (PaperMetricScore(paper_id, read.status, _copy(e.text), None, ZERO, reason=read.detail,
+        return ZERO, (PaperMetricScore(paper_id, read.status, copy_text(e.text), None, ZERO, reason=read.detail,
                                        audited=e.audited) if detail else None)
     items = []
     rules = []
@@ -584,5 +342,5 @@ def _score_list(mp: _MetricPlan, e: _Anchor, read: _ListRead, got: dict[str, tup
         if short:
             parts.append(f"{short} anchor item(s) not supplied score 0")
         rules.append(RuleApplication("cardinality_mismatch", metric.id, paper_id, "; ".join(parts)))
-    return mean, PaperMetricScore(paper_id, "scored", _copy(e.text), None, mean, items=tuple(items),
+    return mean, PaperMetricScore(paper_id, "scored", copy_text(e.text), None, mean, items=tuple(items),
                                   audited=e.audited, rules=tuple(rules))

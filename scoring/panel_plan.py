@@ -1,0 +1,154 @@
+"""The plan of a task's panel: everything about a metric that does not depend
+on the artifact (the anchors' texts, band widths and their degenerate_band
+records, the kernel, the unverified-improvement ceilings), worked out once per
+task and kept for the tasks last used.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .kernels import DIRECTIONS, kernel_score
+from .reads import NUMBER, anchor_text, item_key, want_of
+from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
+
+
+class Anchor:
+    """One paper's anchor for one metric (or one item of a list anchor)."""
+
+    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "pair", "rule", "items",
+                 "keys", "error")
+
+    def __init__(self, paper_id: str):
+        self.paper_id = paper_id
+        self.votes = False
+        self.reason: str | None = None
+        self.audited = False
+        self.anchor: Any = None
+        self.text: Any = None
+        self.width: Fraction | None = None
+        self.pair: tuple[int, int, int, int] | None = None   # anchor and width as integers, for the kernel
+        self.rule: RuleApplication | None = None
+        self.items: tuple[tuple[str, Anchor], ...] = ()
+        self.keys: frozenset[str] = frozenset()
+        self.error: ValueError | None = None
+
+
+class MetricPlan:
+    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "pair_kernel", "weight_pair")
+
+    def __init__(self, task, metric):
+        self.metric, self.id = metric, metric.id
+        self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
+        sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
+        if metric.is_list and sample:
+            sample = sample[0][1] if metric.match_by else sample[0]
+        self.want = want_of(sample) if metric.direction == "exact_value" else NUMBER
+        self.removed = incomparable(task, metric)
+        self.caps = caps_of(task, metric)
+        self.pair_kernel = DIRECTIONS[metric.direction].pair
+        self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
+        self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
+
+    def _entry(self, metric, paper) -> Anchor:
+        e = Anchor(paper.paper_id)
+        if metric.id not in paper.values:
+            e.reason = paper.excluded.get(metric.id)
+            return e
+        e.votes, e.anchor, e.audited = True, paper.values[metric.id], metric.id in paper.audit
+        if self.removed is not None:
+            e.text = anchor_text_any(e.anchor)
+        elif metric.is_list:
+            pairs = (tuple((item_key(k), a) for k, a in e.anchor) if metric.match_by
+                     else tuple((str(i), a) for i, a in enumerate(e.anchor)))
+            e.text = ({k: anchor_text(a) for k, a in e.anchor} if metric.match_by
+                      else [anchor_text(a) for a in e.anchor])
+            items = []
+            for key, a in pairs:
+                item = self._banded(metric, a, paper.paper_id)
+                if item.rule is not None:
+                    item.rule = RuleApplication(item.rule.rule, metric.id, paper.paper_id,
+                                                f"item {key}: {item.rule.detail}")
+                items.append((key, item))
+            e.items = tuple(items)
+            e.keys = frozenset(k for k, _ in pairs)
+        else:
+            banded = self._banded(metric, e.anchor, paper.paper_id)
+            e.text, e.width, e.pair, e.rule, e.error = banded.text, banded.width, banded.pair, banded.rule, \
+                banded.error
+        return e
+
+    def _banded(self, metric, a: Any, paper_id: str) -> Anchor:
+        item = Anchor(paper_id)
+        item.anchor, item.text = a, anchor_text(a)
+        if not DIRECTIONS[metric.direction].needs_band:
+            return item
+        try:
+            eb = band_width(metric, a, paper_id)
+        except ValueError as exc:   # raised when the anchor is scored, as the kernel would
+            item.error = exc
+            return item
+        item.width, item.rule = eb.width, eb.rule
+        if isinstance(a, Fraction) and eb.width > 0:
+            item.pair = (a.numerator, a.denominator, eb.width.numerator, eb.width.denominator)
+        return item
+
+    def score(self, x: Any, a: Anchor) -> Fraction:
+        """The direction's kernel on one read value and one (planned) anchor."""
+        if a.error is not None:
+            raise a.error
+        if a.pair is not None and type(x) is Fraction:
+            return self.pair_kernel(x.numerator, x.denominator, *a.pair)
+        return kernel_score(self.metric.direction, x, a.anchor, a.width)
+
+
+def caps_of(task, metric) -> dict[str | None, Ceiling | None]:
+    """The unverified-improvement ceilings of one metric: one for a scalar
+    (key None), one per item key of a list; empty when the metric is not one-sided."""
+    caps: dict[str | None, Ceiling | None] = {}
+    voting = [p.values[metric.id] for p in task.panel if metric.id in p.values]
+    if metric.direction not in ("higher_is_better", "lower_is_better") or not voting:
+        return caps
+    if not metric.is_list:
+        caps[None] = ceiling(metric, list(voting))
+        return caps
+    by_key: dict[str, list[Fraction]] = {}
+    for anchor in voting:
+        pairs = ([(item_key(k), a) for k, a in anchor] if metric.match_by
+                 else [(str(i), a) for i, a in enumerate(anchor)])
+        for k, a in pairs:
+            by_key.setdefault(k, []).append(a)
+    for k, anchors in by_key.items():
+        caps[k] = ceiling(metric, anchors)
+    return caps
+
+
+_PLANS: dict[int, tuple[Any, tuple[MetricPlan, ...]]] = {}
+PLANS_KEPT = 256
+
+
+def plan_of(task) -> tuple[MetricPlan, ...]:
+    # a pure function of the (immutable) task: made once per task object
+    hit = _PLANS.get(id(task))
+    if hit is not None and hit[0] is task:
+        return hit[1]
+    plan = tuple(MetricPlan(task, m) for m in task.metrics)
+    if len(_PLANS) >= PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[id(task)] = (task, plan)
+    return plan
+
+
+def copy_text(text: Any) -> Any:
+    """A report's own copy of a planned anchor text (lists and dicts are mutable)."""
+    return list(text) if type(text) is list else dict(text) if type(text) is dict else text
+
+
+def anchor_text_any(anchor: Any) -> Any:
+    if isinstance(anchor, tuple):
+        if anchor and isinstance(anchor[0], tuple):
+            return {k: anchor_text(v) for k, v in anchor}
+        return [anchor_text(v) for v in anchor]
+    return anchor_text(anchor)
+
+
