@@ -18,6 +18,7 @@ from mmverify.gates import evaluate_gates
 from mmverify.replay import crop_planting as cp
 from mmverify.replay import run_replay
 from mmverify.tasks import load_task
+from tests.helpers import crop_plans
 
 TASK = "cumcm-2024-c-crop-planting"
 
@@ -216,3 +217,30 @@ def test_huge_exponents_are_malformed(official):
     rows = [{"plot": "A1", "year": 2024, "season": "single", "crop_id": 6, "area_mu": Decimal("1E-999999")}]
     derived = cp.replay({"experiment_result": {"q1": {"waste_plan": rows}}}, official)
     assert "witness malformed" in derived.gaps["q1.waste_profit_yuan"]
+
+
+TABLE = json.loads(crop_plans.TABLE.read_text(encoding="utf-8"))
+
+
+def test_table_covers_feasible_infeasible_and_malformed_plans():
+    rows = [TABLE["oracle"]] + TABLE["seeds"]
+    plans = [p for r in rows for p in r["plans"].values()]
+    assert len(TABLE["seeds"]) == len(crop_plans.SEEDS) >= 20
+    assert sum(1 for p in plans if p.get("violations") == []) >= 10
+    assert sum(1 for p in plans if p.get("violations")) >= 10
+    assert sum(1 for p in plans if "malformed" in p) >= 5
+    assert len({p["profit"]["waste"] for p in plans if "profit" in p}) >= 10
+
+
+def test_oracle_matches_the_table(oracle):
+    """The table was recorded by the Fraction-per-row replay of commit 2a2f3da."""
+    assert crop_plans.record(oracle) == TABLE["oracle"]
+
+
+@pytest.mark.parametrize("row", TABLE["seeds"], ids=lambda r: f"seed{r['seed']}")
+def test_perturbed_plans_match_the_table(row):
+    """Seeded edits of the oracle (tests/helpers/crop_plans.py) replay to the very values,
+    gaps, violations and profits the table holds."""
+    data, edits = crop_plans.perturbed(row["seed"])
+    assert (edits, crop_plans.digest(data)) == (row["edits"], row["digest"])
+    assert crop_plans.record(data) == {k: row[k] for k in ("values", "gaps", "plans")}
