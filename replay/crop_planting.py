@@ -23,8 +23,9 @@ Feasibility rules checked (``RULES`` below names them; docs in the README).
 from __future__ import annotations
 
 import csv
+import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping
@@ -38,6 +39,7 @@ PLAN_FIELD = {"waste": "waste_plan", "discount": "discount_plan"}
 YEARS = tuple(range(2024, 2031))
 HALF = Fraction(1, 2)
 MAX_PLACES = 6            # an area is a decimal with at most 6 places (1e-6 mu)
+MICRO = 10 ** MAX_PLACES  # a parsed area is an integer number of 1e-6 mu
 MIN_AREA = Fraction(3, 10)   # smallest planted row: the smallest row of the 2023 planting
 
 OPEN_FIELD = ("flat_dry", "terrace", "hillside")
@@ -91,11 +93,40 @@ class Official:
     stats: Mapping[tuple[int, str, str], tuple[Fraction, Fraction, Fraction]]  # (crop, type, season) -> yield, cost, price
     demand: Mapping[int, Fraction]                                    # crop -> expected sales (jin / year)
     planted_2023: Mapping[tuple[str, str], frozenset[int]]            # (plot, season) -> crops
+    scaled: _Scaled = field(init=False, repr=False, compare=False)    # the same data as integers
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scaled", _Scaled.of(self))
 
     def admissible(self) -> int:
         """How many distinct (plot, year, season, crop) rows the statement allows."""
         per_year = sum(len(cs) for lt, _ in self.plots.values() for cs in allowed_seasons(lt).values())
         return per_year * len(YEARS)
+
+
+@dataclass(frozen=True)
+class _Scaled:
+    """Official data as integers over common denominators, so that a plan's
+    areas (integers over their own common denominator) meet them in integer
+    arithmetic only; one Fraction is formed per result."""
+
+    cap_micro: Mapping[str, int]                  # plot -> floor(area * MICRO): an area of n/MICRO fits iff n <= it
+    stats: Mapping[tuple[int, str, str], tuple[int, int, int]]   # yield * YIELD, cost * COST, price * PRICE
+    demand: Mapping[int, int]                     # expected sales * YIELD
+    yield_den: int                                # YIELD: a multiple of every yield's and demand's denominator
+    cost_den: int                                 # COST
+    price_den: int                                # PRICE
+    legume_2023: frozenset[str]                   # plots with a legume in 2023
+
+    @classmethod
+    def of(cls, o: Official) -> _Scaled:
+        y = math.lcm(*(s[0].denominator for s in o.stats.values()), *(d.denominator for d in o.demand.values()))
+        c = math.lcm(*(s[1].denominator for s in o.stats.values()))
+        p = math.lcm(*(s[2].denominator for s in o.stats.values()))
+        stats = {k: (int(yi * y), int(co * c), int(pr * p)) for k, (yi, co, pr) in o.stats.items()}
+        return cls({plot: math.floor(area * MICRO) for plot, (_lt, area) in o.plots.items()}, stats,
+                   {crop: int(d * y) for crop, d in o.demand.items()}, y, c, p,
+                   frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
 
 
 def _rows(path: str) -> list[dict[str, str]]:
@@ -135,91 +166,135 @@ class Malformed(ValueError):
     pass
 
 
-def _area(value: Any) -> Fraction:
+Plan = Mapping[tuple[str, int, str, int], Fraction]    # (plot, year, season, crop) -> area (mu)
+_Ints = Mapping[tuple[str, int, str, int], int]       # the same, areas as integers over one denominator
+
+
+def _micro(value: Any) -> int:
+    """An area as an integer number of 1e-6 mu."""
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
         raise Malformed("area_mu is not a number")
     d = Decimal(value)
     if not d.is_finite() or d.as_tuple().exponent < -MAX_PLACES or d.adjusted() > 6:
         raise Malformed(f"area_mu {value} is not a decimal of at most {MAX_PLACES} places below 1e7")
-    return Fraction(d)
+    n, den = d.as_integer_ratio()     # den divides MICRO: at most 6 places
+    return n * (MICRO // den)
 
 
-def parse_plan(raw: Any, official: Official) -> dict[tuple[str, int, str, int], Fraction]:
-    """(plot, year, season, crop) -> area, or Malformed. Repeated rows add up."""
+def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]:
+    """(plot, year, season, crop) -> area in 1e-6 mu, or Malformed. Repeated rows add up."""
     if not isinstance(raw, list):
         raise Malformed("the plan is not a list of rows")
     if len(raw) > official.admissible():
         raise Malformed(f"{len(raw)} rows, more than the {official.admissible()} the statement admits")
-    plan: dict[tuple[str, int, str, int], Fraction] = {}
+    plots, crops, caps = official.plots, official.crops, official.scaled.cap_micro
+    plan: dict[tuple[str, int, str, int], int] = {}
     for k, row in enumerate(raw):
         if not isinstance(row, dict):
             raise Malformed(f"row {k} is not an object")
         plot, year, season, crop = row.get("plot"), row.get("year"), row.get("season"), row.get("crop_id")
-        if not isinstance(plot, str) or plot not in official.plots:
+        if not isinstance(plot, str) or plot not in plots:
             raise Malformed(f"row {k}: unknown plot")
         if isinstance(year, bool) or not isinstance(year, (int, Decimal)) or year not in YEARS:
             raise Malformed(f"row {k}: year outside 2024-2030")
         if season not in ("single", "first", "second"):
             raise Malformed(f"row {k}: season is not single/first/second")
-        if isinstance(crop, bool) or not isinstance(crop, (int, Decimal)) or crop not in official.crops:
+        if isinstance(crop, bool) or not isinstance(crop, (int, Decimal)) or crop not in crops:
             raise Malformed(f"row {k}: unknown crop_id")
-        area = _area(row.get("area_mu"))
-        if not 0 < area <= official.plots[plot][1]:
+        area = _micro(row.get("area_mu"))
+        if not 0 < area <= caps[plot]:
             raise Malformed(f"row {k}: area_mu outside (0, plot area]")
         key = (plot, int(year), str(season), int(crop))
-        plan[key] = plan.get(key, Fraction(0)) + area
+        plan[key] = plan.get(key, 0) + area
     return plan
+
+
+def _integers(plan: Plan) -> tuple[_Ints, int]:
+    """A plan's areas as integers over their least common denominator, and that denominator."""
+    scale = math.lcm(*(a.denominator for a in plan.values()))
+    return {key: a.numerator * (scale // a.denominator) for key, a in plan.items()}, scale
+
+
+def parse_plan(raw: Any, official: Official) -> dict[tuple[str, int, str, int], Fraction]:
+    """(plot, year, season, crop) -> area, or Malformed. Repeated rows add up."""
+    return {key: Fraction(area, MICRO) for key, area in _parse(raw, official).items()}
 
 
 # --------------------------------------------------------------------------- the two derived values
 
-def plan_profit(plan: Mapping[tuple[str, int, str, int], Fraction], official: Official, case: str) -> Fraction:
+def plan_profit(plan: Plan, official: Official, case: str) -> Fraction:
     """Exact 2024-2030 profit of a plan under surplus rule ``case``; a crop on a
     plot type or season without 2023 statistics earns nothing and costs nothing
     (the feasibility value says it is not allowed)."""
-    total = Fraction(0)
-    by_year: dict[tuple[int, int], dict[Fraction, Fraction]] = {}   # (year, crop) -> price -> production
+    return _profit(*_integers(plan), official, case)
+
+
+def _profit(plan: _Ints, scale: int, official: Official, case: str) -> Fraction:
+    """:func:`plan_profit` of areas ``plan[key] / scale``, in integers: production
+    in 1/(scale * YIELD) jin, cost in 1/(scale * COST) yuan, revenue in
+    1/(2 * scale * YIELD * PRICE) yuan (the 2 for the half price of a surplus)."""
+    plots, sc = official.plots, official.scaled
+    areas: dict[tuple[int, int, str, str], int] = {}          # (year, crop, type, season) -> area
     for (plot, year, season, crop), area in plan.items():
-        stat = official.stats.get((crop, official.plots[plot][0], season))
+        key = (year, crop, plots[plot][0], season)
+        areas[key] = areas.get(key, 0) + area
+    cost = 0
+    by_year: dict[tuple[int, int], dict[int, int]] = {}       # (year, crop) -> price -> production
+    for (year, crop, land_type, season), area in areas.items():
+        stat = sc.stats.get((crop, land_type, season))
         if stat is None:
             continue
-        yield_, cost, price = stat
-        total -= area * cost
+        yield_, cost_, price = stat
+        cost += area * cost_
         prod = by_year.setdefault((year, crop), {})
-        prod[price] = prod.get(price, Fraction(0)) + area * yield_
+        prod[price] = prod.get(price, 0) + area * yield_
+    revenue = 0
+    surplus_share = 1 if case == "discount" else 0
     for (_year, crop), production in by_year.items():
-        left = official.demand.get(crop, Fraction(0))
+        left = sc.demand.get(crop, 0) * scale
         for price in sorted(production, reverse=True):
             sold = min(production[price], left)
             left -= sold
-            total += sold * price
-            if case == "discount":
-                total += (production[price] - sold) * price * HALF
-    return total
+            revenue += (2 * sold + surplus_share * (production[price] - sold)) * price
+    return (Fraction(revenue, 2 * scale * sc.yield_den * sc.price_den)
+            - Fraction(cost, scale * sc.cost_den))
 
 
-def plan_violations(plan: Mapping[tuple[str, int, str, int], Fraction], official: Official) -> list[str]:
+def plan_violations(plan: Plan, official: Official) -> list[str]:
     """Every broken statement rule (empty: the plan is feasible)."""
+    return _violations(*_integers(plan), official)
+
+
+_ALLOWED = {lt: allowed_seasons(lt) for lt in (*OPEN_FIELD, "irrigated", "greenhouse", "smart_greenhouse")}
+
+
+def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
+    """:func:`plan_violations` of areas ``plan[key] / scale`` (``n / scale`` as a
+    float is ``float(Fraction(n, scale))``: both are correctly rounded)."""
     out: list[str] = []
-    used: dict[tuple[str, int, str], Fraction] = {}
+    plots = official.plots
+    used: dict[tuple[str, int, str], int] = {}
     crops_in: dict[tuple[str, int, str], set[int]] = {}
+    legume_years: dict[str, set[int]] = {}
     for (plot, year, season, crop), area in plan.items():
-        lt, _ = official.plots[plot]
-        allowed = allowed_seasons(lt)
+        lt = plots[plot][0]
+        allowed = _ALLOWED[lt]
         if season not in allowed or crop not in allowed[season]:
             out.append(f"{plot} {year} {season}: crop {crop} not allowed on {lt} in that season")
-        if area < MIN_AREA:
-            out.append(f"{plot} {year} {season}: crop {crop} on {float(area):g} mu, under the 0.3 mu minimum")
-        used[(plot, year, season)] = used.get((plot, year, season), Fraction(0)) + area
+        if area * MIN_AREA.denominator < MIN_AREA.numerator * scale:
+            out.append(f"{plot} {year} {season}: crop {crop} on {area / scale:g} mu, under the 0.3 mu minimum")
+        used[(plot, year, season)] = used.get((plot, year, season), 0) + area
         crops_in.setdefault((plot, year, season), set()).add(crop)
+        if crop in LEGUMES:
+            legume_years.setdefault(plot, set()).add(year)
     for (plot, year, season), area in sorted(used.items()):
-        lt, cap = official.plots[plot]
+        lt, cap = plots[plot]
         if lt == "irrigated" and season in ("first", "second"):
-            area += used.get((plot, year, "single"), Fraction(0))
-        if area > cap:
-            out.append(f"{plot} {year} {season}: {float(area):g} mu planted on {float(cap):g} mu")
+            area += used.get((plot, year, "single"), 0)
+        if area * cap.denominator > cap.numerator * scale:
+            out.append(f"{plot} {year} {season}: {area / scale:g} mu planted on {float(cap):g} mu")
     for (plot, year, season), cs in sorted(crops_in.items()):
-        lt, _ = official.plots[plot]
+        lt, _ = plots[plot]
         if lt == "irrigated" and season == "second" and len(cs) > 1:
             out.append(f"{plot} {year} second season: {len(cs)} crops, the statement allows one")
         for crop in sorted(cs):
@@ -227,12 +302,12 @@ def plan_violations(plan: Mapping[tuple[str, int, str, int], Fraction], official
                 before = official.planted_2023.get((plot, ps), frozenset()) if py == 2023 else crops_in.get((plot, py, ps), ())
                 if crop in before:
                     out.append(f"{plot}: crop {crop} in {py} {ps} and again in {year} {season}")
-    for plot in sorted(official.plots):
-        legume_years = {y for (p, y, _s, c) in plan if p == plot and c in LEGUMES}
-        if any(c in LEGUMES for (p, _s), cs in official.planted_2023.items() if p == plot for c in cs):
-            legume_years.add(2023)
+    for plot in sorted(plots):
+        years = legume_years.get(plot, set())
+        if plot in official.scaled.legume_2023:
+            years.add(2023)
         for start in range(2023, YEARS[-1] - 1):
-            if not legume_years & {start, start + 1, start + 2}:
+            if not years & {start, start + 1, start + 2}:
                 out.append(f"{plot}: no legume in {start}-{start + 2}")
     return out
 
@@ -251,15 +326,15 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
                 gaps[n] = f"witness absent: experiment_result.q1.{field_}"
             continue
         try:
-            plan = parse_plan(raw, official)
+            plan = _parse(raw, official)
         except Malformed as exc:
             for n in names:
                 gaps[n] = f"witness malformed: experiment_result.q1.{field_}: {exc}"
             continue
-        broken = plan_violations(plan, official)
+        broken = _violations(plan, MICRO, official)
         values[names[1]] = Fraction(0 if broken else 1)
         if broken:   # an infeasible plan proves nothing about an optimum: its profit verifies no claim
             gaps[names[0]] = f"witness infeasible: experiment_result.q1.{field_}: {broken[0]}"
         else:
-            values[names[0]] = plan_profit(plan, official, case)
+            values[names[0]] = _profit(plan, MICRO, official, case)
     return Derived(values, gaps)
