@@ -37,7 +37,6 @@ CASES = ("waste", "discount")
 DERIVED = tuple(f"q1.{case}_{what}" for case in CASES for what in ("profit_yuan", "plan_feasible"))
 PLAN_FIELD = {"waste": "waste_plan", "discount": "discount_plan"}
 YEARS = tuple(range(2024, 2031))
-HALF = Fraction(1, 2)
 MAX_PLACES = 6            # an area is a decimal with at most 6 places (1e-6 mu)
 MICRO = 10 ** MAX_PLACES  # a parsed area is an integer number of 1e-6 mu
 MIN_AREA = Fraction(3, 10)   # smallest planted row: the smallest row of the 2023 planting
@@ -111,6 +110,7 @@ class _Scaled:
     arithmetic only; one Fraction is formed per result."""
 
     cap_micro: Mapping[str, int]                  # plot -> floor(area * MICRO): an area of n/MICRO fits iff n <= it
+    cap_ratio: Mapping[str, tuple[int, int]]      # plot -> area as (numerator, denominator)
     stats: Mapping[tuple[int, str, str], tuple[int, int, int]]   # yield * YIELD, cost * COST, price * PRICE
     demand: Mapping[int, int]                     # expected sales * YIELD
     yield_den: int                                # YIELD: a multiple of every yield's and demand's denominator
@@ -124,7 +124,8 @@ class _Scaled:
         c = math.lcm(*(s[1].denominator for s in o.stats.values()))
         p = math.lcm(*(s[2].denominator for s in o.stats.values()))
         stats = {k: (int(yi * y), int(co * c), int(pr * p)) for k, (yi, co, pr) in o.stats.items()}
-        return cls({plot: math.floor(area * MICRO) for plot, (_lt, area) in o.plots.items()}, stats,
+        return cls({plot: math.floor(area * MICRO) for plot, (_lt, area) in o.plots.items()},
+                   {plot: (area.numerator, area.denominator) for plot, (_lt, area) in o.plots.items()}, stats,
                    {crop: int(d * y) for crop, d in o.demand.items()}, y, c, p,
                    frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
 
@@ -172,9 +173,11 @@ _Ints = Mapping[tuple[str, int, str, int], int]       # the same, areas as integ
 
 def _micro(value: Any) -> int:
     """An area as an integer number of 1e-6 mu."""
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
-        raise Malformed("area_mu is not a number")
-    d = Decimal(value)
+    d = value
+    if value.__class__ is not Decimal:      # a parsed JSON number with a fraction is a Decimal already
+        if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+            raise Malformed("area_mu is not a number")
+        d = Decimal(value)
     if not d.is_finite() or d.as_tuple().exponent < -MAX_PLACES or d.adjusted() > 6:
         raise Malformed(f"area_mu {value} is not a decimal of at most {MAX_PLACES} places below 1e7")
     n, den = d.as_integer_ratio()     # den divides MICRO: at most 6 places
@@ -195,11 +198,13 @@ def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]
         plot, year, season, crop = row.get("plot"), row.get("year"), row.get("season"), row.get("crop_id")
         if not isinstance(plot, str) or plot not in plots:
             raise Malformed(f"row {k}: unknown plot")
-        if isinstance(year, bool) or not isinstance(year, (int, Decimal)) or year not in YEARS:
+        if (year.__class__ is not int and (isinstance(year, bool) or not isinstance(year, (int, Decimal)))
+                or year not in YEARS):
             raise Malformed(f"row {k}: year outside 2024-2030")
         if season not in ("single", "first", "second"):
             raise Malformed(f"row {k}: season is not single/first/second")
-        if isinstance(crop, bool) or not isinstance(crop, (int, Decimal)) or crop not in crops:
+        if (crop.__class__ is not int and (isinstance(crop, bool) or not isinstance(crop, (int, Decimal)))
+                or crop not in crops):
             raise Malformed(f"row {k}: unknown crop_id")
         area = _micro(row.get("area_mu"))
         if not 0 < area <= caps[plot]:
@@ -276,32 +281,41 @@ def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
     used: dict[tuple[str, int, str], int] = {}
     crops_in: dict[tuple[str, int, str], set[int]] = {}
     legume_years: dict[str, set[int]] = {}
+    planted_2023 = official.planted_2023
+    least = (MIN_AREA.numerator * scale, MIN_AREA.denominator)   # area / scale < MIN_AREA <=> area * [1] < [0]
     for (plot, year, season, crop), area in plan.items():
         lt = plots[plot][0]
         allowed = _ALLOWED[lt]
         if season not in allowed or crop not in allowed[season]:
             out.append(f"{plot} {year} {season}: crop {crop} not allowed on {lt} in that season")
-        if area * MIN_AREA.denominator < MIN_AREA.numerator * scale:
+        if area * least[1] < least[0]:
             out.append(f"{plot} {year} {season}: crop {crop} on {area / scale:g} mu, under the 0.3 mu minimum")
         used[(plot, year, season)] = used.get((plot, year, season), 0) + area
         crops_in.setdefault((plot, year, season), set()).add(crop)
         if crop in LEGUMES:
             legume_years.setdefault(plot, set()).add(year)
-    for (plot, year, season), area in sorted(used.items()):
-        lt, cap = plots[plot]
-        if lt == "irrigated" and season in ("first", "second"):
+    keys = sorted(used)           # the same keys as crops_in
+    caps = official.scaled.cap_ratio
+    for plot, year, season in keys:
+        area = used[(plot, year, season)]
+        if season in ("first", "second") and plots[plot][0] == "irrigated":
             area += used.get((plot, year, "single"), 0)
-        if area * cap.denominator > cap.numerator * scale:
-            out.append(f"{plot} {year} {season}: {area / scale:g} mu planted on {float(cap):g} mu")
-    for (plot, year, season), cs in sorted(crops_in.items()):
-        lt, _ = plots[plot]
+        num, den = caps[plot]
+        if area * den > num * scale:
+            out.append(f"{plot} {year} {season}: {area / scale:g} mu planted on {num / den:g} mu")
+    for plot, year, season in keys:
+        lt = plots[plot][0]
+        cs = crops_in[(plot, year, season)]
         if lt == "irrigated" and season == "second" and len(cs) > 1:
             out.append(f"{plot} {year} second season: {len(cs)} crops, the statement allows one")
-        for crop in sorted(cs):
-            for py, ps in previous_seasons(lt, year, season):
-                before = official.planted_2023.get((plot, ps), frozenset()) if py == 2023 else crops_in.get((plot, py, ps), ())
-                if crop in before:
-                    out.append(f"{plot}: crop {crop} in {py} {ps} and again in {year} {season}")
+        clashes = [(py, ps, b) for py, ps in previous_seasons(lt, year, season)
+                   if not cs.isdisjoint(b := planted_2023.get((plot, ps), ()) if py == 2023
+                                        else crops_in.get((plot, py, ps), ()))]
+        if clashes:
+            for crop in sorted(cs):
+                for py, ps, b in clashes:
+                    if crop in b:
+                        out.append(f"{plot}: crop {crop} in {py} {ps} and again in {year} {season}")
     for plot in sorted(plots):
         years = legume_years.get(plot, set())
         if plot in official.scaled.legume_2023:
