@@ -37,6 +37,7 @@ CASES = ("waste", "discount")
 DERIVED = tuple(f"q1.{case}_{what}" for case in CASES for what in ("profit_yuan", "plan_feasible"))
 PLAN_FIELD = {"waste": "waste_plan", "discount": "discount_plan"}
 YEARS = tuple(range(2024, 2031))
+_YEAR_IDS = {y: y for y in YEARS}
 MAX_PLACES = 6            # an area is a decimal with at most 6 places (1e-6 mu)
 MICRO = 10 ** MAX_PLACES  # a parsed area is an integer number of 1e-6 mu
 MIN_AREA = Fraction(3, 10)   # smallest planted row: the smallest row of the 2023 planting
@@ -111,6 +112,7 @@ class _Scaled:
 
     cap_micro: Mapping[str, int]                  # plot -> floor(area * MICRO): an area of n/MICRO fits iff n <= it
     cap_ratio: Mapping[str, tuple[int, int]]      # plot -> area as (numerator, denominator)
+    crop_ids: Mapping[int, int]                   # crop -> itself (finds the int for an equal Decimal)
     stats: Mapping[tuple[int, str, str], tuple[int, int, int]]   # yield * YIELD, cost * COST, price * PRICE
     demand: Mapping[int, int]                     # expected sales * YIELD
     yield_den: int                                # YIELD: a multiple of every yield's and demand's denominator
@@ -125,7 +127,8 @@ class _Scaled:
         p = math.lcm(*(s[2].denominator for s in o.stats.values()))
         stats = {k: (int(yi * y), int(co * c), int(pr * p)) for k, (yi, co, pr) in o.stats.items()}
         return cls({plot: math.floor(area * MICRO) for plot, (_lt, area) in o.plots.items()},
-                   {plot: (area.numerator, area.denominator) for plot, (_lt, area) in o.plots.items()}, stats,
+                   {plot: (area.numerator, area.denominator) for plot, (_lt, area) in o.plots.items()},
+                   {crop: crop for crop in o.crops}, stats,
                    {crop: int(d * y) for crop, d in o.demand.items()}, y, c, p,
                    frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
 
@@ -184,13 +187,21 @@ def _micro(value: Any) -> int:
     return n * (MICRO // den)
 
 
+def _member(value: Any, ids: Mapping[int, int]) -> int | None:
+    """The int among ``ids`` equal to ``value``, an int or a Decimal (``Decimal("2024.0")``
+    finds 2024; a bool is no number), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        return None
+    return ids.get(value)
+
+
 def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]:
     """(plot, year, season, crop) -> area in 1e-6 mu, or Malformed. Repeated rows add up."""
     if not isinstance(raw, list):
         raise Malformed("the plan is not a list of rows")
     if len(raw) > official.admissible():
         raise Malformed(f"{len(raw)} rows, more than the {official.admissible()} the statement admits")
-    plots, crops, caps = official.plots, official.crops, official.scaled.cap_micro
+    plots, caps, crop_ids = official.plots, official.scaled.cap_micro, official.scaled.crop_ids
     plan: dict[tuple[str, int, str, int], int] = {}
     for k, row in enumerate(raw):
         if not isinstance(row, dict):
@@ -198,18 +209,16 @@ def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]
         plot, year, season, crop = row.get("plot"), row.get("year"), row.get("season"), row.get("crop_id")
         if not isinstance(plot, str) or plot not in plots:
             raise Malformed(f"row {k}: unknown plot")
-        if (year.__class__ is not int and (isinstance(year, bool) or not isinstance(year, (int, Decimal)))
-                or year not in YEARS):
+        if (year := _member(year, _YEAR_IDS)) is None:
             raise Malformed(f"row {k}: year outside 2024-2030")
         if season not in ("single", "first", "second"):
             raise Malformed(f"row {k}: season is not single/first/second")
-        if (crop.__class__ is not int and (isinstance(crop, bool) or not isinstance(crop, (int, Decimal)))
-                or crop not in crops):
+        if (crop := _member(crop, crop_ids)) is None:
             raise Malformed(f"row {k}: unknown crop_id")
         area = _micro(row.get("area_mu"))
         if not 0 < area <= caps[plot]:
             raise Malformed(f"row {k}: area_mu outside (0, plot area]")
-        key = (plot, int(year), str(season), int(crop))
+        key = (plot, year, str(season), crop)
         plan[key] = plan.get(key, 0) + area
     return plan
 
