@@ -113,6 +113,7 @@ class _Scaled:
     cap_micro: Mapping[str, int]                  # plot -> floor(area * MICRO): an area of n/MICRO fits iff n <= it
     cap_ratio: Mapping[str, tuple[int, int]]      # plot -> area as (numerator, denominator)
     crop_ids: Mapping[int, int]                   # crop -> itself (finds the int for an equal Decimal)
+    allowed: Mapping[tuple[str, str], frozenset[int]]   # (plot, season) -> crops allowed there
     stats: Mapping[tuple[int, str, str], tuple[int, int, int]]   # yield * YIELD, cost * COST, price * PRICE
     demand: Mapping[int, int]                     # expected sales * YIELD
     yield_den: int                                # YIELD: a multiple of every yield's and demand's denominator
@@ -128,7 +129,9 @@ class _Scaled:
         stats = {k: (int(yi * y), int(co * c), int(pr * p)) for k, (yi, co, pr) in o.stats.items()}
         return cls({plot: math.floor(area * MICRO) for plot, (_lt, area) in o.plots.items()},
                    {plot: (area.numerator, area.denominator) for plot, (_lt, area) in o.plots.items()},
-                   {crop: crop for crop in o.crops}, stats,
+                   {crop: crop for crop in o.crops},
+                   {(plot, season): cs for plot, (lt, _a) in o.plots.items() for season, cs in allowed_seasons(lt).items()},
+                   stats,
                    {crop: int(d * y) for crop, d in o.demand.items()}, y, c, p,
                    frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
 
@@ -279,9 +282,6 @@ def plan_violations(plan: Plan, official: Official) -> list[str]:
     return _violations(*_integers(plan), official)
 
 
-_ALLOWED = {lt: allowed_seasons(lt) for lt in (*OPEN_FIELD, "irrigated", "greenhouse", "smart_greenhouse")}
-
-
 def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
     """:func:`plan_violations` of areas ``plan[key] / scale`` (``n / scale`` as a
     float is ``float(Fraction(n, scale))``: both are correctly rounded)."""
@@ -290,13 +290,11 @@ def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
     used: dict[tuple[str, int, str], int] = {}
     crops_in: dict[tuple[str, int, str], set[int]] = {}
     legume_years: dict[str, set[int]] = {}
-    planted_2023 = official.planted_2023
+    planted_2023, allowed = official.planted_2023, official.scaled.allowed
     least = (MIN_AREA.numerator * scale, MIN_AREA.denominator)   # area / scale < MIN_AREA <=> area * [1] < [0]
     for (plot, year, season, crop), area in plan.items():
-        lt = plots[plot][0]
-        allowed = _ALLOWED[lt]
-        if season not in allowed or crop not in allowed[season]:
-            out.append(f"{plot} {year} {season}: crop {crop} not allowed on {lt} in that season")
+        if crop not in allowed.get((plot, season), ()):
+            out.append(f"{plot} {year} {season}: crop {crop} not allowed on {plots[plot][0]} in that season")
         if area * least[1] < least[0]:
             out.append(f"{plot} {year} {season}: crop {crop} on {area / scale:g} mu, under the 0.3 mu minimum")
         used[(plot, year, season)] = used.get((plot, year, season), 0) + area
