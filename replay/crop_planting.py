@@ -126,14 +126,21 @@ class _Scaled:
         y = math.lcm(*(s[0].denominator for s in o.stats.values()), *(d.denominator for d in o.demand.values()))
         c = math.lcm(*(s[1].denominator for s in o.stats.values()))
         p = math.lcm(*(s[2].denominator for s in o.stats.values()))
-        stats = {k: (int(yi * y), int(co * c), int(pr * p)) for k, (yi, co, pr) in o.stats.items()}
-        return cls({plot: math.floor(area * MICRO) for plot, (_lt, area) in o.plots.items()},
-                   {plot: (area.numerator, area.denominator) for plot, (_lt, area) in o.plots.items()},
-                   {crop: crop for crop in o.crops},
-                   {(plot, season): cs for plot, (lt, _a) in o.plots.items() for season, cs in allowed_seasons(lt).items()},
-                   stats,
-                   {crop: int(d * y) for crop, d in o.demand.items()}, y, c, p,
-                   frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
+        return cls(
+            cap_micro={plot: area.numerator * MICRO // area.denominator for plot, (_lt, area) in o.plots.items()},
+            cap_ratio={plot: (area.numerator, area.denominator) for plot, (_lt, area) in o.plots.items()},
+            crop_ids={crop: crop for crop in o.crops},
+            allowed={(plot, season): cs for plot, (lt, _a) in o.plots.items()
+                     for season, cs in allowed_seasons(lt).items()},
+            stats={k: (_times(yi, y), _times(co, c), _times(pr, p)) for k, (yi, co, pr) in o.stats.items()},
+            demand={crop: _times(d, y) for crop, d in o.demand.items()},
+            yield_den=y, cost_den=c, price_den=p,
+            legume_2023=frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
+
+
+def _times(value: Fraction, multiple: int) -> int:
+    """``value * multiple`` for a multiple of its denominator."""
+    return value.numerator * (multiple // value.denominator)
 
 
 def _rows(path: str) -> list[dict[str, str]]:
