@@ -244,3 +244,20 @@ def test_perturbed_plans_match_the_table(row):
     data, edits = crop_plans.perturbed(row["seed"])
     assert (edits, crop_plans.digest(data)) == (row["edits"], row["digest"])
     assert crop_plans.record(data) == {k: row[k] for k in ("values", "gaps", "plans")}
+
+
+def test_fraction_plans_with_any_denominator(official):
+    """plan_profit and plan_violations take exact areas that no decimal writes (a solver's thirds)."""
+    third = Fraction(1, 3)
+    yield_, cost, price = official.stats[(11, "flat_dry", "single")]
+    plan = {("A1", 2024, "single", 11): third, ("A1", 2025, "single", 6): Fraction(2, 7)}
+    wheat = official.stats[(6, "flat_dry", "single")]
+    assert cp.plan_profit(plan, official, "waste") == (third * (yield_ * price - cost)
+                                                      + Fraction(2, 7) * (wheat[0] * wheat[2] - wheat[1]))
+    assert any("2/7" not in v and "0.285714 mu, under the 0.3 mu minimum" in v
+               for v in cp.plan_violations(plan, official))
+    cap = official.plots["A1"][1]
+    over = {("A1", 2024, "single", 11): cap - third, ("A1", 2024, "single", 6): Fraction(2, 3)}
+    assert f"A1 2024 single: {float(cap + third):g} mu planted on {float(cap):g} mu" in cp.plan_violations(over, official)
+    assert not any("planted on" in v for v in cp.plan_violations({("A1", 2024, "single", 11): cap - third,
+                                                                 ("A1", 2024, "single", 6): third}, official))
