@@ -200,9 +200,10 @@ def _micro(value: Any) -> int:
 def _member(value: Any, ids: Mapping[int, int]) -> int | None:
     """The int among ``ids`` equal to ``value``, an int or a Decimal (``Decimal("2024.0")``
     finds 2024; a bool is no number), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
-        return None
-    return ids.get(value)
+    if value.__class__ is Decimal or value.__class__ is int or (
+            not isinstance(value, bool) and isinstance(value, (int, Decimal))):
+        return ids.get(value)
+    return None
 
 
 def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]:
