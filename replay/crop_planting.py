@@ -19,6 +19,12 @@ Economic model (the statement's Q1, prices at the middle of the 2023 range):
 * cost = area x cost per mu of the plot type and season; profit = revenue - cost.
 
 Feasibility rules checked (``RULES`` below names them; docs in the README).
+
+Arithmetic: a parsed area is an integer number of 1e-6 mu (an accepted area
+has at most 6 decimal places), a Fraction-area plan is brought to integers
+over its areas' least common denominator, and the 2023 data are integers over
+common denominators (``Official.scaled``); sums run on integers and each
+result is formed as one Fraction at the end.
 """
 from __future__ import annotations
 
@@ -299,11 +305,11 @@ def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
     crops_in: dict[tuple[str, int, str], set[int]] = {}
     legume_years: dict[str, set[int]] = {}
     planted_2023, allowed = official.planted_2023, official.scaled.allowed
-    least = (MIN_AREA.numerator * scale, MIN_AREA.denominator)   # area / scale < MIN_AREA <=> area * [1] < [0]
+    least_num, least_den = MIN_AREA.numerator * scale, MIN_AREA.denominator   # area/scale < MIN_AREA, in integers
     for (plot, year, season, crop), area in plan.items():
         if crop not in allowed.get((plot, season), ()):
             out.append(f"{plot} {year} {season}: crop {crop} not allowed on {plots[plot][0]} in that season")
-        if area * least[1] < least[0]:
+        if area * least_den < least_num:
             out.append(f"{plot} {year} {season}: crop {crop} on {area / scale:g} mu, under the 0.3 mu minimum")
         used[(plot, year, season)] = used.get((plot, year, season), 0) + area
         crops_in.setdefault((plot, year, season), set()).add(crop)
