@@ -51,7 +51,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from decimal import Decimal
 from typing import Any, Callable
 
 try:
@@ -108,17 +107,9 @@ def lengthen(data: Any, schema: Any, k: int) -> Any:
 
 def _to_json_bytes(data: Any) -> bytes:
     """JSON text of parsed artifact data, every Decimal written back as its exact text."""
-    return _dump(data).encode("utf-8")
+    from mmverify.plugin.exactjson import dumps_exact
 
-
-def _dump(x: Any) -> str:
-    if isinstance(x, dict):
-        return "{" + ",".join(json.dumps(k) + ":" + _dump(v) for k, v in x.items()) + "}"
-    if isinstance(x, list):
-        return "[" + ",".join(_dump(v) for v in x) + "]"
-    if isinstance(x, Decimal):
-        return str(x)
-    return json.dumps(x)
+    return dumps_exact(data, indent=None, sort_keys=False).encode("utf-8")
 
 
 def bench_size(oracles, quick: bool) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import pytest
 
 from mmverify import paths
 from mmverify.evaluate import score_path
+from mmverify.plugin.exactjson import dumps_exact
 from mmverify.tasks import default_anchors_dir, load_task
 from tests.helpers.board_kit import FORCED, check_board_against, expected_board, frac, run_board
 
@@ -38,16 +39,6 @@ def present_tasks():
 def load_exact(path):
     with open(path, encoding="utf-8") as fh:
         return json.load(fh, parse_float=Decimal)
-
-
-def dump_exact(v) -> str:
-    if isinstance(v, dict):
-        return "{" + ", ".join(json.dumps(k) + ": " + dump_exact(x) for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(dump_exact(x) for x in v) + "]"
-    if isinstance(v, Decimal):
-        return str(v)
-    return json.dumps(v)
 
 
 def concrete(path_text: str) -> paths.FieldPath:
@@ -126,7 +117,7 @@ def scaled(task, oracle, delta: str):
 
 
 def load_exact_copy(obj):
-    return json.loads(dump_exact(obj), parse_float=Decimal)
+    return json.loads(dumps_exact(obj, indent=None, sort_keys=False), parse_float=Decimal)
 
 
 def gate_candidates(task, oracle):
@@ -248,7 +239,7 @@ def real_run(tmp_path_factory):
                         for cand in gate_candidates(task, oracle):
                             tmp = os.path.join(folder, "probe.json")
                             with open(tmp, "w", encoding="utf-8") as fh:
-                                fh.write(dump_exact(cand))
+                                fh.write(dumps_exact(cand, indent=None, sort_keys=False))
                             st = score_path(tmp, task.id, ANCHORS).status
                             if st == "infeasible" or (chosen is None and st in FORCED):
                                 chosen = cand
@@ -259,7 +250,7 @@ def real_run(tmp_path_factory):
                     assert data is not None, f"no gate of {task.id} could be broken"
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(dump_exact(data))
+                    fh.write(dumps_exact(data, indent=None, sort_keys=False))
                 rep = score_path(path, task.id, ANCHORS)         # the single-artifact scorer
                 expected[(e, task.id, s)] = (rep.status, rep.oeval)
                 # (the hand formula reads values as given: a value the schema rejects is scored as absent)
