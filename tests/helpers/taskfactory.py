@@ -58,6 +58,12 @@ def paper(paper_id: str, values: dict, oracle: bool = False, **extra: Any) -> di
             "provenance": {"source": "unit test"}, "values": values, **extra}
 
 
+# a hard identity gate for speed_task: speed times ratio at most 2 (the dragon's handle limit)
+SPEED_LIMIT = {"id": "speed_limit", "form": "identity", "level": "B", "severity": "hard",
+               "expr": "speed * ratio <= 2", "vars": {"speed": "result.speed", "ratio": "result.ratio"},
+               "description": "every handle moves at most 2 m/s"}
+
+
 def speed_task(anchors: str, task_id: str = "t-speed", band: dict | None = None, gates: list | None = None,
                extra_papers: list | None = None, **extra: Any) -> str:
     """A dragon-dance-like task: one higher-is-better speed, one lower-is-better pitch,

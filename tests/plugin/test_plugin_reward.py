@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.helpers.taskfactory import speed_task
+from tests.helpers.taskfactory import SPEED_LIMIT, speed_task
 
 import mmverify
 from mmverify.artifact import parse_file
@@ -15,9 +15,6 @@ from mmverify.plugin.reward import coerce_artifact, reward_batch
 from mmverify.tasks import TaskLoadError, load_task
 
 TID = "t-speed"
-SPEED_LIMIT = {"id": "speed_limit", "form": "identity", "level": "B", "severity": "hard",
-               "expr": "speed * ratio <= 2", "vars": {"speed": "result.speed", "ratio": "result.ratio"},
-               "description": "every handle moves at most 2 m/s"}
 
 
 @pytest.fixture()

@@ -5,15 +5,12 @@ import subprocess
 import sys
 
 import pytest
-from tests.helpers.taskfactory import speed_task
+from tests.helpers.taskfactory import SPEED_LIMIT, speed_task
 
 from mmverify.evaluate import score_path
 from mmverify.plugin import verifier
 
 TID = "t-speed"
-SPEED_LIMIT = {"id": "speed_limit", "form": "identity", "level": "B", "severity": "hard",
-               "expr": "speed * ratio <= 2", "vars": {"speed": "result.speed", "ratio": "result.ratio"},
-               "description": "every handle moves at most 2 m/s"}
 
 
 @pytest.fixture()
