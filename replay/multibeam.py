@@ -355,7 +355,7 @@ def _overlap_over_20_m(lines: list[_Line]) -> float:
     return total
 
 
-def _q4(data: Mapping[str, Any], source: GridFile | DepthGrid | None, values: dict, gaps: dict) -> None:
+def _q4(data: Mapping[str, Any], source: GridFile | None, values: dict, gaps: dict) -> None:
     names = [n for n in DERIVED if n.startswith("q4.")]
     raw = _at(data, Q4_SEGMENTS)
     where = ".".join(Q4_SEGMENTS)
@@ -372,7 +372,7 @@ def _q4(data: Mapping[str, Any], source: GridFile | DepthGrid | None, values: di
     if source is None:
         gaps["q4.missed_area_pct"] = gaps["q4.overlap_over_20pct_length_nmi"] = "official depth grid absent"
         return
-    grid = source.grid() if isinstance(source, GridFile) else source
+    grid = source.grid()
     lines = [_line(grid, seg) for seg in segs]
     values["q4.missed_area_pct"] = _rounded(_coverage_missed_pct(lines), PLACES["q4.missed_area_pct"])
     values["q4.overlap_over_20pct_length_nmi"] = _rounded(_overlap_over_20_m(lines) / NMI_M,
@@ -425,7 +425,7 @@ def load_official(data_dir: str) -> GridFile | None:
     return GridFile(path) if os.path.isfile(path) else None
 
 
-def replay(data: Mapping[str, Any], official: Any) -> Derived:
+def replay(data: Mapping[str, Any], official: GridFile | None) -> Derived:
     values: dict[str, Fraction] = {}
     gaps: dict[str, str] = {}
     _q3(data, values, gaps)

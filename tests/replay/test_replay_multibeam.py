@@ -29,7 +29,8 @@ TASK_DIR = os.path.join(default_anchors_dir(), TASK)
 ORACLE = os.path.join(TASK_DIR, "oracle.json")
 Q3_GATES = ("q3.total_length_replayed", "q3.line_count_replayed", "q3.full_coverage_replayed",
             "q3.overlap_at_least_10pct_replayed", "q3.overlap_at_most_20pct_replayed")
-GRID = mb.load_official(os.path.join(TASK_DIR, "data")).grid()
+OFFICIAL = mb.load_official(os.path.join(TASK_DIR, "data"))   # what the engine passes the replay
+GRID = OFFICIAL.grid()
 
 
 @pytest.fixture(scope="module")
@@ -174,18 +175,18 @@ def test_artifact_cannot_inject_replayed_values(task, oracle):
 # ------------------------------------------------------------------ determinism and hostile input
 
 def test_deterministic_and_byte_stable(oracle):
-    a = mb.replay(oracle, GRID)
-    b = mb.replay(copy.deepcopy(oracle), GRID)
+    a = mb.replay(oracle, OFFICIAL)
+    b = mb.replay(copy.deepcopy(oracle), OFFICIAL)
     assert a == b
     same = positions(["22.52", "66.710", "1.14660E2"])
     other = positions(["22.52", "66.71", "114.66"])
-    assert mb.replay(same, GRID) == mb.replay(other, GRID)
+    assert mb.replay(same, OFFICIAL) == mb.replay(other, OFFICIAL)
 
 
 def test_positions_in_any_order(oracle):
     xs = list(oracle["reproduced"]["problem3_line_positions_m"])
     shuffled = {"reproduced": {"problem3_line_positions_m": xs[::-1]}}
-    assert mb.replay(shuffled, GRID).values == mb.replay(oracle, GRID).values
+    assert mb.replay(shuffled, OFFICIAL).values == mb.replay(oracle, OFFICIAL).values
 
 
 @pytest.mark.parametrize("raw, why", [
@@ -194,7 +195,7 @@ def test_positions_in_any_order(oracle):
     ([Decimal(1)] * 1001, "more than 1000"),
 ])
 def test_malformed_q3_witness_is_a_gap(raw, why):
-    d = mb.replay({"reproduced": {"problem3_line_positions_m": raw}}, GRID)
+    d = mb.replay({"reproduced": {"problem3_line_positions_m": raw}}, OFFICIAL)
     assert not any(k.startswith("q3.") for k in d.values)
     assert all(why in d.gaps[n] and d.gaps[n].startswith("witness malformed") for n in mb.DERIVED if n.startswith("q3."))
 
@@ -211,7 +212,7 @@ json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max
 @given(q3=json_value, q4=json_value)
 def test_hostile_witness_never_raises(q3, q4):
     t0 = time.perf_counter()
-    d = mb.replay({"reproduced": {"problem3_line_positions_m": q3, "problem4_lines": q4}}, GRID)
+    d = mb.replay({"reproduced": {"problem3_line_positions_m": q3, "problem4_lines": q4}}, OFFICIAL)
     assert set(d.values) | set(d.gaps) == set(mb.DERIVED)
     assert all(isinstance(v, Fraction) for v in d.values.values())
     assert time.perf_counter() - t0 < 5
@@ -234,11 +235,11 @@ def test_q3_properties(xs):
 
 def test_hostile_q4_sizes_are_bounded():
     many = [{"start_nmi": [Decimal(0), Decimal(0)], "end_nmi": [Decimal(4), Decimal(5)]}] * 401
-    assert "more than 400" in mb.replay({"reproduced": {"problem4_lines": many}}, GRID).gaps["q4.total_length_nmi"]
+    assert "more than 400" in mb.replay({"reproduced": {"problem4_lines": many}}, OFFICIAL).gaps["q4.total_length_nmi"]
     long = [{"start_nmi": [Decimal(0), Decimal(0)], "end_nmi": [Decimal(4), Decimal(5)]}] * 300   # 300 x 6.4 nmi
-    assert "total length" in mb.replay({"reproduced": {"problem4_lines": long}}, GRID).gaps["q4.missed_area_pct"]
+    assert "total length" in mb.replay({"reproduced": {"problem4_lines": long}}, OFFICIAL).gaps["q4.missed_area_pct"]
     outside = [{"start_nmi": [Decimal(0), Decimal(0)], "end_nmi": [Decimal("4.01"), Decimal(5)]}]
-    assert "outside" in mb.replay({"reproduced": {"problem4_lines": outside}}, GRID).gaps["q4.line_count"]
+    assert "outside" in mb.replay({"reproduced": {"problem4_lines": outside}}, OFFICIAL).gaps["q4.line_count"]
 
 
 def test_replay_runner_time_capped(task):
@@ -292,16 +293,16 @@ def test_q4_strip_on_a_plane_matches_the_closed_form():
 
 def test_q4_values_and_monotone_coverage():
     xs = [round(0.05 + 0.1 * k, 4) for k in range(40)]
-    d = mb.replay({"reproduced": {"problem4_lines": ns_lines(xs)}}, GRID).values
+    d = mb.replay({"reproduced": {"problem4_lines": ns_lines(xs)}}, OFFICIAL).values
     assert d["q4.line_count"] == 40 and d["q4.total_length_nmi"] == 200
     assert 0 < d["q4.missed_area_pct"] < 100
     assert 0 <= d["q4.overlap_over_20pct_length_nmi"] <= d["q4.total_length_nmi"]
     denser = mb.replay({"reproduced": {"problem4_lines": ns_lines(xs + [round(0.1 + 0.1 * k, 4) for k in range(39)])}},
-                       GRID).values
+                       OFFICIAL).values
     assert denser["q4.missed_area_pct"] <= d["q4.missed_area_pct"]
     assert denser["q4.overlap_over_20pct_length_nmi"] >= d["q4.overlap_over_20pct_length_nmi"]
     reversed_lines = [{"start_nmi": s["end_nmi"], "end_nmi": s["start_nmi"]} for s in ns_lines(xs)]
-    assert mb.replay({"reproduced": {"problem4_lines": reversed_lines}}, GRID).values["q4.missed_area_pct"] \
+    assert mb.replay({"reproduced": {"problem4_lines": reversed_lines}}, OFFICIAL).values["q4.missed_area_pct"] \
         == d["q4.missed_area_pct"]
 
 
