@@ -50,23 +50,9 @@ def get_at(data, path_text):
 
 
 def set_at(data, path_text, value) -> bool:
-    segs = concrete(path_text).segments
-    cur = data
-    for s in segs[:-1]:
-        if isinstance(s, str):
-            if not isinstance(cur, dict) or s not in cur:
-                return False
-        elif not isinstance(cur, list) or s >= len(cur):
-            return False
-        cur = cur[s]
-    last = segs[-1]
-    if isinstance(last, str) and isinstance(cur, dict) and last in cur:
-        cur[last] = value
-        return True
-    if isinstance(last, int) and isinstance(cur, list) and last < len(cur):
-        cur[last] = value
-        return True
-    return False
+    """Replace the value at a concrete path that exists; False (nothing written) otherwise."""
+    path = concrete(path_text)
+    return not isinstance(paths.get(data, path), paths.Missing) and paths.put(data, path, value)
 
 
 def delete_at(data, path_text) -> bool:
