@@ -114,8 +114,3 @@ def emit(oset: ObligationSet) -> str:
         out.append("")
     out.append(f"end {ns}")
     return "\n".join(out) + "\n"
-
-
-def full_names(oset: ObligationSet) -> dict[str, Obligation]:
-    """``Namespace.name`` -> obligation (the names Lean reports)."""
-    return {f"{oset.module}.{o.name}": o for o in oset.obligations}

@@ -215,10 +215,6 @@ def _reuse(row: ManifestRow, stored: Mapping[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------- the batch
 
-def result_line(result: Mapping[str, Any]) -> str:
-    return row_line(dict(result)).decode("utf-8")
-
-
 @dataclass(frozen=True)
 class BoardJob:
     """A manifest's rows for the engine: chunks grouped by task; each worker

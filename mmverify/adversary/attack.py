@@ -93,10 +93,6 @@ class _Gates:
         return next((i for i in self._one(gate, data) if i.name == name), None)
 
 
-def _parsed(data: Any) -> Any:
-    return data  # skeletons hold Decimals already, exactly as the parser would
-
-
 def _text(data: Any) -> bytes:
     return json.dumps(data, default=_decimal_json, ensure_ascii=False).encode()
 
