@@ -22,41 +22,62 @@ ZERO = Fraction(0)
 ONE = Fraction(1)
 
 
-# Each band kernel works on integer numerators and denominators (denominators
-# positive) and builds one Fraction at the end: the scoring loop calls it once
-# per read value and anchor, so it avoids the intermediate Fractions (and
-# their gcds) that ``1 - shortfall / w`` would make. Exact all the same.
+# Each band kernel is made against one anchor a = an/ad and band width
+# w = wn/wd (denominators positive) and scores a read value x = xn/xd on its
+# integer numerator and denominator, building one Fraction at the end: the
+# scoring loop calls it once per read value and anchor, so it avoids the
+# intermediate Fractions (and their gcds) that ``1 - shortfall / w`` would make,
+# and the anchor's share of the products is worked out once. Exact all the same.
 
 def _falloff(s: int, d: int) -> Fraction:
     """``clamp(1 - s / d, 0, 1)`` for ``s >= 0``, ``d > 0``."""
     return ONE if s == 0 else ZERO if s >= d else Fraction(d - s, d)
 
 
-def _higher_pair(xn: int, xd: int, an: int, ad: int, wn: int, wd: int) -> Fraction:
-    shortfall = an * xd - xn * ad          # (a - x) * ad * xd
-    return ONE if shortfall <= 0 else _falloff(shortfall * wd, ad * xd * wn)
+def _higher_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], Fraction]:
+    adwn = ad * wn
+
+    def higher(xn: int, xd: int) -> Fraction:
+        shortfall = an * xd - xn * ad          # (a - x) * ad * xd
+        if shortfall <= 0:
+            return ONE
+        s, d = shortfall * wd, adwn * xd       # shortfall / w, over a common denominator
+        return ZERO if s >= d else Fraction(d - s, d)
+    return higher
 
 
-def _lower_pair(xn: int, xd: int, an: int, ad: int, wn: int, wd: int) -> Fraction:
-    shortfall = xn * ad - an * xd          # (x - a) * ad * xd
-    return ONE if shortfall <= 0 else _falloff(shortfall * wd, ad * xd * wn)
+def _lower_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], Fraction]:
+    adwn = ad * wn
+
+    def lower(xn: int, xd: int) -> Fraction:
+        shortfall = xn * ad - an * xd          # (x - a) * ad * xd
+        if shortfall <= 0:
+            return ONE
+        s, d = shortfall * wd, adwn * xd
+        return ZERO if s >= d else Fraction(d - s, d)
+    return lower
 
 
-def _target_pair(xn: int, xd: int, an: int, ad: int, wn: int, wd: int) -> Fraction:
-    return _falloff(abs(xn * ad - an * xd) * wd, ad * xd * wn)
+def _target_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], Fraction]:
+    adwn = ad * wn
+
+    def target(xn: int, xd: int) -> Fraction:
+        return _falloff(abs(xn * ad - an * xd) * wd, adwn * xd)
+    return target
 
 
-def _on_fractions(pair: Callable[..., Fraction]) -> Callable[[Fraction, Fraction, Fraction], Fraction]:
+def _on_fractions(against: Callable[..., Callable[[int, int], Fraction]]
+                  ) -> Callable[[Fraction, Fraction, Fraction], Fraction]:
     def kernel(x: Fraction, a: Fraction, w: Fraction) -> Fraction:
-        return pair(x.numerator, x.denominator, a.numerator, a.denominator, w.numerator, w.denominator)
+        return against(a.numerator, a.denominator, w.numerator, w.denominator)(x.numerator, x.denominator)
 
-    kernel.__name__ = pair.__name__.replace("_pair", "")
+    kernel.__name__ = against.__name__.replace("_against", "")
     return kernel
 
 
-_higher = _on_fractions(_higher_pair)
-_lower = _on_fractions(_lower_pair)
-_target = _on_fractions(_target_pair)
+_higher = _on_fractions(_higher_against)
+_lower = _on_fractions(_lower_against)
+_target = _on_fractions(_target_against)
 
 
 def exact_match(x: object, a: object) -> Fraction:
@@ -80,18 +101,19 @@ class Direction:
     needs_band: bool
     kernel: Callable[[Fraction, Fraction, Fraction], Fraction] | None
     summary: str
-    # the same kernel on integers: (x num, x den, a num, a den, w num, w den)
-    pair: Callable[[int, int, int, int, int, int], Fraction] | None = None
+    # the same kernel made against one anchor and band: (a num, a den, w num, w den)
+    # -> a function of the read value's (num, den)
+    against: Callable[[int, int, int, int], Callable[[int, int], Fraction]] | None = None
 
 
 DIRECTIONS: dict[DirectionName, Direction] = {
     d.name: d
     for d in (
         Direction("higher_is_better", True, True, _higher,
-                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_pair),
+                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_against),
         Direction("lower_is_better", True, True, _lower,
-                  "1 at or below the anchor; 1 - excess/w above it", _lower_pair),
-        Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided", _target_pair),
+                  "1 at or below the anchor; 1 - excess/w above it", _lower_against),
+        Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided", _target_against),
         Direction("exact_value", False, False, None, "1 if equal, else 0"),
     )
 }
@@ -109,3 +131,20 @@ def kernel_score(direction: DirectionName, x: object, a: object, w: Fraction | N
     if not isinstance(x, Fraction) or not isinstance(a, Fraction) or w is None or w <= 0:
         raise ValueError(f"{direction} needs numbers and a positive band")
     return d.kernel(x, a, w)
+
+
+def anchored(direction: DirectionName, a: object, w: Fraction | None) -> Callable[[int, int], Fraction] | None:
+    """The direction's kernel against one fixed numeric anchor ``a`` (and band
+    width ``w``), as a function of a read value's numerator and denominator (in
+    lowest terms, denominator positive): ``kernel_score(direction, x, a, w)`` for
+    a Fraction ``x``. None where :func:`kernel_score` takes another path (a label
+    anchor) or raises (no positive band)."""
+    d = DIRECTIONS[direction]
+    if not isinstance(a, Fraction):
+        return None
+    if d.kernel is None:    # exact_value: equal Fractions have equal lowest terms
+        an, ad = a.numerator, a.denominator
+        return lambda xn, xd: ONE if xn == an and xd == ad else ZERO
+    if d.against is None or w is None or w <= 0:
+        return None
+    return d.against(a.numerator, a.denominator, w.numerator, w.denominator)

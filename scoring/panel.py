@@ -11,17 +11,19 @@ no part in any paper's R.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 from mmverify import paths
-from mmverify.numbers import fraction_text
+from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
 
 from .kernels import ONE, ZERO
-from .panel_plan import Anchor, MetricPlan, copy_text, plan_of
-from .reads import ListRead, read_list, read_scalar
-from .rules import DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, unverified_improvement, unwitnessed
+from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
+from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar, value_at
+from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, hard_gaps, support_factor, unverified_improvement,
+                    unwitnessed_among)
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,31 @@ class PanelScore:
         return tuple(p for p in self.papers if p.r is not None)
 
 
+# ---------------------------------------------------------------- records
+
+def _maker(cls: type) -> Callable[..., Any]:
+    """``cls(*values)`` for a frozen dataclass, every field given in order, made
+    without running the frozen ``__init__`` (one field at a time through
+    ``object.__setattr__``): the same object, built for every metric, paper and
+    list item of every artifact."""
+    names = tuple(f.name for f in fields(cls))
+    new = object.__new__
+
+    def make(*values: Any) -> Any:
+        obj = new(cls)
+        obj.__dict__.update(zip(names, values))
+        return obj
+
+    make.__name__ = f"make_{cls.__name__}"
+    return make
+
+
+_item = _maker(ItemScore)                 # (key, value, anchor, band_width, r, status)
+_paper_metric = _maker(PaperMetricScore)  # (paper_id, status, anchor, band_width, r, reason, items, audited, rules)
+_metric = _maker(MetricResult)
+_paper = _maker(PaperResult)
+
+
 # ---------------------------------------------------------------- scoring
 
 def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> PanelScore:
@@ -108,18 +135,35 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     return out
 
 
+class _Verified:
+    """The concrete paths a passing hard gate verifies (``gates.verified()``),
+    worked out at the first question: most artifacts never ask one."""
+
+    __slots__ = ("gates", "paths")
+
+    def __init__(self, gates):
+        self.gates, self.paths = gates, None
+
+    def __contains__(self, path: str) -> bool:
+        if self.paths is None:
+            self.paths = self.gates.verified() if self.gates is not None else frozenset()
+        return path in self.paths
+
+
 def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | Fraction | None:
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
     plan = plan_of(task)
     guarded = ruleset == "verified"
-    verified = (gates.verified() if gates is not None else frozenset()) if guarded else None
+    verified = _Verified(gates) if guarded else None
+    gaps = hard_gaps(gates) if gates is not None else ()
+    lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[list[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
     for mp in plan:
-        claim = unwitnessed(mp.metric, gates) if mp.removed is None else None
-        rs, result = _score_metric(mp, data, claim, verified, detail)
+        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
+        rs, result = _score_metric(mp, data, claim, verified, detail, lists)
         table.append(rs)
         if detail:
             assert result is not None
@@ -130,7 +174,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
             results.append(result)
             for pm in result.per_paper:
                 rules.extend(pm.rules)
-    if guarded:
+    if guarded and plan.conclusions:
         _supported(plan, table, results if detail else None, rules)
     papers = []
     voting_n, voting_d, voting = 0, 1, 0
@@ -155,28 +199,29 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
                 voting_d * paper_r.denominator
             voting += 1
         if detail:
-            papers.append(PaperResult(paper.paper_id, paper.award, paper.oracle, tuple(reported), paper_r))
+            papers.append(_paper(paper.paper_id, paper.award, paper.oracle, tuple(reported), paper_r))
     oeval = Fraction(voting_n, voting_d * voting) if voting else None
     if not detail:
         return oeval
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
 
 
-def _supported(plan: tuple[MetricPlan, ...], table: list[list[Fraction | None]],
+def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
                results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
     """The unsupported_conclusion rule: a conclusion's r times its support's mean
     r (from the r before this rule), in place; records only when ``results``."""
     from dataclasses import replace
 
     by_id = {mp.id: rs for mp, rs in zip(plan, table)}
-    for k, mp in enumerate(plan):
-        if not mp.metric.supported_by or mp.removed is not None:
-            continue
+    for k in plan.conclusions:
+        mp = plan[k]
         rs = list(table[k])
         per_paper = list(results[k].per_paper) if results is not None else None
         for i, r in enumerate(rs):
+            if r is None or r == 0:
+                continue
             f = support_factor(mp.metric, by_id, i)
-            if r is None or f is None or f == 1 or r == 0:
+            if f is None or f == 1:
                 continue
             rs[i] = r * f
             if per_paper is not None:
@@ -199,7 +244,7 @@ class _Credit:
 
     __slots__ = ("mp", "verified", "applied")
 
-    def __init__(self, mp: MetricPlan, verified: frozenset[str], detail: bool):
+    def __init__(self, mp: MetricPlan, verified: _Verified, detail: bool):
         self.mp, self.verified = mp, verified
         self.applied: dict[str | None, RuleApplication] | None = {} if detail else None
 
@@ -216,26 +261,37 @@ class _Credit:
         return f
 
 
-def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, verified: frozenset[str] | None,
-                  detail: bool) -> tuple[list[Fraction | None], MetricResult | None]:
+def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, verified: _Verified | None,
+                  detail: bool, lists: dict[tuple[str, str | None], ListKeys]
+                  ) -> tuple[list[Fraction | None], MetricResult | None]:
     """r per paper for one metric (None where the paper does not vote), and with
-    ``detail`` its :class:`MetricResult`."""
+    ``detail`` its :class:`MetricResult`. ``lists`` holds the lists this artifact
+    has had read so far, by :attr:`MetricPlan.list_key`."""
     metric, removed = mp.metric, mp.removed
-    credit = _Credit(mp, verified, detail) if verified is not None else None
+    # no ceiling, no unverified_improvement: the factor is 1 throughout
+    credit = _Credit(mp, verified, detail) if verified is not None and mp.caps else None
     factor = ONE
     read: ListRead | None = None
     got: dict[str, tuple[Any, str]] = {}
     x = value = reason = None
-    if metric.is_list:
-        read = read_list(metric, data, mp.want, detail)
+    if mp.list_key is not None:
+        keys = lists.get(mp.list_key)
+        if keys is None:
+            keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by)
+        read = read_list(metric, data, mp.want, detail, keys)
         value, status, reason = read.text, read.status, read.detail
-        got = {k: (v, s) for k, v, s in read.values if s != "no_key"}
+        got = read.got
     else:
-        raw = paths.get(data, metric.path)
-        x, status, value = read_scalar(raw, mp.want)
-        if status == "missing":
-            reason = raw.reason
-        elif credit is not None and removed is None and claim is None:
+        raw = value_at(data, mp.segments)
+        if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
+            x, status, value = decimal_fraction(raw), "ok", decimal_text(raw) if detail else None
+        else:
+            if isinstance(raw, paths.Missing) and detail:
+                raw = paths.get(data, metric.path)       # the same absence, with where it stopped
+            x, status, value = read_scalar(raw, mp.want, detail)
+            if status == "missing":
+                reason = raw.reason
+        if status == "ok" and credit is not None and removed is None and claim is None:
             factor = credit.factor(None, x, metric.path.text)
     rs: list[Fraction | None] = []
     per_paper: list[PaperMetricScore] = []
@@ -243,19 +299,19 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
         if not e.votes:
             rs.append(None)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, "excluded", None, None, None, reason=e.reason))
+                per_paper.append(_paper_metric(e.paper_id, "excluded", None, None, None, e.reason, (), False, ()))
             continue
         if removed is not None:
             rs.append(None)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, "removed", copy_text(e.text), None, None,
-                                                  reason="incomparable_units", audited=e.audited))
+                per_paper.append(_paper_metric(e.paper_id, "removed", copy_text(e.text), None, None,
+                                               "incomparable_units", (), e.audited, ()))
             continue
         if claim is not None:
             rs.append(ZERO)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, "unwitnessed", copy_text(e.text), None, ZERO,
-                                                  reason=claim.detail, audited=e.audited))
+                per_paper.append(_paper_metric(e.paper_id, "unwitnessed", copy_text(e.text), None, ZERO,
+                                               claim.detail, (), e.audited, ()))
         elif read is not None:
             r, pm = _score_list(mp, e, read, got, credit, detail)
             rs.append(r)
@@ -264,22 +320,21 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
         elif status != "ok":
             rs.append(ZERO)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, status, e.text, None, ZERO, reason=reason,
-                                                  audited=e.audited))
+                per_paper.append(_paper_metric(e.paper_id, status, e.text, None, ZERO, reason, (), e.audited, ()))
         else:
             r = mp.score(x, e)
             if factor is not ONE:
                 r = r * factor
             rs.append(r)
             if detail:
-                per_paper.append(PaperMetricScore(e.paper_id, "scored", e.text, e.width, r, audited=e.audited,
-                                                  rules=(e.rule,) if e.rule else ()))
+                per_paper.append(_paper_metric(e.paper_id, "scored", e.text, e.width, r, None, (), e.audited,
+                                               (e.rule,) if e.rule else ()))
     if not detail:
         return rs, None
     if credit is not None and credit.applied:
         per_paper = _with_rules(per_paper, tuple(credit.applied.values()))
-    return rs, MetricResult(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, mp.band,
-                            value, status, reason, removed, tuple(per_paper))
+    return rs, _metric(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, mp.band,
+                       value, status, reason, removed, tuple(per_paper))
 
 
 def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplication, ...]) -> list[PaperMetricScore]:
@@ -290,24 +345,17 @@ def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplicatio
             if pm.status == "scored" else pm for pm in per_paper]
 
 
-def _item(key: str, value: str | None, anchor: Any, width: Fraction | None, r: Fraction, status: str) -> ItemScore:
-    """``ItemScore(key, value, anchor, width, r, status)``, the same object made
-    without running the frozen ``__init__`` (one per list item of every artifact)."""
-    item = object.__new__(ItemScore)
-    item.__dict__.update(key=key, value=value, anchor=anchor, band_width=width, r=r, status=status)
-    return item
-
-
 def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, got: dict[str, tuple[Any, str]],
                 credit: _Credit | None, detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
     """The mean r over one paper's anchor items, and with ``detail`` its record."""
     metric, paper_id = mp.metric, e.paper_id
     if read.status != "ok":
-        return ZERO, (PaperMetricScore(paper_id, read.status, copy_text(e.text), None, ZERO, reason=read.detail,
-                                       audited=e.audited) if detail else None)
+        return ZERO, (_paper_metric(paper_id, read.status, copy_text(e.text), None, ZERO, read.detail, (),
+                                    e.audited, ()) if detail else None)
     items = []
     rules = []
     short = 0
+    score = mp.score
     # the mean, summed on integers and reduced once
     sum_n, sum_d = 0, 1
     for key, a in e.items:
@@ -323,7 +371,7 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, got: dict[str, tuple[
                 items.append(_item(key, None, a.text, a.width, ZERO, "short" if hit is None else hit[1]))
             continue
         v = hit[0]
-        r = mp.score(v, a)
+        r = score(v, a)
         if credit is not None:
             f = credit.factor(key, v, (metric.path, read.index[key]))
             if f is not ONE:
@@ -342,5 +390,5 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, got: dict[str, tuple[
         if short:
             parts.append(f"{short} anchor item(s) not supplied score 0")
         rules.append(RuleApplication("cardinality_mismatch", metric.id, paper_id, "; ".join(parts)))
-    return mean, PaperMetricScore(paper_id, "scored", copy_text(e.text), None, mean, items=tuple(items),
-                                  audited=e.audited, rules=tuple(rules))
+    return mean, _paper_metric(paper_id, "scored", copy_text(e.text), None, mean, None, tuple(items), e.audited,
+                               tuple(rules))

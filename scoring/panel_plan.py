@@ -6,9 +6,9 @@ task and kept for the tasks last used.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
-from .kernels import DIRECTIONS, kernel_score
+from .kernels import DIRECTIONS, anchored, kernel_score
 from .reads import NUMBER, anchor_text, item_key, want_of
 from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 
@@ -16,7 +16,7 @@ from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 class Anchor:
     """One paper's anchor for one metric (or one item of a list anchor)."""
 
-    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "pair", "rule", "items",
+    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "num", "rule", "items",
                  "keys", "error")
 
     def __init__(self, paper_id: str):
@@ -27,7 +27,8 @@ class Anchor:
         self.anchor: Any = None
         self.text: Any = None
         self.width: Fraction | None = None
-        self.pair: tuple[int, int, int, int] | None = None   # anchor and width as integers, for the kernel
+        # the kernel against this anchor, on a numeric read value's (num, den)
+        self.num: Callable[[int, int], Fraction] | None = None
         self.rule: RuleApplication | None = None
         self.items: tuple[tuple[str, Anchor], ...] = ()
         self.keys: frozenset[str] = frozenset()
@@ -35,10 +36,15 @@ class Anchor:
 
 
 class MetricPlan:
-    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "pair_kernel", "weight_pair")
+    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "segments",
+                 "list_key")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
+        # a scalar is read at its path's segments; a list's items are read once
+        # per artifact for every metric over the same list and match_by key
+        self.segments = metric.path.segments
+        self.list_key = (metric.path.split()[0].text, metric.match_by) if metric.is_list else None
         self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
         sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
         if metric.is_list and sample:
@@ -46,7 +52,6 @@ class MetricPlan:
         self.want = want_of(sample) if metric.direction == "exact_value" else NUMBER
         self.removed = incomparable(task, metric)
         self.caps = caps_of(task, metric)
-        self.pair_kernel = DIRECTIONS[metric.direction].pair
         self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
 
@@ -74,7 +79,7 @@ class MetricPlan:
             e.keys = frozenset(k for k, _ in pairs)
         else:
             banded = self._banded(metric, e.anchor, paper.paper_id)
-            e.text, e.width, e.pair, e.rule, e.error = banded.text, banded.width, banded.pair, banded.rule, \
+            e.text, e.width, e.num, e.rule, e.error = banded.text, banded.width, banded.num, banded.rule, \
                 banded.error
         return e
 
@@ -82,6 +87,7 @@ class MetricPlan:
         item = Anchor(paper_id)
         item.anchor, item.text = a, anchor_text(a)
         if not DIRECTIONS[metric.direction].needs_band:
+            item.num = anchored(metric.direction, a, None)
             return item
         try:
             eb = band_width(metric, a, paper_id)
@@ -89,16 +95,15 @@ class MetricPlan:
             item.error = exc
             return item
         item.width, item.rule = eb.width, eb.rule
-        if isinstance(a, Fraction) and eb.width > 0:
-            item.pair = (a.numerator, a.denominator, eb.width.numerator, eb.width.denominator)
+        item.num = anchored(metric.direction, a, eb.width)
         return item
 
     def score(self, x: Any, a: Anchor) -> Fraction:
         """The direction's kernel on one read value and one (planned) anchor."""
         if a.error is not None:
             raise a.error
-        if a.pair is not None and type(x) is Fraction:
-            return self.pair_kernel(x.numerator, x.denominator, *a.pair)
+        if a.num is not None and type(x) is Fraction:
+            return a.num(x.numerator, x.denominator)
         return kernel_score(self.metric.direction, x, a.anchor, a.width)
 
 
@@ -123,16 +128,29 @@ def caps_of(task, metric) -> dict[str | None, Ceiling | None]:
     return caps
 
 
-_PLANS: dict[int, tuple[Any, tuple[MetricPlan, ...]]] = {}
+class PanelPlan(tuple):
+    """The :class:`MetricPlan` of every metric of a task, in task order, and
+    ``conclusions``: the positions of the metrics the unsupported_conclusion
+    rule scales (declared ``supported_by``, not removed)."""
+
+    conclusions: tuple[int, ...]
+
+    def __new__(cls, metrics):
+        plan = super().__new__(cls, metrics)
+        plan.conclusions = tuple(k for k, mp in enumerate(plan) if mp.metric.supported_by and mp.removed is None)
+        return plan
+
+
+_PLANS: dict[int, tuple[Any, PanelPlan]] = {}
 PLANS_KEPT = 256
 
 
-def plan_of(task) -> tuple[MetricPlan, ...]:
+def plan_of(task) -> PanelPlan:
     # a pure function of the (immutable) task: made once per task object
     hit = _PLANS.get(id(task))
     if hit is not None and hit[0] is task:
         return hit[1]
-    plan = tuple(MetricPlan(task, m) for m in task.metrics)
+    plan = PanelPlan(MetricPlan(task, m) for m in task.metrics)
     if len(_PLANS) >= PLANS_KEPT:
         _PLANS.clear()
     _PLANS[id(task)] = (task, plan)

@@ -54,6 +54,9 @@ def anchor_text(value: Any) -> Any:
     return fraction_text(value) if isinstance(value, Fraction) else value
 
 
+_NUMBER_START = frozenset("-0123456789")     # decimal text starts with one of these
+
+
 def item_key(raw: Any) -> str | None:
     """Canonical match_by key: numbers (or decimal text) by exact value, so that
     ``0.90``, ``0.9`` and ``"0.9"`` pair; other text trimmed and case-folded.
@@ -64,12 +67,63 @@ def item_key(raw: Any) -> str | None:
     if isinstance(raw, bool) or raw is None:
         return None
     if isinstance(raw, str):
-        dec = bounded_decimal(raw)
+        dec = bounded_decimal(raw) if raw[:1] in _NUMBER_START else None
         return fraction_text(Fraction(dec)) if dec is not None else normalise_label(raw)
     num = to_fraction(raw)
     return fraction_text(num) if num is not None else None
 
 
+_ABSENT = paths.Missing("absent")   # a list item's value that is not there (its reason is never shown)
+
+
+def value_at(item: Any, segments: tuple[paths.Segment, ...]) -> Any:
+    """``paths.get(item, path)`` for a path without ``[*]`` given by its segments,
+    without the reason text of an absent value: one shared :class:`paths.Missing`."""
+    cur = item
+    for seg in segments:
+        if seg.__class__ is str:
+            if isinstance(cur, dict) and seg in cur:
+                cur = cur[seg]
+                continue
+        elif isinstance(cur, list) and seg < len(cur):
+            cur = cur[seg]
+            continue
+        return _ABSENT
+    return cur
+
+
+@dataclass(frozen=True)
+class ListKeys:
+    """The items of one artifact list and their keys: read once per artifact for
+    every metric over that list with the same ``match_by``."""
+    missing: paths.Missing | None          # the list is absent (or not a list)
+    items: list[Any]
+    rows: tuple[tuple[str, int, bool], ...]   # (key, position, keyed) in list order; repeated keys left out
+    dupes: int
+
+
+def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKeys:
+    """The items of the list a ``[*]`` path points into, keyed by position or by
+    ``match_by`` (an item without a usable key is ``#i``, not keyed; a repeated
+    key keeps its first item)."""
+    raw_items = paths.list_items(data, path)
+    if isinstance(raw_items, paths.Missing):
+        return ListKeys(raw_items, [], (), 0)
+    if not match_by:
+        return ListKeys(None, raw_items, tuple((str(i), i, True) for i in range(len(raw_items))), 0)
+    rows: list[tuple[str, int, bool]] = []
+    seen: set[str] = set()
+    dupes = 0
+    for i, item in enumerate(raw_items):
+        key = item_key(item.get(match_by)) if isinstance(item, dict) else None
+        if key is None:
+            rows.append((f"#{i}", i, False))
+        elif key in seen:
+            dupes += 1
+        else:
+            seen.add(key)
+            rows.append((key, i, True))
+    return ListKeys(None, raw_items, tuple(rows), dupes)
 
 
 @dataclass(frozen=True)
@@ -80,38 +134,36 @@ class ListRead:
     values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
     index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
     texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``text``)
+    got: dict[str, tuple[Any, str]] = field(default_factory=dict)   # key -> (value, status), keyed items only
 
 
-def read_list(metric, data: Any, want: str, texts: bool = True) -> ListRead:
-    raw_items = paths.list_items(data, metric.path)
-    if isinstance(raw_items, paths.Missing):
-        return ListRead("missing", raw_items.reason, None, ())
-    _, inner = metric.path.split()
+def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys | None = None) -> ListRead:
+    """A list metric's values, keyed; ``keys`` is :func:`list_keys` of the same
+    data, path and ``match_by`` when already read."""
+    if keys is None:
+        keys = list_keys(data, metric.path, metric.match_by)
+    if keys.missing is not None:
+        return ListRead("missing", keys.missing.reason, None, ())
+    inner = metric.path.split()[1].segments
+    items = keys.items
     out: list[tuple[str, Any, str]] = []
-    seen: set[str] = set()
     index: dict[str, int] = {}
-    dupes = 0
-    for i, item in enumerate(raw_items):
-        raw = paths.get(item, inner) if inner.segments else item
-        value, status, _ = read_scalar(raw, want, False)
-        if metric.match_by:
-            key = item_key(item.get(metric.match_by)) if isinstance(item, dict) else None
-            if key is None:
-                out.append((f"#{i}", value, "no_key"))
-                continue
-            if key in seen:
-                dupes += 1
-                continue
-            seen.add(key)
+    got: dict[str, tuple[Any, str]] = {}
+    for key, i, keyed in keys.rows:
+        raw = value_at(items[i], inner) if inner else items[i]
+        if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
+            value, status = decimal_fraction(raw), "ok"
         else:
-            key = str(i)
+            value, status, _ = read_scalar(raw, want, False)
+        if not keyed:
+            out.append((key, value, "no_key"))
+            continue
         out.append((key, value, status))
         index[key] = i
-    detail = f"{dupes} item(s) with a repeated {metric.match_by!r} ignored" if dupes else None
+        got[key] = (value, status)
+    detail = f"{keys.dupes} item(s) with a repeated {metric.match_by!r} ignored" if keys.dupes else None
     if not texts:
-        return ListRead("ok", detail, None, tuple(out), index)
-    by_key = {k: anchor_text(v) if v is not None else None for k, v, s in out if s != "no_key"}
+        return ListRead("ok", detail, None, tuple(out), index, got=got)
+    by_key = {k: anchor_text(v) if v is not None else None for k, (v, _) in got.items()}
     text = by_key if metric.match_by else [by_key[k] for k, _, _ in out]
-    return ListRead("ok", detail, text, tuple(out), index, by_key)
-
-
+    return ListRead("ok", detail, text, tuple(out), index, by_key, got)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
 from mmverify.numbers import fraction_text
 
-from .kernels import ONE_SIDED
+from .kernels import ONE, ONE_SIDED, ZERO
 
 if TYPE_CHECKING:  # pragma: no cover
     from mmverify.tasks import MetricSpec, TaskSpec
@@ -134,12 +134,18 @@ class Ceiling:
         """The last value that keeps full credit: one band past the best."""
         return self.best + self.width if self.higher else self.best - self.width
 
+    @cached_property
+    def _reach_pair(self) -> tuple[int, int]:
+        return self.reach.numerator, self.reach.denominator
+
     def factor(self, x: Fraction) -> Fraction:
         """1 up to one band past the best, then linearly down to 0 at two bands."""
-        if (x <= self.reach) if self.higher else (x >= self.reach):   # excess(x) <= width
-            return Fraction(1)
+        rn, rd = self._reach_pair
+        # x <= reach (higher) or x >= reach (lower), on integers: excess(x) <= width
+        if (x.numerator * rd <= rn * x.denominator) if self.higher else (x.numerator * rd >= rn * x.denominator):
+            return ONE
         e = self.excess(x)
-        return max(Fraction(0), (2 * self.width - e) / self.width)
+        return max(ZERO, (2 * self.width - e) / self.width)
 
 
 def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
@@ -156,9 +162,13 @@ def support_factor(metric: "MetricSpec", rs_by_id: Mapping[str, Sequence[Fractio
     """Mean r of a metric's supporting metrics for one paper (None: no support declared
     or no supporting metric scored by that paper). ``rs_by_id`` maps a metric id to
     its r for each paper, in panel order."""
-    rs = [rs_by_id[s][paper_index] for s in metric.supported_by if s in rs_by_id]
-    rs = [r for r in rs if r is not None]
-    return sum(rs, Fraction(0)) / len(rs) if rs else None
+    # the mean, summed on integers and reduced once
+    n, d, count = 0, 1, 0
+    for s in metric.supported_by:
+        r = rs_by_id[s][paper_index] if s in rs_by_id else None
+        if r is not None:
+            n, d, count = n * r.denominator + r.numerator * d, d * r.denominator, count + 1
+    return Fraction(n, d * count) if count else None
 
 
 def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: Ceiling) -> RuleApplication:
@@ -173,11 +183,22 @@ def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: C
 
 def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
     """The unwitnessed_claim rule for one scalar one-sided metric, or None."""
-    if gates is None or metric.direction not in ONE_SIDED or metric.is_list:
+    return unwitnessed_among(metric, hard_gaps(gates)) if gates is not None else None
+
+
+def hard_gaps(gates) -> tuple:
+    """The hard gate instances of a gate report that could not be checked (verdict
+    ``gap``), in order: the only ones :func:`unwitnessed` looks at."""
+    return tuple(inst for inst in gates.instances if inst.verdict == "gap" and inst.hard)
+
+
+def unwitnessed_among(metric: "MetricSpec", gaps: Sequence) -> RuleApplication | None:
+    """:func:`unwitnessed` over the :func:`hard_gaps` of a gate report."""
+    if not gaps or metric.direction not in ONE_SIDED or metric.is_list:
         return None
     target = metric.path.text
-    for inst in gates.instances:
-        if inst.verdict != "gap" or not inst.hard or target not in inst.paths:
+    for inst in gaps:
+        if target not in inst.paths:
             continue
         if inst.values[inst.paths.index(target)] is None:
             continue  # the claim itself is absent: the metric scores 0 as missing anyway
