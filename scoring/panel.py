@@ -105,6 +105,14 @@ def _maker(cls: type) -> Callable[..., Any]:
     return make
 
 
+def _replaced(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace(obj, **changes)`` for a record of this module, made
+    the same way as :func:`_maker`'s."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **changes)
+    return new
+
+
 _item = _maker(ItemScore)                 # (key, value, anchor, band_width, r, status)
 _paper_metric = _maker(PaperMetricScore)  # (paper_id, status, anchor, band_width, r, reason, items, audited, rules)
 _metric = _maker(MetricResult)
@@ -210,8 +218,6 @@ def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
                results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
     """The unsupported_conclusion rule: a conclusion's r times its support's mean
     r (from the r before this rule), in place; records only when ``results``."""
-    from dataclasses import replace
-
     by_id = {mp.id: rs for mp, rs in zip(plan, table)}
     for k in plan.conclusions:
         mp = plan[k]
@@ -230,10 +236,10 @@ def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
                                        f"r {fraction_text(r)} x mean r {fraction_text(f)} of its support "
                                        f"({', '.join(mp.metric.supported_by)})")
                 rules.append(rule)
-                per_paper[i] = replace(pm, r=rs[i], rules=pm.rules + (rule,))
+                per_paper[i] = _replaced(pm, r=rs[i], rules=pm.rules + (rule,))
         table[k] = rs
         if results is not None and per_paper is not None:
-            results[k] = replace(results[k], per_paper=tuple(per_paper))
+            results[k] = _replaced(results[k], per_paper=tuple(per_paper))
 
 
 # ------------------------------------------------------- one metric
@@ -341,7 +347,7 @@ def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplicatio
     """Each voting paper's entry names the rules that scaled its r (traceability)."""
     from dataclasses import replace
 
-    return [replace(pm, rules=pm.rules + tuple(replace(a, paper_id=pm.paper_id) for a in applied))
+    return [_replaced(pm, rules=pm.rules + tuple(replace(a, paper_id=pm.paper_id) for a in applied))
             if pm.status == "scored" else pm for pm in per_paper]
 
 

@@ -46,6 +46,18 @@ def type_text(raw: Any) -> str:
     return json_type(raw)
 
 
+def number_text(raw: Decimal) -> str:
+    """``fraction_text(Fraction(raw))`` for a finite Decimal, read off its digits
+    (no Fraction, no gcd): the exact decimal without trailing zeros, or ``p/q``
+    past 60 places."""
+    t = format(raw, "f")      # exact: every digit of the coefficient, no rounding
+    if "." in t:
+        t = t.rstrip("0").rstrip(".")
+        if "." in t and len(t) - t.index(".") > 61:
+            return fraction_text(decimal_fraction(raw))
+    return "0" if t == "-0" else t
+
+
 def want_of(anchor_sample: Any) -> str:
     return LABEL if isinstance(anchor_sample, str) else NUMBER
 
@@ -68,7 +80,9 @@ def item_key(raw: Any) -> str | None:
         return None
     if isinstance(raw, str):
         dec = bounded_decimal(raw) if raw[:1] in _NUMBER_START else None
-        return fraction_text(Fraction(dec)) if dec is not None else normalise_label(raw)
+        return number_text(dec) if dec is not None else normalise_label(raw)
+    if type(raw) is Decimal and raw.is_finite():
+        return number_text(raw)
     num = to_fraction(raw)
     return fraction_text(num) if num is not None else None
 
@@ -149,12 +163,17 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
     out: list[tuple[str, Any, str]] = []
     index: dict[str, int] = {}
     got: dict[str, tuple[Any, str]] = {}
+    by_key: dict[str, Any] = {}     # with ``texts``: the value's text (as ``anchor_text``), None when absent
     for key, i, keyed in keys.rows:
         raw = value_at(items[i], inner) if inner else items[i]
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
             value, status = decimal_fraction(raw), "ok"
+            if texts and keyed:
+                by_key[key] = number_text(raw)
         else:
             value, status, _ = read_scalar(raw, want, False)
+            if texts and keyed:
+                by_key[key] = anchor_text(value) if value is not None else None
         if not keyed:
             out.append((key, value, "no_key"))
             continue
@@ -164,6 +183,5 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
     detail = f"{keys.dupes} item(s) with a repeated {metric.match_by!r} ignored" if keys.dupes else None
     if not texts:
         return ListRead("ok", detail, None, tuple(out), index, got=got)
-    by_key = {k: anchor_text(v) if v is not None else None for k, (v, _) in got.items()}
-    text = by_key if metric.match_by else [by_key[k] for k, _, _ in out]
+    text = by_key if metric.match_by else list(by_key.values())
     return ListRead("ok", detail, text, tuple(out), index, by_key, got)
