@@ -11,10 +11,10 @@ no part in any paper's R.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from mmverify import paths
 from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
@@ -88,35 +88,56 @@ class PanelScore:
 
 # ---------------------------------------------------------------- records
 
-def _maker(cls: type) -> Callable[..., Any]:
-    """``cls(*values)`` for a frozen dataclass, every field given in order, made
-    without running the frozen ``__init__`` (one field at a time through
-    ``object.__setattr__``): the same object, built for every metric, paper and
-    list item of every artifact."""
-    names = tuple(f.name for f in fields(cls))
-    new = object.__new__
+# The records below are made for every metric, paper and list item of every
+# artifact: each maker returns ``cls(*fields)``, the same object, built without
+# the frozen ``__init__`` (which sets one field at a time through
+# ``object.__setattr__``). A test keeps each maker equal to its class.
 
-    def make(*values: Any) -> Any:
-        obj = new(cls)
-        obj.__dict__.update(zip(names, values))
-        return obj
+_new = object.__new__
 
-    make.__name__ = f"make_{cls.__name__}"
-    return make
+
+def _item(key: str, value: str | None, anchor: Any, band_width: Fraction | None, r: Fraction,
+          status: str) -> ItemScore:
+    obj = _new(ItemScore)
+    d = obj.__dict__
+    d["key"], d["value"], d["anchor"], d["band_width"], d["r"], d["status"] = key, value, anchor, band_width, r, status
+    return obj
+
+
+def _paper_metric(paper_id: str, status: str, anchor: Any, band_width: Fraction | None, r: Fraction | None,
+                  reason: str | None, items: tuple[ItemScore, ...], audited: bool,
+                  rules: tuple[RuleApplication, ...]) -> PaperMetricScore:
+    obj = _new(PaperMetricScore)
+    d = obj.__dict__
+    d["paper_id"], d["status"], d["anchor"], d["band_width"], d["r"] = paper_id, status, anchor, band_width, r
+    d["reason"], d["items"], d["audited"], d["rules"] = reason, items, audited, rules
+    return obj
+
+
+def _metric(metric_id: str, path: str, unit: str, direction: str, weight: Fraction, band: str | None, value: Any,
+            read_status: str, read_detail: str | None, removed: RuleApplication | None,
+            per_paper: tuple[PaperMetricScore, ...]) -> MetricResult:
+    obj = _new(MetricResult)
+    d = obj.__dict__
+    d["metric_id"], d["path"], d["unit"], d["direction"], d["weight"], d["band"] = \
+        metric_id, path, unit, direction, weight, band
+    d["value"], d["read_status"], d["read_detail"], d["removed"], d["per_paper"] = \
+        value, read_status, read_detail, removed, per_paper
+    return obj
+
+
+def _paper(paper_id: str, award: str, oracle: bool, reported: tuple[str, ...], r: Fraction | None) -> PaperResult:
+    obj = _new(PaperResult)
+    d = obj.__dict__
+    d["paper_id"], d["award"], d["oracle"], d["reported"], d["r"] = paper_id, award, oracle, reported, r
+    return obj
 
 
 def _replaced(obj: Any, **changes: Any) -> Any:
-    """``dataclasses.replace(obj, **changes)`` for a record of this module, made
-    the same way as :func:`_maker`'s."""
-    new = object.__new__(type(obj))
+    """``dataclasses.replace(obj, **changes)`` for a record made by a maker above."""
+    new = _new(type(obj))
     new.__dict__.update(obj.__dict__, **changes)
     return new
-
-
-_item = _maker(ItemScore)                 # (key, value, anchor, band_width, r, status)
-_paper_metric = _maker(PaperMetricScore)  # (paper_id, status, anchor, band_width, r, reason, items, audited, rules)
-_metric = _maker(MetricResult)
-_paper = _maker(PaperResult)
 
 
 # ---------------------------------------------------------------- scoring
@@ -164,7 +185,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     plan = plan_of(task)
     guarded = ruleset == "verified"
     verified = _Verified(gates) if guarded else None
-    gaps = hard_gaps(gates) if gates is not None else ()
+    gaps = hard_gaps(gates) if gates is not None and plan.claimable else ()
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[list[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
@@ -186,28 +207,25 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
         _supported(plan, table, results if detail else None, rules)
     papers = []
     voting_n, voting_d, voting = 0, 1, 0
-    for i, paper in enumerate(task.panel):
-        # R = sum(weight * r) / sum(weight) over the metrics the paper votes on,
-        # summed on integers and reduced once
-        num_n, num_d, den_n, den_d = 0, 1, 0, 1
-        reported = []
-        for mp, rs in zip(plan, table):
-            r = rs[i]
-            if r is None:
-                continue
-            wn, wd = mp.weight_pair
-            if detail:
-                reported.append(mp.id)
-            tn, td = wn * r.numerator, wd * r.denominator
-            num_n, num_d = num_n * td + tn * num_d, num_d * td
-            den_n, den_d = den_n * wd + wn * den_d, den_d * wd
-        paper_r = Fraction(num_n * den_d, num_d * den_n) if den_n > 0 else None
-        if paper_r is not None:
+    for i, (at, reported, den_n, den_d) in enumerate(plan.votes):
+        # R = sum(weight * r) / sum(weight) over the metrics the paper votes on
+        # (the weights' sum is the plan's), summed on integers and reduced once
+        if den_n > 0:
+            num_n, num_d = 0, 1
+            for k in at:
+                r = table[k][i]
+                wn, wd = plan[k].weight_pair
+                tn, td = wn * r.numerator, wd * r.denominator
+                num_n, num_d = num_n * td + tn * num_d, num_d * td
+            paper_r = Fraction(num_n * den_d, num_d * den_n)
             voting_n, voting_d = voting_n * paper_r.denominator + paper_r.numerator * voting_d, \
                 voting_d * paper_r.denominator
             voting += 1
+        else:
+            paper_r = None
         if detail:
-            papers.append(_paper(paper.paper_id, paper.award, paper.oracle, tuple(reported), paper_r))
+            paper = task.panel[i]
+            papers.append(_paper(paper.paper_id, paper.award, paper.oracle, reported, paper_r))
     oeval = Fraction(voting_n, voting_d * voting) if voting else None
     if not detail:
         return oeval
@@ -278,7 +296,6 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
     credit = _Credit(mp, verified, detail) if verified is not None and mp.caps else None
     factor = ONE
     read: ListRead | None = None
-    got: dict[str, tuple[Any, str]] = {}
     x = value = reason = None
     if mp.list_key is not None:
         keys = lists.get(mp.list_key)
@@ -286,7 +303,6 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
             keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by)
         read = read_list(metric, data, mp.want, detail, keys)
         value, status, reason = read.text, read.status, read.detail
-        got = read.got
     else:
         raw = value_at(data, mp.segments)
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
@@ -319,7 +335,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
                 per_paper.append(_paper_metric(e.paper_id, "unwitnessed", copy_text(e.text), None, ZERO,
                                                claim.detail, (), e.audited, ()))
         elif read is not None:
-            r, pm = _score_list(mp, e, read, got, credit, detail)
+            r, pm = _score_list(mp, e, read, credit, detail)
             rs.append(r)
             if pm is not None:
                 per_paper.append(pm)
@@ -328,7 +344,8 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
             if detail:
                 per_paper.append(_paper_metric(e.paper_id, status, e.text, None, ZERO, reason, (), e.audited, ()))
         else:
-            r = mp.score(x, e)
+            num = e.num
+            r = num(x.numerator, x.denominator) if num is not None and type(x) is Fraction else mp.score(x, e)
             if factor is not ONE:
                 r = r * factor
             rs.append(r)
@@ -351,8 +368,8 @@ def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplicatio
             if pm.status == "scored" else pm for pm in per_paper]
 
 
-def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, got: dict[str, tuple[Any, str]],
-                credit: _Credit | None, detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
+def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | None,
+                detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
     """The mean r over one paper's anchor items, and with ``detail`` its record."""
     metric, paper_id = mp.metric, e.paper_id
     if read.status != "ok":
@@ -361,23 +378,24 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, got: dict[str, tuple[
     items = []
     rules = []
     short = 0
-    score = mp.score
+    ok = read.ok
     # the mean, summed on integers and reduced once
     sum_n, sum_d = 0, 1
     for key, a in e.items:
         if detail and a.rule is not None:
             rules.append(a.rule)
-        hit = got.get(key)
-        if hit is None or hit[1] != "ok":
+        v = ok.get(key)
+        if v is None:
             if a.error is not None:
                 raise a.error
-            if hit is None:
+            status = read.bad.get(key)
+            if status is None:
                 short += 1
             if detail:
-                items.append(_item(key, None, a.text, a.width, ZERO, "short" if hit is None else hit[1]))
+                items.append(_item(key, None, a.text, a.width, ZERO, "short" if status is None else status))
             continue
-        v = hit[0]
-        r = score(v, a)
+        num = a.num
+        r = num(v.numerator, v.denominator) if num is not None and type(v) is Fraction else mp.score(v, a)
         if credit is not None:
             f = credit.factor(key, v, (metric.path, read.index[key]))
             if f is not ONE:

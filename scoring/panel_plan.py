@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-from .kernels import DIRECTIONS, anchored, kernel_score
+from .kernels import DIRECTIONS, ONE_SIDED, anchored, kernel_score
 from .reads import NUMBER, anchor_text, item_key, want_of
 from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 
@@ -129,15 +129,33 @@ def caps_of(task, metric) -> dict[str | None, Ceiling | None]:
 
 
 class PanelPlan(tuple):
-    """The :class:`MetricPlan` of every metric of a task, in task order, and
-    ``conclusions``: the positions of the metrics the unsupported_conclusion
-    rule scales (declared ``supported_by``, not removed)."""
+    """The :class:`MetricPlan` of every metric of a task, in task order, and what
+    follows from them alone:
+
+    * ``conclusions``: the positions of the metrics the unsupported_conclusion
+      rule scales (declared ``supported_by``, not removed);
+    * ``claimable``: whether any metric can meet the unwitnessed_claim rule (a
+      one-sided scalar, not removed);
+    * ``votes``: per paper, the positions of the metrics it votes on (anchored,
+      not removed: whatever the artifact holds, these and only these have an r),
+      their ids and the sum of their weights as (numerator, denominator).
+    """
 
     conclusions: tuple[int, ...]
+    claimable: bool
+    votes: tuple[tuple[tuple[int, ...], tuple[str, ...], int, int], ...]
 
-    def __new__(cls, metrics):
+    def __new__(cls, task, metrics):
         plan = super().__new__(cls, metrics)
         plan.conclusions = tuple(k for k, mp in enumerate(plan) if mp.metric.supported_by and mp.removed is None)
+        plan.claimable = any(mp.metric.direction in ONE_SIDED and not mp.metric.is_list and mp.removed is None
+                             for mp in plan)
+        votes = []
+        for i in range(len(task.panel)):
+            at = tuple(k for k, mp in enumerate(plan) if mp.entries[i].votes and mp.removed is None)
+            total = sum((plan[k].metric.weight for k in at), Fraction(0))
+            votes.append((at, tuple(plan[k].id for k in at), total.numerator, total.denominator))
+        plan.votes = tuple(votes)
         return plan
 
 
@@ -150,7 +168,7 @@ def plan_of(task) -> PanelPlan:
     hit = _PLANS.get(id(task))
     if hit is not None and hit[0] is task:
         return hit[1]
-    plan = PanelPlan(MetricPlan(task, m) for m in task.metrics)
+    plan = PanelPlan(task, [MetricPlan(task, m) for m in task.metrics])
     if len(_PLANS) >= PLANS_KEPT:
         _PLANS.clear()
     _PLANS[id(task)] = (task, plan)

@@ -144,11 +144,12 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKey
 class ListRead:
     status: str                      # ok | missing
     detail: str | None
-    text: Any                        # list of texts, or mapping key -> text
-    values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status)
+    text: Any                        # list of texts, or mapping key -> text (made with ``texts``)
+    values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status) (made with ``texts``)
     index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
-    texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``text``)
-    got: dict[str, tuple[Any, str]] = field(default_factory=dict)   # key -> (value, status), keyed items only
+    texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``texts``)
+    ok: dict[str, Any] = field(default_factory=dict)      # key -> value, for the items read as ``ok``
+    bad: dict[str, str] = field(default_factory=dict)     # key -> status, for the other keyed items
 
 
 def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys | None = None) -> ListRead:
@@ -162,10 +163,16 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
     items = keys.items
     out: list[tuple[str, Any, str]] = []
     index: dict[str, int] = {}
-    got: dict[str, tuple[Any, str]] = {}
-    by_key: dict[str, Any] = {}     # with ``texts``: the value's text (as ``anchor_text``), None when absent
+    ok: dict[str, Any] = {}
+    bad: dict[str, str] = {}
+    by_key: dict[str, Any] = {}     # the value's text (as ``anchor_text``), None when absent
+    field_name = inner[0] if len(inner) == 1 and inner[0].__class__ is str else None   # the common ``[*].name``
     for key, i, keyed in keys.rows:
-        raw = value_at(items[i], inner) if inner else items[i]
+        item = items[i]
+        if field_name is not None:
+            raw = item[field_name] if isinstance(item, dict) and field_name in item else _ABSENT
+        else:
+            raw = value_at(item, inner) if inner else item
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
             value, status = decimal_fraction(raw), "ok"
             if texts and keyed:
@@ -174,14 +181,17 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
             value, status, _ = read_scalar(raw, want, False)
             if texts and keyed:
                 by_key[key] = anchor_text(value) if value is not None else None
+        if texts:
+            out.append((key, value, status if keyed else "no_key"))
         if not keyed:
-            out.append((key, value, "no_key"))
             continue
-        out.append((key, value, status))
         index[key] = i
-        got[key] = (value, status)
+        if status == "ok":
+            ok[key] = value
+        else:
+            bad[key] = status
     detail = f"{keys.dupes} item(s) with a repeated {metric.match_by!r} ignored" if keys.dupes else None
     if not texts:
-        return ListRead("ok", detail, None, tuple(out), index, got=got)
+        return ListRead("ok", detail, None, (), index, ok=ok, bad=bad)
     text = by_key if metric.match_by else list(by_key.values())
-    return ListRead("ok", detail, text, tuple(out), index, by_key, got)
+    return ListRead("ok", detail, text, tuple(out), index, by_key, ok, bad)

@@ -180,10 +180,27 @@ def test_list_metric_reports_what_the_artifact_holds():
     assert by_key.metrics[0].value == {"a": "2"}
 
 
-def test_item_records_are_plain_item_scores():
-    from mmverify.scoring.panel import ItemScore, _item
+def test_records_made_without_init_equal_their_classes():
+    from dataclasses import fields
 
-    made = _item("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored")
-    assert made == ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored")
-    assert repr(made) == repr(ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored"))
-    assert hash(made) == hash(ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored"))
+    from mmverify.scoring import panel
+    from mmverify.scoring.rules import RuleApplication
+
+    rule = RuleApplication("degenerate_band", "a", "P", "w")
+    item = panel.ItemScore("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored")
+    cases = [
+        (panel._item, panel.ItemScore, ("0", "1.5", "2", Fraction(1, 10), Fraction(1, 2), "scored")),
+        (panel._paper_metric, panel.PaperMetricScore,
+         ("P", "scored", ["1"], None, Fraction(1, 3), None, (item,), True, (rule,))),
+        (panel._metric, panel.MetricResult,
+         ("a", "r.a", "m", "target_value", Fraction(2), "abs 1", "1.5", "ok", None, None, ())),
+        (panel._paper, panel.PaperResult, ("P", "O", True, ("a",), Fraction(1, 2))),
+    ]
+    for make, cls, values in cases:
+        made, built = make(*values), cls(*values)
+        assert [f.name for f in fields(cls)] == list(made.__dict__)
+        assert made == built and repr(made) == repr(built)
+        if cls is not panel.PaperMetricScore:   # a list anchor is unhashable
+            assert hash(made) == hash(built)
+    changed = panel._replaced(cases[1][0](*cases[1][2]), r=Fraction(1, 4))
+    assert changed.r == Fraction(1, 4) and changed.items == (item,)
