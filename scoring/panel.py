@@ -351,7 +351,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
             rs.append(r)
             if detail:
                 per_paper.append(_paper_metric(e.paper_id, "scored", e.text, e.width, r, None, (), e.audited,
-                                               (e.rule,) if e.rule else ()))
+                                               e.rules))
     if not detail:
         return rs, None
     if credit is not None and credit.applied:
@@ -375,10 +375,10 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
     if read.status != "ok":
         return ZERO, (_paper_metric(paper_id, read.status, copy_text(e.text), None, ZERO, read.detail, (),
                                     e.audited, ()) if detail else None)
-    items = []
+    items: list[ItemScore] = []
     rules = []
     short = 0
-    ok = read.ok
+    ok, texts = read.ok, read.texts
     # the mean, summed on integers and reduced once
     sum_n, sum_d = 0, 1
     for key, a in e.items:
@@ -395,18 +395,31 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
                 items.append(_item(key, None, a.text, a.width, ZERO, "short" if status is None else status))
             continue
         num = a.num
-        r = num(v.numerator, v.denominator) if num is not None and type(v) is Fraction else mp.score(v, a)
+        if type(v) is Decimal:      # a JSON number: scored on its exact ratio
+            if num is not None:
+                r = num(*v.as_integer_ratio())
+                if credit is not None:
+                    v = decimal_fraction(v)
+            else:
+                v = decimal_fraction(v)
+                r = mp.score(v, a)
+        else:
+            r = num(v.numerator, v.denominator) if num is not None and type(v) is Fraction else mp.score(v, a)
         if credit is not None:
             f = credit.factor(key, v, (metric.path, read.index[key]))
             if f is not ONE:
                 r = r * f
-        sum_n, sum_d = sum_n * r.denominator + r.numerator * sum_d, sum_d * r.denominator
+        if r is ONE:        # the kernels' 1 and 0 are these two objects
+            sum_n += sum_d
+        elif r is not ZERO:
+            rd = r.denominator
+            sum_n, sum_d = sum_n * rd + r.numerator * sum_d, sum_d * rd
         if detail:
-            items.append(_item(key, read.texts[key], a.text, a.width, r, "scored"))
+            items.append(_item(key, texts[key], a.text, a.width, r, "scored"))
     mean = Fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
     if not detail:
         return mean, None
-    extra = [k for k, _, s in read.values if k not in e.keys]
+    extra = [k for k in read.order if k not in e.keys]
     if extra or short:
         parts = []
         if extra:

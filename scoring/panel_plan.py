@@ -16,8 +16,8 @@ from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 class Anchor:
     """One paper's anchor for one metric (or one item of a list anchor)."""
 
-    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "num", "rule", "items",
-                 "keys", "error")
+    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "num", "rule", "rules",
+                 "items", "keys", "error")
 
     def __init__(self, paper_id: str):
         self.paper_id = paper_id
@@ -30,6 +30,7 @@ class Anchor:
         # the kernel against this anchor, on a numeric read value's (num, den)
         self.num: Callable[[int, int], Fraction] | None = None
         self.rule: RuleApplication | None = None
+        self.rules: tuple[RuleApplication, ...] = ()   # (rule,) when there is one
         self.items: tuple[tuple[str, Anchor], ...] = ()
         self.keys: frozenset[str] = frozenset()
         self.error: ValueError | None = None
@@ -81,6 +82,7 @@ class MetricPlan:
             banded = self._banded(metric, e.anchor, paper.paper_id)
             e.text, e.width, e.num, e.rule, e.error = banded.text, banded.width, banded.num, banded.rule, \
                 banded.error
+            e.rules = (e.rule,) if e.rule else ()
         return e
 
     def _banded(self, metric, a: Any, paper_id: str) -> Anchor:

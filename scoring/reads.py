@@ -114,6 +114,8 @@ class ListKeys:
     items: list[Any]
     rows: tuple[tuple[str, int, bool], ...]   # (key, position, keyed) in list order; repeated keys left out
     dupes: int
+    order: tuple[str, ...] = ()            # the rows' keys
+    index: dict[str, int] = field(default_factory=dict)   # keyed item's key -> its position in the list
 
 
 def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKeys:
@@ -124,7 +126,9 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKey
     if isinstance(raw_items, paths.Missing):
         return ListKeys(raw_items, [], (), 0)
     if not match_by:
-        return ListKeys(None, raw_items, tuple((str(i), i, True) for i in range(len(raw_items))), 0)
+        order = tuple(str(i) for i in range(len(raw_items)))
+        return ListKeys(None, raw_items, tuple((k, i, True) for i, k in enumerate(order)), 0, order,
+                        {k: i for i, k in enumerate(order)})
     rows: list[tuple[str, int, bool]] = []
     seen: set[str] = set()
     dupes = 0
@@ -137,7 +141,8 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKey
         else:
             seen.add(key)
             rows.append((key, i, True))
-    return ListKeys(None, raw_items, tuple(rows), dupes)
+    return ListKeys(None, raw_items, tuple(rows), dupes, tuple(k for k, _, _ in rows),
+                    {k: i for k, i, keyed in rows if keyed})
 
 
 @dataclass(frozen=True)
@@ -145,10 +150,12 @@ class ListRead:
     status: str                      # ok | missing
     detail: str | None
     text: Any                        # list of texts, or mapping key -> text (made with ``texts``)
-    values: tuple[tuple[str, Any, str], ...]   # (key, value or None, status) (made with ``texts``)
+    order: tuple[str, ...]           # every item's key in list order (``#i`` for an item without one)
     index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
     texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``texts``)
-    ok: dict[str, Any] = field(default_factory=dict)      # key -> value, for the items read as ``ok``
+    # key -> value, for the items read as ``ok``: a JSON number as its (finite)
+    # Decimal, read exactly where it is scored; otherwise the Fraction or label
+    ok: dict[str, Any] = field(default_factory=dict)
     bad: dict[str, str] = field(default_factory=dict)     # key -> status, for the other keyed items
 
 
@@ -161,8 +168,6 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
         return ListRead("missing", keys.missing.reason, None, ())
     inner = metric.path.split()[1].segments
     items = keys.items
-    out: list[tuple[str, Any, str]] = []
-    index: dict[str, int] = {}
     ok: dict[str, Any] = {}
     bad: dict[str, str] = {}
     by_key: dict[str, Any] = {}     # the value's text (as ``anchor_text``), None when absent
@@ -174,24 +179,21 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
         else:
             raw = value_at(item, inner) if inner else item
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
-            value, status = decimal_fraction(raw), "ok"
+            value, status = raw, "ok"
             if texts and keyed:
                 by_key[key] = number_text(raw)
         else:
             value, status, _ = read_scalar(raw, want, False)
             if texts and keyed:
                 by_key[key] = anchor_text(value) if value is not None else None
-        if texts:
-            out.append((key, value, status if keyed else "no_key"))
         if not keyed:
             continue
-        index[key] = i
         if status == "ok":
             ok[key] = value
         else:
             bad[key] = status
     detail = f"{keys.dupes} item(s) with a repeated {metric.match_by!r} ignored" if keys.dupes else None
     if not texts:
-        return ListRead("ok", detail, None, (), index, ok=ok, bad=bad)
+        return ListRead("ok", detail, None, keys.order, keys.index, ok=ok, bad=bad)
     text = by_key if metric.match_by else list(by_key.values())
-    return ListRead("ok", detail, text, tuple(out), index, by_key, ok, bad)
+    return ListRead("ok", detail, text, keys.order, keys.index, by_key, ok, bad)
