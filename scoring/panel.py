@@ -306,11 +306,14 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
     else:
         raw = value_at(data, mp.segments)
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
-            x, status, value = decimal_fraction(raw), "ok", decimal_text(raw) if detail else None
+            status, value = "ok", decimal_text(raw) if detail else None
+            ratio = raw.as_integer_ratio()      # x exactly, in lowest terms: what the kernels read
+            x = decimal_fraction(raw) if credit is not None or mp.general else None
         else:
             if isinstance(raw, paths.Missing) and detail:
                 raw = paths.get(data, metric.path)       # the same absence, with where it stopped
             x, status, value = read_scalar(raw, mp.want, detail)
+            ratio = (x.numerator, x.denominator) if type(x) is Fraction else None
             if status == "missing":
                 reason = raw.reason
         if status == "ok" and credit is not None and removed is None and claim is None:
@@ -345,7 +348,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
                 per_paper.append(_paper_metric(e.paper_id, status, e.text, None, ZERO, reason, (), e.audited, ()))
         else:
             num = e.num
-            r = num(x.numerator, x.denominator) if num is not None and type(x) is Fraction else mp.score(x, e)
+            r = num(*ratio) if num is not None and ratio is not None else mp.score(x, e)
             if factor is not ONE:
                 r = r * factor
             rs.append(r)

@@ -38,7 +38,7 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "segments",
-                 "list_key")
+                 "list_key", "general")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -55,6 +55,8 @@ class MetricPlan:
         self.caps = caps_of(task, metric)
         self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
+        # some voting anchor of a scalar is scored through kernel_score, not a kernel made against it
+        self.general = any(e.votes and e.num is None for e in self.entries)
 
     def _entry(self, metric, paper) -> Anchor:
         e = Anchor(paper.paper_id)
