@@ -239,23 +239,27 @@ def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
     by_id = {mp.id: rs for mp, rs in zip(plan, table)}
     for k in plan.conclusions:
         mp = plan[k]
-        rs = list(table[k])
-        per_paper = list(results[k].per_paper) if results is not None else None
-        for i, r in enumerate(rs):
+        rs = per_paper = None     # copies, made at the first change
+        for i, r in enumerate(table[k]):
             if r is None or r == 0:
                 continue
             f = support_factor(mp.metric, by_id, i)
             if f is None or f == 1:
                 continue
+            if rs is None:
+                rs = list(table[k])
             rs[i] = r * f
-            if per_paper is not None:
+            if results is not None:
+                if per_paper is None:
+                    per_paper = list(results[k].per_paper)
                 pm = per_paper[i]
                 rule = RuleApplication("unsupported_conclusion", mp.id, pm.paper_id,
                                        f"r {fraction_text(r)} x mean r {fraction_text(f)} of its support "
                                        f"({', '.join(mp.metric.supported_by)})")
                 rules.append(rule)
                 per_paper[i] = _replaced(pm, r=rs[i], rules=pm.rules + (rule,))
-        table[k] = rs
+        if rs is not None:
+            table[k] = rs
         if results is not None and per_paper is not None:
             results[k] = _replaced(results[k], per_paper=tuple(per_paper))
 
