@@ -305,7 +305,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
         keys = lists.get(mp.list_key)
         if keys is None:
             keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by)
-        read = read_list(metric, data, mp.want, detail, keys)
+        read = read_list(metric, data, mp.want, detail, keys, mp.segments)
         value, status, reason = read.text, read.status, read.detail
     else:
         raw = value_at(data, mp.segments)

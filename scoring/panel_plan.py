@@ -43,9 +43,11 @@ class MetricPlan:
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
         # a scalar is read at its path's segments; a list's items are read once
-        # per artifact for every metric over the same list and match_by key
-        self.segments = metric.path.segments
-        self.list_key = (metric.path.split()[0].text, metric.match_by) if metric.is_list else None
+        # per artifact for every metric over the same list and match_by key, and
+        # each item at the segments after the [*]
+        head, tail = metric.path.split() if metric.is_list else (None, metric.path)
+        self.segments = tail.segments
+        self.list_key = (head.text, metric.match_by) if head is not None else None
         self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
         sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)
         if metric.is_list and sample:

@@ -159,14 +159,17 @@ class ListRead:
     bad: dict[str, str] = field(default_factory=dict)     # key -> status, for the other keyed items
 
 
-def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys | None = None) -> ListRead:
+def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys | None = None,
+              inner: tuple[paths.Segment, ...] | None = None) -> ListRead:
     """A list metric's values, keyed; ``keys`` is :func:`list_keys` of the same
-    data, path and ``match_by`` when already read."""
+    data, list and ``match_by`` when already read, ``inner`` the segments of the
+    path inside an item (after the ``[*]``) when already split."""
     if keys is None:
         keys = list_keys(data, metric.path, metric.match_by)
     if keys.missing is not None:
         return ListRead("missing", keys.missing.reason, None, ())
-    inner = metric.path.split()[1].segments
+    if inner is None:
+        inner = metric.path.split()[1].segments
     items = keys.items
     ok: dict[str, Any] = {}
     bad: dict[str, str] = {}

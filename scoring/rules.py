@@ -189,7 +189,8 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
 def hard_gaps(gates) -> tuple:
     """The hard gate instances of a gate report that could not be checked (verdict
     ``gap``), in order: the only ones :func:`unwitnessed` looks at."""
-    return tuple(inst for inst in gates.instances if inst.verdict == "gap" and inst.hard)
+    gaps = [inst for inst in gates.instances if inst.verdict == "gap"]
+    return tuple(inst for inst in gaps if inst.hard) if gaps else ()
 
 
 def unwitnessed_among(metric: "MetricSpec", gaps: Sequence) -> RuleApplication | None:
