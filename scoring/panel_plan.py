@@ -1,7 +1,10 @@
 """The plan of a task's panel: everything about a metric that does not depend
 on the artifact (the anchors' texts, band widths and their degenerate_band
-records, the kernel, the unverified-improvement ceilings), worked out once per
-task and kept for the tasks last used.
+records, the kernel made against each anchor, the unverified-improvement
+ceilings, where its values are read), and what follows from the metrics alone
+(which papers vote on which metrics and their weights' sums, the conclusions,
+whether any claim can be unwitnessed), worked out once per task and kept for
+the tasks last used.
 """
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """Reading a metric's values from artifact data for panel scoring: a scalar
 as (value, status, text), a list as keyed items, anchors as report text.
 
+A list's items and their keys (:func:`list_keys`) are read once per artifact
+and shared by every metric over that list; a JSON number is kept as its
+Decimal until it is scored, and its report text is read off its digits
+(:func:`number_text`).
+
 Never raises on artifact content: an absent value is ``missing``, a value of
 the wrong type ``not_a_number`` or ``not_a_label``.
 """

@@ -86,3 +86,24 @@ def test_direction_and_ruleset_literals_are_the_registries():
     rules = next(p for p in score.params if p.name == "ruleset")
     assert list(get_args(Ruleset)) == list(RULESETS) == list(rules.type.choices)
     assert DEFAULT_RULESET in RULESETS and rules.default == DEFAULT_RULESET
+
+
+@given(x=fracs, a=fracs, w=pos, direction=st.sampled_from(sorted(DIRECTIONS)))
+def test_kernel_made_against_an_anchor_equals_kernel_score(x, a, w, direction):
+    from mmverify.scoring.kernels import anchored
+
+    made = anchored(direction, a, w if DIRECTIONS[direction].needs_band else None)
+    assert made is not None
+    r = made(x.numerator, x.denominator)
+    assert r == kernel_score(direction, x, a, w if DIRECTIONS[direction].needs_band else None)
+    assert type(r) is Fraction
+
+
+def test_no_kernel_made_where_kernel_score_takes_another_path():
+    from mmverify.scoring.kernels import anchored
+
+    assert anchored("exact_value", "yes", None) is None                   # a label: exact_match
+    assert anchored("target_value", Fraction(1), None) is None            # no band: kernel_score raises
+    assert anchored("higher_is_better", Fraction(1), Fraction(0)) is None
+    assert anchored("exact_value", Fraction(3, 2), None)(3, 2) == 1
+    assert anchored("exact_value", Fraction(3, 2), None)(2, 1) == 0

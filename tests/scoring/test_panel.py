@@ -204,3 +204,57 @@ def test_records_made_without_init_equal_their_classes():
             assert hash(made) == hash(built)
     changed = panel._replaced(cases[1][0](*cases[1][2]), r=Fraction(1, 4))
     assert changed.r == Fraction(1, 4) and changed.items == (item,)
+
+list_items = st.lists(st.fixed_dictionaries({}, optional={
+    "name": st.sampled_from(["a", "B", "b ", "0.5", "#0", True]),
+    "value": st.one_of(st.decimals(-20, 20, places=1), st.sampled_from(["x", None])),
+    "total": st.decimals(-20, 20, places=1),
+}), max_size=6)
+
+
+@settings(max_examples=80)
+@given(items=list_items, scalar=st.one_of(st.decimals(-20, 20, places=1), st.sampled_from(["x", True])))
+def test_verdict_only_panel_equals_the_report_panel_over_shared_lists(items, scalar):
+    # two metrics over one list (read once), another keyed by position, a scalar,
+    # three papers (one silent on a metric): the O-EVAL without records is the
+    # report's, and each metric scores as it does alone
+    from mmverify.scoring.panel import panel_oeval
+
+    ms = [metric("v", "target_value", band=("abs", "3"), path="r.items[*].value", match_by="name"),
+          metric("t", "higher_is_better", band=("abs", "2"), path="r.items[*].total", match_by="name"),
+          metric("p", "lower_is_better", band=("rel", "0.5"), path="r.items[*].total"),
+          metric("s", "target_value", band=("abs", "4"))]
+    papers = [paper("P1", {"v": {"a": "1", "b": "2", "#0": "3"}, "t": {"a": "5"}, "p": ["1", "2"], "s": "1"}),
+              paper("P2", {"v": {"0.50": "-4"}, "t": {"b": "1", "a": "-3"}, "p": ["-1"], "s": "3"}),
+              paper("P3", {"t": {"b": "7"}, "p": ["2", "0.5", "1"], "s": "-2"}, excluded={"v": "figure_only"})]
+    d = {"r": {"items": items, "s": scalar}}
+    full = score_panel(task(ms, papers), d)
+    assert panel_oeval(task(ms, papers), d) == full.oeval
+    for k, m in enumerate(ms):
+        alone = score_panel(task([m], papers), d)
+        assert alone.metrics[0] == full.metrics[k]
+
+
+@given(best=st.fractions(min_value=-100, max_value=100, max_denominator=100),
+       width=st.fractions(min_value=Fraction(1, 100), max_value=100, max_denominator=100),
+       x=st.fractions(min_value=-500, max_value=500, max_denominator=1000), higher=st.booleans())
+def test_ceiling_factor_is_one_to_one_band_then_falls_to_zero_at_two(best, width, x, higher):
+    from mmverify.scoring.rules import Ceiling
+
+    cap = Ceiling(best, width, higher)
+    excess = x - best if higher else best - x
+    want = Fraction(1) if excess <= width else max(Fraction(0), (2 * width - excess) / width)
+    assert cap.factor(x) == want
+
+
+@given(rs=st.lists(st.one_of(st.none(), st.fractions(min_value=0, max_value=1, max_denominator=50)), max_size=5))
+def test_support_factor_is_the_mean_of_the_supporting_r(rs):
+    from dataclasses import replace
+
+    from mmverify.scoring.rules import support_factor
+
+    ids = [f"m{k}" for k in range(len(rs))]
+    conclusion = replace(metric("c", "exact_value"), supported_by=tuple(ids) + ("absent",))
+    got = support_factor(conclusion, {i: [r] for i, r in zip(ids, rs)}, 0)
+    voting = [r for r in rs if r is not None]
+    assert got == (sum(voting, Fraction(0)) / len(voting) if voting else None)
