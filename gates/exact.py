@@ -25,9 +25,9 @@ class Read(NamedTuple):
 
     path: str
     kind: str                    # absent | number | label | wrong
-    number: Fraction | None      # kind == number
+    number: Fraction | None      # kind == number (read_light: the Decimal or int as parsed)
     label: str | None            # kind == label: the raw string
-    text: str | None             # what reports show (None when absent)
+    text: str | None             # what reports show (None when absent; read_light: the number itself)
     why: str | None = None       # for absent: where the walk stopped
 
 
@@ -55,6 +55,18 @@ def read(path: str, raw: Any) -> Read:
     if num is not None:
         return Read(path, NUMBER, num, None, decimal_text(raw))
     return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
+
+
+def read_light(path: str, raw: Any) -> Read:
+    """:func:`read` for a verdict only (no report shows it): a JSON number stays
+    the exact ``Decimal`` (or ``int``) the parser made, and stands for its own
+    text, so nothing is converted or formatted. Everything else reads as in
+    :func:`read`. The verdict predicates of :mod:`.forms` take both kinds of
+    number (see ``forms.fraction``)."""
+    cls = type(raw)
+    if (cls is Decimal and raw.is_finite()) or cls is int:
+        return _tuple(Read, (path, NUMBER, raw, None, raw, None))
+    return read(path, raw)
 
 
 def type_name(raw: Any) -> str:

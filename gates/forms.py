@@ -19,6 +19,7 @@ parts; an empty parts list contributes 0 (the empty sum), not a gap.
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -27,7 +28,9 @@ from mmverify.labels import normalise_label as normalise
 
 from . import identity
 from .compile import compile_gates
-from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
+from mmverify.numbers import decimal_fraction, exact_decimal, pair_fraction
+
+from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, type_name
 from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, GateVerdict, make_instance
 
 ZERO = Fraction(0)
@@ -37,7 +40,8 @@ _RUN = object()  # evaluate_gates default: run the task's replay
 # text, run only when a report shows it (``GateInstance.detail``).
 
 
-def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False) -> GateReport:
+def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False,
+                   records: bool | None = None) -> GateReport:
     """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc).
 
     Gates read the artifact and the values its replay derived (``$replay.``
@@ -49,7 +53,9 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     (soft gates never change a score), none after the first hard gate with a
     failing instance (one is enough to zero the artifact), and each instance as
     a :class:`~mmverify.gates.model.GateVerdict` (the same verdict, decided by
-    the same predicate, without the exact data and detail a report shows)."""
+    the same predicate, without the exact data and detail a report shows).
+    ``records`` (default: not ``hard_only``) says whether instances are full
+    records or such verdicts."""
     from mmverify.replay import gate_view, run_replay
 
     if replayed is _RUN:
@@ -57,7 +63,7 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(view, light=hard_only)
+    reader = _Reader(view, light=not (records if records is not None else not hard_only))
     if hard_only:
         gates = tuple(g for g in gates if g.hard)
         for gate in gates:
@@ -74,18 +80,19 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
 class _Reader:
     """The reads of one artifact, each made once: gates share their inputs."""
 
-    __slots__ = ("data", "scalars", "lists", "light")
+    __slots__ = ("data", "scalars", "lists", "light", "read")
 
     def __init__(self, data: Any, light: bool = False):
         self.data = data
         self.light = light      # verdicts only (GateVerdict), see evaluate_gates
+        self.read = read_light if light else read
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
     def scalar(self, path: paths.FieldPath) -> Read:
         hit = self.scalars.get(path.text)
         if hit is None:
-            hit = self.scalars[path.text] = read(path.text, paths.get(self.data, path))
+            hit = self.scalars[path.text] = self.read(path.text, paths.get(self.data, path))
         return hit
 
     def elements(self, path: paths.FieldPath) -> list[Read]:
@@ -96,7 +103,8 @@ class _Reader:
             assert not isinstance(values, paths.Missing)
             # paths.concrete(path, i), spelled out: the rendered path around its one [*]
             before, after = _around(path)
-            hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
+            read_one = self.read
+            hit = self.lists[path.text] = [read_one(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
 
 
@@ -163,8 +171,26 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
     rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows, reader.light)]
-    light = reader.light
-    return [_decide(gate, index, reads, light) for index, reads in rows]
+    if reader.light:
+        return _verdict_rows(gate, rows)
+    return [_decide(gate, index, reads) for index, reads in rows]
+
+
+def _verdict_rows(gate: Gate, rows: list[tuple[int | None, Any]]) -> list[GateVerdict]:
+    """``_decide(gate, index, reads, light=True)`` for every row, in one loop:
+    rows of numbers go straight to the form's predicate."""
+    entry = formtable.FORM_TABLE[gate.form]
+    verdict, tol = entry.verdict, gate.tolerance or ZERO
+    gate_id, severity = gate.id, gate.severity
+    new = tuple.__new__
+    out: list[GateVerdict] = []
+    for index, reads in rows:
+        if all(r[1] is NUMBER for r in reads):                     # Read.kind
+            out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
+                                         tuple([r[4] for r in reads]), *verdict(gate, reads, tol))))
+        else:
+            out.append(_decide(gate, index, reads, True))
+    return out
 
 
 # ------------------------------------------------------------------- rows
@@ -207,7 +233,7 @@ def _rows(data: Any, gate: Gate, reader: _Reader) -> list[tuple[int | None, list
         return container
     columns = [reader.elements(p) if f else None for p, f in zip(inputs, flags)]
     if all(flags):
-        return [(i, [col[i] for col in columns]) for i in range(len(container))]
+        return list(enumerate(zip(*columns)))
     scalars = [None if f else reader.scalar(p) for p, f in zip(inputs, flags)]
     return [(i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)])
             for i in range(len(container))]
@@ -268,37 +294,72 @@ def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = Fals
 
 # ----------------------------------------------------------- one per form
 # ``verdict_<form>(gate, reads, tol)``: (verdict, reason) of one row of usable
-# reads, the form's exact predicate; ``decide_<form>(gate, base, reads, tol)``:
+# reads, the form's exact predicate (on the verdict path a read's number is the
+# parsed Decimal or int itself, see exact.read_light: compared as it is where
+# that is exact and cheap, else turned into its Fraction by ``fraction``); ``decide_<form>(gate, base, reads, tol)``:
 # the same verdict, by the same predicate, as a GateInstance with its exact
 # data and detail; ``expand_<form>(gate, data, reader)``: the instances of a
 # gate that is not one row per element (None: the rows of its inputs). See
 # gates/formtable.py.
+
+def fraction(x: Decimal | int | Fraction) -> Fraction:
+    """The exact Fraction of a read's number (a light read's Decimal or int)."""
+    cls = type(x)
+    if cls is Fraction:
+        return x
+    return decimal_fraction(x) if cls is Decimal else Fraction(x)
+
 
 def verdict_range(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
     return _verdict(_range_holds(gate, reads[0].number, tol))
 
 
 def verdict_integer(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_integer_holds(gate, reads[0].number, tol))
+    x = reads[0].number
+    if not tol and type(x) is Decimal:   # exact: to_integral_value is not bounded by the context precision
+        return _verdict((x == 0 or x == 1) if gate.binary else x == x.to_integral_value())
+    return _verdict(_integer_holds(gate, fraction(x), tol))
 
 
 def verdict_order(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_order_broken(gate, [r.number for r in reads], tol) is None)
+    xs = [r.number for r in reads] if not tol else [fraction(r.number) for r in reads]
+    return _verdict(_order_broken(gate, xs, tol) is None)
 
 
 def verdict_identity(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    assert gate.identity is not None
-    lhs_p, rhs_p = gate.identity.evaluate(tuple([r.number for r in reads]))
+    ident = gate.identity
+    assert ident is not None
+    values = tuple([r.number for r in reads])
+    if ident.holds is not None:
+        ok = ident.holds(values, _decimal_tolerance(gate, tol))
+        if ok is not None:
+            return _verdict(ok)
+    lhs_p, rhs_p = ident.evaluate(values)
     return _identity_verdict(gate, lhs_p, rhs_p, tol)
 
 
+_TOLERANCES: dict[int, tuple[Gate, Fraction, Decimal | Fraction]] = {}
+
+
+def _decimal_tolerance(gate: Gate, tol: Fraction) -> Decimal | Fraction:
+    """``tol`` as the equal Decimal where it terminates (made once per gate)."""
+    hit = _TOLERANCES.get(id(gate))
+    if hit is None or hit[0] is not gate or hit[1] is not tol:
+        hit = _TOLERANCES[id(gate)] = (gate, tol, exact_decimal(tol))
+    return hit[2]
+
+
 def verdict_finite_domain(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_domain_member(gate, reads[0], tol)[0] is not None)
+    r = reads[0]
+    if r.kind == NUMBER:
+        r = r._replace(number=fraction(r.number))
+    return _verdict(_domain_member(gate, r, tol)[0] is not None)
 
 
 def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
     n_parts = len(gate.parts)
-    return _verdict(_partition_holds([r.number for r in reads[:n_parts]], reads[n_parts].number, tol)[1])
+    return _verdict(_partition_holds([fraction(r.number) for r in reads[:n_parts]],
+                                     fraction(reads[n_parts].number), tol)[1])
 
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
@@ -336,22 +397,26 @@ def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateIns
     return None
 
 
-_BOUNDS: dict[int, tuple[Gate, tuple[Fraction | None, Fraction | None]]] = {}
+Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
+_BOUNDS: dict[int, tuple[Gate, Bounds, Bounds]] = {}
 
 
-def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fraction | None]:
-    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate."""
+def _effective_bounds(gate: Gate, tol: Fraction, decimal: bool = False) -> Bounds:
+    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate:
+    as Fractions, or (``decimal``) as the equal Decimals where they terminate,
+    for comparing a parsed Decimal at C speed (exact either way)."""
     hit = _BOUNDS.get(id(gate))
     if hit is None or hit[0] is not gate:
-        hit = (gate, (gate.lower.value - tol if gate.lower is not None else None,
-                      gate.upper.value + tol if gate.upper is not None else None))
+        exact = (gate.lower.value - tol if gate.lower is not None else None,
+                 gate.upper.value + tol if gate.upper is not None else None)
+        hit = (gate, exact, tuple(exact_decimal(b) if b is not None else None for b in exact))
         _BOUNDS[id(gate)] = hit
-    return hit[1]
+    return hit[2] if decimal else hit[1]
 
 
-def _range_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
+def _range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
     lo, hi = gate.lower, gate.upper
-    lo_eff, hi_eff = _effective_bounds(gate, tol)
+    lo_eff, hi_eff = _effective_bounds(gate, tol, type(x) is not Fraction)
     ok = True
     if lo is not None:
         ok = x > lo_eff if lo.strict else x >= lo_eff
@@ -408,7 +473,8 @@ def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstanc
 def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
     """The first k with x_k, x_k+1 out of order, or None."""
     for k in range(len(xs) - 1):
-        ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
+        nxt = xs[k + 1] + tol if tol else xs[k + 1]    # (a light read's Decimal takes no Fraction sum)
+        ok = xs[k] < nxt if gate.strict else xs[k] <= nxt
         if not ok:
             return k
     return None
@@ -461,8 +527,8 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> Gate
     operands = tuple([r.number for r in reads])
     lhs_p, rhs_p = ident.evaluate(operands)
     verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
-    lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
-    rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
+    lhs_v = pair_fraction(*lhs_p) if lhs_p is not None else None
+    rhs_v = pair_fraction(*rhs_p) if rhs_p is not None else None
 
     def detail() -> str:
         shown = identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
@@ -551,11 +617,11 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
         return screened
     base = (gate, None, reads)
     if gate.total is not None:
-        total = reads[-1].number
+        total = fraction(reads[-1].number)
     else:
         assert gate.total_value is not None
         total = gate.total_value
-    parts = [r.number for r in reads[:n_parts]]
+    parts = [fraction(r.number) for r in reads[:n_parts]]
     if reader.light:
         return _light(gate, None, reads, *_verdict(_partition_holds(parts, total, gate.tolerance or ZERO)[1]))
     return _partition(gate, base, parts, total, gate.tolerance or ZERO)

@@ -70,6 +70,8 @@ class Identity:
     it divides by zero: a closure compiled from the checked ``ast`` of
     ``expr``, no sympy (see :func:`mmverify.gates.identity.compile_identity`).
     ``var_paths`` is aligned with ``var_names`` (declaration order of ``vars``).
+    ``holds(values, tol)`` decides the relation on the parsed Decimals of the
+    verdict path without Fractions where that is exact (None otherwise).
 
     ``lhs``/``rhs`` are the sides as sympy expressions over the Symbols named
     in ``var_names`` (exact Rational constants only; +, -, *, / and integer
@@ -84,6 +86,9 @@ class Identity:
     var_paths: tuple[FieldPath, ...]
     evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
         repr=False, compare=False)
+    # the verdict at parsed Decimals, or None (see identity.compile_decimal_check);
+    # None for an identity that divides
+    holds: Callable[[Sequence[Any], Any], bool | None] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def _sympy(self) -> tuple[Any, Any]:
@@ -315,7 +320,7 @@ class GateVerdict(NamedTuple):
     severity: str
     index: int | None
     paths: tuple[str, ...]
-    values: tuple[str | None, ...]
+    values: tuple[Any, ...]      # as read: a number as parsed (Decimal or int), else its report text; None: absent
     verdict: str
     reason: str | None
 
