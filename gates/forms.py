@@ -31,7 +31,7 @@ from .compile import compile_gates
 from mmverify.numbers import decimal_fraction, exact_decimal, pair_fraction
 
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, type_name
-from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, GateVerdict, make_instance
+from .model import Gate, GateInstance, GateReport, GateVerdict, make_instance
 
 ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
@@ -138,12 +138,12 @@ _TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
 
 
 def _template(gate: Gate) -> dict[str, Any]:
-    """Every field of a :class:`GateInstance` of ``gate`` that does not depend on
-    the artifact (built once per compiled gate)."""
+    """The gate's own fields of a :class:`GateInstance` (built once per compiled
+    gate; every other field not given is at its class default)."""
     hit = _TEMPLATES.get(id(gate))
     if hit is not None and hit[0] is gate:
         return hit[1]
-    template = dict(INSTANCE_DEFAULTS, gate_id=gate.id, form=gate.form, level=gate.level,
+    template = dict(gate_id=gate.id, form=gate.form, level=gate.level,
                     severity=gate.severity, tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
     _TEMPLATES[id(gate)] = (gate, template)
     return template
@@ -362,29 +362,43 @@ def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple
                                      fraction(reads[n_parts].number), tol)[1])
 
 
+# A record's verdict is the verdict predicate's; its exact data (operands and
+# what is computed from them, as Fractions) is made on first use by
+# ``exact_source`` (GateInstance), which first checks that the Fraction form
+# of the predicate gives the same verdict.
+
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _range(gate, base, reads[0].number, tol)
+    return _range(gate, base, reads[0].number, verdict_range(gate, reads, tol), tol)
 
 
 def decide_integer(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _integer(gate, base, reads[0].number, tol)
+    return _integer(gate, base, reads[0].number, verdict_integer(gate, reads, tol), tol)
 
 
 def decide_order(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
+    return _order(gate, base, [r.number for r in reads], [r.text for r in reads], verdict_order(gate, reads, tol),
+                  tol)
 
 
 def decide_identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _identity(gate, base, reads, tol)
+    return _identity(gate, base, reads, verdict_identity(gate, reads, tol), tol)
 
 
 def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _domain(gate, base, reads[0], tol)
+    r = reads[0]
+    return _domain(gate, base, r._replace(number=fraction(r.number)) if r.kind == NUMBER else r, tol)
 
 
 def decide_partition_sum(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     n_parts = len(gate.parts)
-    return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
+    return _partition(gate, base, [fraction(r.number) for r in reads[:n_parts]], fraction(reads[n_parts].number),
+                      tol)
+
+
+def _agreed(decided: tuple[str, str | None], exact: tuple[str, str | None], gate: Gate) -> None:
+    """The check made before an instance's exact data is handed out."""
+    if decided != exact:
+        raise AssertionError(f"gate {gate.id}: verdict {decided} but its exact data gives {exact}")
 
 
 def expand_order(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
@@ -425,12 +439,18 @@ def _range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool
     return ok
 
 
-def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _range(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
-    verdict, reason = _verdict(_range_holds(gate, x, tol))
+    verdict, reason = decided
     xs = base[2][0].text
 
+    def exact() -> dict[str, Any]:
+        x = fraction(number)
+        _agreed(decided, _verdict(_range_holds(gate, x, tol)), gate)
+        return {"operands": (x,)}
+
     def detail() -> str:
+        x = fraction(number)
         problems = []
         if lo is not None and not (x > lo.value - tol if lo.strict else x >= lo.value - tol):
             problems.append(f"{'at or ' if lo.strict and x == lo.value - tol else ''}below the "
@@ -443,7 +463,7 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
         text = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
                      upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
@@ -456,17 +476,22 @@ def _integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     return abs(x - round(x)) <= tol
 
 
-def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _integer(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     xs = base[2][0].text
-    ok = _integer_holds(gate, x, tol)
+    verdict, reason = decided
+    ok = verdict == "pass"
+
+    def exact() -> dict[str, Any]:
+        x = fraction(number)
+        _agreed(decided, _verdict(_integer_holds(gate, x, tol)), gate)
+        return {"operands": (x,)}
 
     def detail() -> str:
         if gate.binary:
             return f"{xs} {'in' if ok else 'not in'} {{0, 1}}" + _tol_note(gate)
         return f"{xs} {'is' if ok else 'is not'} an integer" + _tol_note(gate)
 
-    verdict, reason = _verdict(ok)
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      binary=gate.binary)
 
 
@@ -480,10 +505,18 @@ def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
     return None
 
 
-def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    broken = _order_broken(gate, xs, tol)
+def _order(gate: Gate, base: tuple, numbers: list[Any], texts: list[str | None], decided: tuple[str, str | None],
+           tol: Fraction) -> GateInstance:
+    verdict, reason = decided
+
+    def exact() -> dict[str, Any]:
+        xs = [fraction(x) for x in numbers]
+        _agreed(decided, _verdict(_order_broken(gate, xs, tol) is None), gate)
+        return {"operands": tuple(xs)}
 
     def detail() -> str:
+        xs = [fraction(x) for x in numbers]
+        broken = _order_broken(gate, xs, tol)
         rel = "<" if gate.strict else "<="
         chain = f" {rel} ".join(t or "?" for t in texts)
         if broken is None:
@@ -493,8 +526,7 @@ def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None],
             text = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
         return text + _tol_note(gate)
 
-    verdict, reason = _verdict(broken is None)
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=tuple(xs),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      strict=gate.strict)
 
 
@@ -521,27 +553,35 @@ def _identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[in
     return _verdict(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
 
 
-def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, str | None],
+              tol: Fraction) -> GateInstance:
     ident = gate.identity
     assert ident is not None
-    operands = tuple([r.number for r in reads])
-    lhs_p, rhs_p = ident.evaluate(operands)
-    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
-    lhs_v = pair_fraction(*lhs_p) if lhs_p is not None else None
-    rhs_v = pair_fraction(*rhs_p) if rhs_p is not None else None
+    verdict, reason = decided
+    made: dict[str, Any] = {}
+
+    def exact() -> dict[str, Any]:
+        if not made:        # (shared with the detail text)
+            operands = tuple([fraction(r.number) for r in reads])
+            lhs_p, rhs_p = ident.evaluate(operands)
+            _agreed(decided, _identity_verdict(gate, lhs_p, rhs_p, tol), gate)
+            made.update(operands=operands, bindings=tuple(zip(ident.var_names, operands)),
+                        lhs_value=pair_fraction(*lhs_p) if lhs_p is not None else None,
+                        rhs_value=pair_fraction(*rhs_p) if rhs_p is not None else None)
+        return made
 
     def detail() -> str:
         shown = identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
         if reason == "undefined":
             return f"{ident.expr}: {shown} divides by zero"
+        lhs_v, rhs_v = exact()["lhs_value"], made["rhs_value"]
         text = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
         if verdict != "pass":
             text += f", violating {ident.relation}"
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, relation=ident.relation,
-                     identity=ident, bindings=tuple(zip(ident.var_names, operands)), operands=operands,
-                     lhs_value=lhs_v, rhs_value=rhs_v)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
+                     relation=ident.relation, identity=ident)
 
 
 def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:

@@ -107,3 +107,44 @@ def test_every_task_has_planted_inputs_and_the_oracles_agree():
         records = evaluate_gates(task, ORACLES[task.id], replayed)
         verdicts = evaluate_gates(task, ORACLES[task.id], replayed, records=False)
         assert _verdicts(verdicts.instances) == _verdicts(records.instances)
+
+
+def test_records_equal_full_constructions_and_make_their_exact_data_once():
+    # make_instance leaves fields at their class defaults and the exact data to
+    # exact_source: the record must still equal the one __init__ builds from
+    # every field, and its exact data be the Fractions of what it read
+    from dataclasses import MISSING, fields, replace
+
+    from mmverify.gates.model import LAZY_EXACT, GateInstance
+
+    for f in fields(GateInstance):
+        if f.default is not MISSING and f.name not in LAZY_EXACT:
+            assert isinstance(getattr(GateInstance, f.name), (str, bool, int, tuple, Fraction, type(None)))
+    forms = set()
+    for inst in (i for t in TASKS for i in evaluate_gates(t, ORACLES[t.id], REPLAYED[t.id]).instances):
+        assert inst.__dict__.get("exact_source") is not None or inst.form in ("finite_domain", "partition_sum")
+        built = GateInstance(**{f.name: getattr(inst, f.name) for f in fields(GateInstance)})
+        assert built == inst and replace(inst) == inst
+        assert inst.__dict__["exact_source"] is None               # made once, then dropped
+        if inst.form in ("range", "integer", "order", "identity"):
+            assert all(type(x) is Fraction for x in inst.operands) and inst.operands
+            forms.add(inst.form)
+    assert forms == {"range", "integer", "order", "identity"}
+
+
+def test_exact_data_refuses_a_verdict_its_fractions_do_not_give():
+    # the Fraction form of the predicate re-decides before exact data is handed
+    # out (to Lean, the audit, a report's exact block): a record whose verdict
+    # disagrees is an internal error, never silently shown
+    import pytest
+
+    from mmverify.gates import forms
+    from mmverify.gates.exact import read
+
+    gate = next(g for t in TASKS for g in compile_gates(t) if g.form == "range" and g.upper is not None)
+    r = read("x", Decimal("1E+200"))                     # above every upper bound in the anchors
+    wrong = forms._range(gate, (gate, None, [r]), r.number, ("pass", None), gate.tolerance or Fraction(0))
+    with pytest.raises(AssertionError, match="exact data gives"):
+        wrong.operands
+    right = forms.decide_range(gate, (gate, None, [r]), [r], gate.tolerance or Fraction(0))
+    assert right.verdict == "fail" and right.operands == (Fraction(10) ** 200,)
