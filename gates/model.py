@@ -30,7 +30,7 @@ reason
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Sequence, get_args

@@ -145,6 +145,6 @@ def test_exact_data_refuses_a_verdict_its_fractions_do_not_give():
     r = read("x", Decimal("1E+200"))                     # above every upper bound in the anchors
     wrong = forms._range(gate, (gate, None, [r]), r.number, ("pass", None), gate.tolerance or Fraction(0))
     with pytest.raises(AssertionError, match="exact data gives"):
-        wrong.operands
+        _ = wrong.operands
     right = forms.decide_range(gate, (gate, None, [r]), [r], gate.tolerance or Fraction(0))
     assert right.verdict == "fail" and right.operands == (Fraction(10) ** 200,)
