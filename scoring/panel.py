@@ -304,7 +304,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
     if mp.list_key is not None:
         keys = lists.get(mp.list_key)
         if keys is None:
-            keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by)
+            keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by, mp.head)
         read = read_list(metric, data, mp.want, detail, keys, mp.segments)
         value, status, reason = read.text, read.status, read.detail
     else:

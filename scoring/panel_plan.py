@@ -41,7 +41,7 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "segments",
-                 "list_key", "general")
+                 "head", "list_key", "general")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -50,6 +50,7 @@ class MetricPlan:
         # each item at the segments after the [*]
         head, tail = metric.path.split() if metric.is_list else (None, metric.path)
         self.segments = tail.segments
+        self.head = head.segments if head is not None else None
         self.list_key = (head.text, metric.match_by) if head is not None else None
         self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
         sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)

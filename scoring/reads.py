@@ -11,10 +11,10 @@ the wrong type ``not_a_number`` or ``not_a_label``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple
 
 from mmverify import paths
 from mmverify.artifact import bounded_decimal
@@ -111,23 +111,30 @@ def value_at(item: Any, segments: tuple[paths.Segment, ...]) -> Any:
     return cur
 
 
-@dataclass(frozen=True)
-class ListKeys:
+_NONE: Mapping[str, Any] = MappingProxyType({})    # an empty mapping no one can fill
+
+
+class ListKeys(NamedTuple):
     """The items of one artifact list and their keys: read once per artifact for
-    every metric over that list with the same ``match_by``."""
+    every metric over that list with the same ``match_by``. (Named tuples, as
+    :class:`ListRead`: made once per list and metric of every artifact.)"""
     missing: paths.Missing | None          # the list is absent (or not a list)
     items: list[Any]
     rows: tuple[tuple[str, int, bool], ...]   # (key, position, keyed) in list order; repeated keys left out
     dupes: int
     order: tuple[str, ...] = ()            # the rows' keys
-    index: dict[str, int] = field(default_factory=dict)   # keyed item's key -> its position in the list
+    index: Mapping[str, int] = _NONE       # keyed item's key -> its position in the list
 
 
-def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKeys:
+def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
+              head: tuple[paths.Segment, ...] | None = None) -> ListKeys:
     """The items of the list a ``[*]`` path points into, keyed by position or by
     ``match_by`` (an item without a usable key is ``#i``, not keyed; a repeated
-    key keeps its first item)."""
-    raw_items = paths.list_items(data, path)
+    key keeps its first item). ``head``: the segments before the ``[*]`` when
+    already split."""
+    raw_items = value_at(data, head) if head is not None else None
+    if type(raw_items) is not list:
+        raw_items = paths.list_items(data, path)    # (and why there is no list)
     if isinstance(raw_items, paths.Missing):
         return ListKeys(raw_items, [], (), 0)
     if not match_by:
@@ -150,18 +157,17 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None) -> ListKey
                     {k: i for k, i, keyed in rows if keyed})
 
 
-@dataclass(frozen=True)
-class ListRead:
+class ListRead(NamedTuple):
     status: str                      # ok | missing
     detail: str | None
     text: Any                        # list of texts, or mapping key -> text (made with ``texts``)
     order: tuple[str, ...]           # every item's key in list order (``#i`` for an item without one)
-    index: dict[str, int] = field(default_factory=dict)   # key -> position in the artifact's list
-    texts: dict[str, Any] = field(default_factory=dict)   # key -> value text (made with ``texts``)
+    index: Mapping[str, int] = _NONE     # key -> position in the artifact's list
+    texts: Mapping[str, Any] = _NONE     # key -> value text (made with ``texts``)
     # key -> value, for the items read as ``ok``: a JSON number as its (finite)
     # Decimal, read exactly where it is scored; otherwise the Fraction or label
-    ok: dict[str, Any] = field(default_factory=dict)
-    bad: dict[str, str] = field(default_factory=dict)     # key -> status, for the other keyed items
+    ok: Mapping[str, Any] = _NONE
+    bad: Mapping[str, str] = _NONE       # key -> status, for the other keyed items
 
 
 def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys | None = None,
@@ -202,6 +208,6 @@ def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys |
             bad[key] = status
     detail = f"{keys.dupes} item(s) with a repeated {metric.match_by!r} ignored" if keys.dupes else None
     if not texts:
-        return ListRead("ok", detail, None, keys.order, keys.index, ok=ok, bad=bad)
+        return ListRead("ok", detail, None, keys.order, keys.index, _NONE, ok, bad)
     text = by_key if metric.match_by else list(by_key.values())
     return ListRead("ok", detail, text, keys.order, keys.index, by_key, ok, bad)

@@ -55,6 +55,7 @@ def test_a_list_read_with_shared_keys_equals_one_read_alone(items, match_by, tex
     shared = read_list(m, data, "number", texts, list_keys(data, m.path, match_by), ("value",))
     assert shared == read_list(m, data, "number", texts)
     keys = list_keys(data, m.path, match_by)
+    assert keys == list_keys(data, m.path, match_by, ("r", "items"))     # the list's segments given
     assert len(keys.order) + keys.dupes == len(items)
     assert set(shared.ok) | set(shared.bad) == {k for k, _, keyed in keys.rows if keyed}
 
@@ -63,3 +64,6 @@ def test_a_missing_or_non_list_reads_missing():
     m = metric("v", "target_value", band=("abs", "1"), path="r.items[*].value")
     assert read_list(m, {"r": {}}, "number").status == "missing"
     assert read_list(m, {"r": {"items": 3}}, "number").detail == "field 'r.items' is not a list"
+    for data in ({"r": {}}, {"r": {"items": 3}}, {"r": []}):
+        given, alone = list_keys(data, m.path, None, ("r", "items")), list_keys(data, m.path, None)
+        assert given.missing.reason == alone.missing.reason and given[1:] == alone[1:]
