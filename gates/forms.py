@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from mmverify import paths
 from mmverify.labels import normalise_label as normalise
@@ -187,7 +187,8 @@ def _verdict_rows(gate: Gate, rows: list[tuple[int | None, Any]]) -> list[GateVe
     for index, reads in rows:
         if all(r[1] is NUMBER for r in reads):                     # Read.kind
             out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
-                                         tuple([r[4] for r in reads]), *verdict(gate, reads, tol))))
+                                         tuple([r[4] for r in reads]),
+                                         *verdict(gate, [r[2] for r in reads], tol))))  # Read.number
         else:
             out.append(_decide(gate, index, reads, True))
     return out
@@ -288,19 +289,19 @@ def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = Fals
                 return screened
             break
     if light:
-        return _light(gate, index, reads, *entry.verdict(gate, reads, gate.tolerance or ZERO))
+        return _light(gate, index, reads, *entry.verdict(gate, values_of(reads), gate.tolerance or ZERO))
     return entry.decide(gate, (gate, index, reads), reads, gate.tolerance or ZERO)
 
 
 # ----------------------------------------------------------- one per form
-# ``verdict_<form>(gate, reads, tol)``: (verdict, reason) of one row of usable
-# reads, the form's exact predicate (on the verdict path a read's number is the
-# parsed Decimal or int itself, see exact.read_light: compared as it is where
-# that is exact and cheap, else turned into its Fraction by ``fraction``); ``decide_<form>(gate, base, reads, tol)``:
-# the same verdict, by the same predicate, as a GateInstance with its exact
-# data and detail; ``expand_<form>(gate, data, reader)``: the instances of a
-# gate that is not one row per element (None: the rows of its inputs). See
-# gates/formtable.py.
+# ``verdict_<form>(gate, values, tol)``: (verdict, reason) of one row of usable
+# values, the form's exact predicate. A value is a number as read (the parsed
+# Decimal or int, a Fraction under $replay: compared as it is where that is
+# exact and cheap, else turned into its Fraction by ``fraction``) or, for a
+# finite domain, a label string. ``decide_<form>(gate, base, reads, tol)``:
+# the same verdict as a GateInstance with its exact data and detail;
+# ``expand_<form>(gate, data, reader)``: the instances of a gate that is not
+# one row per element (None: the rows of its inputs). See gates/formtable.py.
 
 def fraction(x: Decimal | int | Fraction) -> Fraction:
     """The exact Fraction of a read's number (a light read's Decimal or int)."""
@@ -310,26 +311,30 @@ def fraction(x: Decimal | int | Fraction) -> Fraction:
     return decimal_fraction(x) if cls is Decimal else Fraction(x)
 
 
-def verdict_range(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_range_holds(gate, reads[0].number, tol))
+def values_of(reads: Sequence[Read]) -> list[Any]:
+    """The values of a row of usable reads: each number as read, or a label."""
+    return [r[2] if r[1] is NUMBER else r[3] for r in reads]      # Read.kind, .number, .label
 
 
-def verdict_integer(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    x = reads[0].number
+def verdict_range(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_range_holds(gate, values[0], tol))
+
+
+def verdict_integer(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    x = values[0]
     if not tol and type(x) is Decimal:   # exact: to_integral_value is not bounded by the context precision
         return _verdict((x == 0 or x == 1) if gate.binary else x == x.to_integral_value())
     return _verdict(_integer_holds(gate, fraction(x), tol))
 
 
-def verdict_order(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    xs = [r.number for r in reads] if not tol else [fraction(r.number) for r in reads]
+def verdict_order(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    xs = values if not tol else [fraction(x) for x in values]
     return _verdict(_order_broken(gate, xs, tol) is None)
 
 
-def verdict_identity(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+def verdict_identity(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
     ident = gate.identity
     assert ident is not None
-    values = tuple([r.number for r in reads])
     if ident.holds is not None:
         ok = ident.holds(values, _decimal_tolerance(gate, tol))
         if ok is not None:
@@ -349,17 +354,14 @@ def _decimal_tolerance(gate: Gate, tol: Fraction) -> Decimal | Fraction:
     return hit[2]
 
 
-def verdict_finite_domain(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    r = reads[0]
-    if r.kind == NUMBER:
-        r = r._replace(number=fraction(r.number))
-    return _verdict(_domain_member(gate, r, tol)[0] is not None)
+def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    x = values[0]
+    return _verdict(_domain_member(gate, x if isinstance(x, str) else fraction(x), tol)[0] is not None)
 
 
-def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
     n_parts = len(gate.parts)
-    return _verdict(_partition_holds([fraction(r.number) for r in reads[:n_parts]],
-                                     fraction(reads[n_parts].number), tol)[1])
+    return _verdict(_partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
 
 
 # A record's verdict is the verdict predicate's; its exact data (operands and
@@ -368,25 +370,24 @@ def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple
 # of the predicate gives the same verdict.
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _range(gate, base, reads[0].number, verdict_range(gate, reads, tol), tol)
+    return _range(gate, base, reads[0].number, verdict_range(gate, (reads[0].number,), tol), tol)
 
 
 def decide_integer(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _integer(gate, base, reads[0].number, verdict_integer(gate, reads, tol), tol)
+    return _integer(gate, base, reads[0].number, verdict_integer(gate, (reads[0].number,), tol), tol)
 
 
 def decide_order(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _order(gate, base, [r.number for r in reads], [r.text for r in reads], verdict_order(gate, reads, tol),
-                  tol)
+    numbers = [r.number for r in reads]
+    return _order(gate, base, numbers, [r.text for r in reads], verdict_order(gate, numbers, tol), tol)
 
 
 def decide_identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _identity(gate, base, reads, verdict_identity(gate, reads, tol), tol)
+    return _identity(gate, base, reads, verdict_identity(gate, tuple([r.number for r in reads]), tol), tol)
 
 
 def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    r = reads[0]
-    return _domain(gate, base, r._replace(number=fraction(r.number)) if r.kind == NUMBER else r, tol)
+    return _domain(gate, base, reads[0], tol)
 
 
 def decide_partition_sum(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
@@ -409,6 +410,51 @@ def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateIns
     if gate.total is None or not gate.total.is_list:
         return [_partition_whole(gate, data, reader)]
     return None
+
+
+# ``quick_<form>(gate)``: for a gate ``expand_<form>`` expands, the check of
+# gates/quick.py: a function of the gate view giving the instance indices when
+# every instance passes on usable values, else None (None instead of the
+# function: the gate has plain rows).
+
+def quick_order(gate: Gate):
+    path = gate.chain_list
+    if path is None:
+        return None
+    from .quick import usable
+
+    def chain(view: Any) -> list[int | None] | None:
+        values = paths.items(view, path)
+        if not isinstance(values, list) or not values or not all(usable(v) for v in values):
+            return None
+        # every adjacent pair in order is the whole chain in order
+        return list(range(len(values) - 1)) if verdict_order(gate, values, gate.tolerance or ZERO)[0] == "pass" \
+            else None
+    return chain
+
+
+def quick_partition_sum(gate: Gate):
+    if gate.total is not None and gate.total.is_list:
+        return None
+    from .quick import usable
+
+    def whole(view: Any) -> list[int | None] | None:
+        values: list[Any] = []
+        for p in gate.parts:
+            if p.is_list:
+                got = paths.items(view, p)
+                if not isinstance(got, list):
+                    return None
+                values.extend(got)         # an empty list of parts sums to 0
+            else:
+                values.append(paths.get(view, p))
+        values.append(paths.get(view, gate.total) if gate.total is not None else gate.total_value)
+        if not all(usable(v) for v in values):
+            return None
+        n = len(values) - 1
+        parts = [fraction(v) for v in values[:n]]
+        return [None] if _partition_holds(parts, fraction(values[n]), gate.tolerance or ZERO)[1] else None
+    return whole
 
 
 Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
@@ -584,14 +630,14 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, st
                      relation=ident.relation, identity=ident)
 
 
-def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:
-    """(index of the member the read matches or None, the normalised label of a label read)."""
-    if r.kind == NUMBER:
+def _domain_member(gate: Gate, x: Fraction | str, tol: Fraction) -> tuple[int | None, str | None]:
+    """(index of the member a number or label matches or None, the normalised label)."""
+    if not isinstance(x, str):
         for k, v in enumerate(gate.domain_numbers):
-            if v is not None and abs(r.number - v) <= tol:
+            if v is not None and abs(x - v) <= tol:
                 return k, None
         return None, None
-    label = normalise(r.label or "")
+    label = normalise(x)
     for k, v in enumerate(gate.domain):
         if normalise(v) == label:
             return k, label
@@ -599,8 +645,9 @@ def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str 
 
 
 def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
-    member, label = _domain_member(gate, r, tol)
-    operands: tuple[Fraction, ...] = (r.number,) if r.kind == NUMBER else ()
+    x = fraction(r.number) if r.kind == NUMBER else r.label or ""
+    member, label = _domain_member(gate, x, tol)
+    operands: tuple[Fraction, ...] = (x,) if r.kind == NUMBER else ()
     verdict, reason = _verdict(member is not None)
 
     def detail() -> str:
