@@ -413,9 +413,9 @@ def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateIns
 
 
 # ``quick_<form>(gate)``: for a gate ``expand_<form>`` expands, the check of
-# gates/quick.py: a function of the gate view giving the instance indices when
-# every instance passes on usable values, else None (None instead of the
-# function: the gate has plain rows).
+# gates/quick.py: a function of the view's values (quick.Values) giving the
+# instance indices when every instance passes on usable values, else None
+# (None instead of the function: the gate has plain rows).
 
 def quick_order(gate: Gate):
     path = gate.chain_list
@@ -423,8 +423,8 @@ def quick_order(gate: Gate):
         return None
     from .quick import usable
 
-    def chain(view: Any) -> list[int | None] | None:
-        values = paths.items(view, path)
+    def chain(values_of: Any) -> list[int | None] | None:
+        values = values_of.column(path)
         if not isinstance(values, list) or not values or not all(usable(v) for v in values):
             return None
         # every adjacent pair in order is the whole chain in order
@@ -438,17 +438,17 @@ def quick_partition_sum(gate: Gate):
         return None
     from .quick import usable
 
-    def whole(view: Any) -> list[int | None] | None:
+    def whole(values_of: Any) -> list[int | None] | None:
         values: list[Any] = []
         for p in gate.parts:
             if p.is_list:
-                got = paths.items(view, p)
+                got = values_of.column(p)
                 if not isinstance(got, list):
                     return None
                 values.extend(got)         # an empty list of parts sums to 0
             else:
-                values.append(paths.get(view, p))
-        values.append(paths.get(view, gate.total) if gate.total is not None else gate.total_value)
+                values.append(values_of.scalar(p))
+        values.append(values_of.scalar(gate.total) if gate.total is not None else gate.total_value)
         if not all(usable(v) for v in values):
             return None
         n = len(values) - 1

@@ -56,7 +56,31 @@ def usable(value: Any, labels: bool = False) -> bool:
             or (labels and cls is str))
 
 
-Check = Callable[[Any], "list[int | None] | None"]
+class Values:
+    """The values of one gate view, each path read once (gates share inputs)."""
+
+    __slots__ = ("view", "scalars", "columns")
+
+    def __init__(self, view: Any):
+        self.view = view
+        self.scalars: dict[str, Any] = {}
+        self.columns: dict[str, Any] = {}
+
+    def scalar(self, path: paths.FieldPath) -> Any:
+        hit = self.scalars.get(path.text, self)
+        if hit is self:
+            hit = self.scalars[path.text] = paths.get(self.view, path)
+        return hit
+
+    def column(self, path: paths.FieldPath) -> list[Any] | paths.Missing:
+        """The element values of a ``[*]`` path (``paths.items``)."""
+        hit = self.columns.get(path.text)
+        if hit is None:
+            hit = self.columns[path.text] = paths.items(self.view, path)
+        return hit
+
+
+Check = Callable[[Values], "list[int | None] | None"]
 
 
 def _row_check(gate: Gate) -> Check:
@@ -68,24 +92,24 @@ def _row_check(gate: Gate) -> Check:
     flags = tuple(p.is_list for p in inputs)
 
     if not any(flags):
-        def scalar_rows(view: Any) -> list[int | None] | None:
-            values = [paths.get(view, p) for p in inputs]
+        def scalar_rows(values_of: Values) -> list[int | None] | None:
+            values = [values_of.scalar(p) for p in inputs]
             if all(usable(v, labels) for v in values) and verdict(gate, values, tol)[0] == "pass":
                 return [None]
             return None
         return scalar_rows
 
-    def list_rows(view: Any) -> list[int | None] | None:
+    def list_rows(values_of: Values) -> list[int | None] | None:
         columns: list[Any] = []
         n = None
         for p, is_list in zip(inputs, flags):
             if is_list:
-                col = paths.items(view, p)
+                col = values_of.column(p)
                 if not isinstance(col, list) or not col:   # absent, null, not a list, empty: not all passes
                     return None
                 n = len(col)
             else:
-                col = paths.get(view, p)
+                col = values_of.scalar(p)
             columns.append(col)
         for col, is_list in zip(columns, flags):
             if not (all(usable(v, labels) for v in col) if is_list else usable(col, labels)):
@@ -123,8 +147,9 @@ def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPass
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)
     passes on usable values; None otherwise (then evaluate the instances)."""
     verified: set[str] = set()
+    values = Values(view)
     for gate, check in _plan(task):
-        indices = check(view)
+        indices = check(values)
         if indices is None:
             return None
         if gate.verifies:
