@@ -151,8 +151,11 @@ def _template(gate: Gate) -> dict[str, Any]:
 
 def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -> GateInstance:
     fields["index"] = index
-    fields["paths"] = tuple([r[0] for r in reads])     # Read.path
-    fields["values"] = tuple([r[4] for r in reads])    # Read.text
+    if len(reads) == 1:
+        fields["paths"], fields["values"] = (reads[0][0],), (reads[0][4],)     # Read.path, Read.text
+    else:
+        fields["paths"] = tuple([r[0] for r in reads])
+        fields["values"] = tuple([r[4] for r in reads])
     return make_instance(_template(gate), fields)
 
 
@@ -171,26 +174,26 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
     rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows, reader.light)]
-    if reader.light:
-        return _verdict_rows(gate, rows)
-    return [_decide(gate, index, reads) for index, reads in rows]
+    return _decide_rows(gate, rows, reader.light)
 
 
-def _verdict_rows(gate: Gate, rows: list[tuple[int | None, Any]]) -> list[GateVerdict]:
-    """``_decide(gate, index, reads, light=True)`` for every row, in one loop:
-    rows of numbers go straight to the form's predicate."""
+def _decide_rows(gate: Gate, rows: list[tuple[int | None, Any]], light: bool) -> list[GateInstance | GateVerdict]:
+    """``_decide(gate, index, reads, light)`` for every row, in one loop: rows of
+    numbers go straight to the form's predicate (``light``) or record."""
     entry = formtable.FORM_TABLE[gate.form]
-    verdict, tol = entry.verdict, gate.tolerance or ZERO
+    verdict, decide, tol = entry.verdict, entry.decide, gate.tolerance or ZERO
     gate_id, severity = gate.id, gate.severity
     new = tuple.__new__
-    out: list[GateVerdict] = []
+    out: list[GateInstance | GateVerdict] = []
     for index, reads in rows:
-        if all(r[1] is NUMBER for r in reads):                     # Read.kind
+        if not all(r[1] is NUMBER for r in reads):                 # Read.kind
+            out.append(_decide(gate, index, reads, light))
+        elif light:
             out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
                                          tuple([r[4] for r in reads]),
                                          *verdict(gate, [r[2] for r in reads], tol))))  # Read.number
         else:
-            out.append(_decide(gate, index, reads, True))
+            out.append(decide(gate, (gate, index, reads), reads, tol))
     return out
 
 
