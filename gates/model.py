@@ -348,6 +348,11 @@ class GateVerdict(NamedTuple):
         return self.gate_id if self.index is None else f"{self.gate_id}[{self.index}]"
 
 
+def verified_paths(gate: Gate, index: int | None) -> list[str]:
+    """The concrete paths a passing instance (``index``) of ``gate`` verifies."""
+    return [concrete(path, index) if path.is_list and index is not None else path.text for path in gate.verifies]
+
+
 @dataclass(frozen=True)
 class GateReport:
     """Every gate instance of one artifact against one task, in gate order then index."""
@@ -360,13 +365,12 @@ class GateReport:
     def verified(self) -> frozenset[str]:
         """Concrete artifact paths a passing hard gate verifies (``verifies``)."""
         by_id = {g.id: g for g in self.gates}
-        out = set()
+        out: set[str] = set()
         for inst in self.instances:
             gate = by_id.get(inst.gate_id)
             if gate is None or not gate.verifies or not inst.hard or inst.verdict != "pass":
                 continue
-            for path in gate.verifies:
-                out.add(concrete(path, inst.index) if path.is_list and inst.index is not None else path.text)
+            out.update(verified_paths(gate, inst.index))
         return frozenset(out)
 
     @property

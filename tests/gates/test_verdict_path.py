@@ -148,3 +148,38 @@ def test_exact_data_refuses_a_verdict_its_fractions_do_not_give():
         _ = wrong.operands
     right = forms.decide_range(gate, (gate, None, [r]), [r], gate.tolerance or Fraction(0))
     assert right.verdict == "fail" and right.operands == (Fraction(10) ** 200,)
+
+
+# ------------------------------------------------------------- the quick check
+
+def _quick_agrees(task, data, replayed) -> bool:
+    """hard_gates_pass is one-sided: when it answers, every hard instance passes
+    and the verified paths are the report's. Returns whether it answered."""
+    from mmverify.gates.quick import hard_gates_pass
+    from mmverify.replay import gate_view
+
+    quick = hard_gates_pass(task, gate_view(data, replayed), replayed)
+    if quick is None:
+        return False
+    report = evaluate_gates(task, data, replayed)
+    hard = [i for i in report.instances if i.hard]
+    assert all(i.verdict == "pass" for i in hard), [i.name for i in hard if i.verdict != "pass"]
+    assert quick.verified() == report.verified()
+    assert not quick.hard_failures and not quick.instances
+    return True
+
+
+def test_quick_check_answers_on_every_oracle():
+    for task in TASKS:
+        assert _quick_agrees(task, ORACLES[task.id], REPLAYED[task.id]), task.id
+
+
+@given(case=planted_numbers())
+@fuzz_settings(300)
+def test_quick_check_is_one_sided_near_every_bound(case):
+    task, data = case
+    replayed = REPLAYED[task.id]
+    answered = _quick_agrees(task, data, replayed)
+    if not answered:   # then some hard instance does not pass
+        hard = [i for i in evaluate_gates(task, data, replayed).instances if i.hard]
+        assert any(i.verdict != "pass" for i in hard)
