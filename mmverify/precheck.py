@@ -8,33 +8,44 @@ when the pre-check does not answer True (it alone names errors).
 The pre-check is one-sided by construction: it answers True only when every
 keyword of the schema certainly holds (the comparisons of jsonschema's keyword
 functions, with the exact number types below), and False whenever it is
-unsure. A schema using a keyword outside the supported subset gets no
-pre-check at all (None): jsonschema decides alone. A True therefore never
-hides an error; a False only costs the full validation.
+unsure, including when any step raises. A schema using a keyword outside the
+supported subset gets no pre-check at all (None): jsonschema decides alone. A
+True therefore never hides an error; a False only costs the full validation.
 
-How it is built. From the schema, :func:`generate` writes the source of one
-function ``check(x)``: straight-line tests that ``return False`` at the first
-failure, nested ``for`` loops for ``items`` and ``additionalProperties``, an
-indexed read per ``prefixItems`` entry. The nesting of the source follows the
-nesting of the schema and nothing else (a schema nested deeper than Python's
-block limit is split into further functions ``f1``, ``f2``, ... that
-``check`` calls). The source is compiled once per schema and run in a
-namespace holding only ``K`` and the helpers it names, without builtins.
+How it is built. From the schema, :func:`generate` writes the source of a
+function ``check(x)`` and one function ``f1``, ``f2``, ... per distinct
+sub-schema with properties or items (equal sub-schemas share one function).
+A sub-schema without them (a leaf: a type, bounds, an enum, ...) is one
+boolean expression inside its parent's function. A function holds
+straight-line tests that ``return False`` at the first failure and one loop
+per ``items`` or ``additionalProperties``; nesting goes through calls, so the
+source stays shallow however deep the schema is. The source is compiled once
+per schema and run in a namespace holding only ``K`` and the helpers it
+names, without builtins.
+
+Arrays are checked a column at a time first. For an array of simple leaves
+(a number, integer or string type with bounds, lengths or a string enum),
+:func:`column` tests every item with C-level passes (``map``, ``set``,
+``min``) and the exact test runs only on the distinct values; for an array
+of objects whose checked properties are all required leaves, :func:`rows`
+does the same per property. Either answers True only when sure; otherwise the
+generated item loop runs, so the verdict never depends on the shortcut.
 
 Safety. The schema is trusted anchor data, and still no text from it is ever
 pasted into the source: every constant (property names, bounds, lengths,
-enum and required sets) goes into the tuple ``K`` and is read as ``K[i]``;
-variable and function names come from a counter; the only numbers written are
-``K`` indices, ``prefixItems`` positions and counts, all produced here. Before
-compiling, :func:`_audit` refuses a source with a quote character (hence
-with any string literal) or with a name outside that vocabulary. Artifact data is only ever an argument of
-the compiled function.
+enum and required sets, column plans) goes into the tuple ``K`` and is read
+as ``K[i]``; variable and function names come from a fixed set or a counter;
+the only numbers written are ``K`` indices and ``prefixItems`` positions,
+all produced here. Before compiling, :func:`_audit` refuses a source with a
+quote character (hence with any string literal) or with a name outside that
+vocabulary. Artifact data is only ever an argument of the compiled function.
 """
 from __future__ import annotations
 
 import keyword
 import re
 from decimal import Decimal
+from itertools import repeat
 from typing import Any, Callable, Mapping
 
 # ------------------------------------------------------------ exact JSON types
@@ -88,15 +99,87 @@ def sure_unique(items: list) -> bool:
     return False
 
 
+# ------------------------------------------------------------ column checks
+#
+# A column spec describes a simple leaf schema: (kind, lower bounds, upper
+# bounds, string options, string lengths), kind "number", "integer" or
+# "string"; a bound is (value, strict). See _column_spec.
+
+_is_finite = Decimal.is_finite
+_getitem = dict.__getitem__
+
+
+def column(values: Any, spec: tuple) -> bool:
+    """True only when every one of ``values`` certainly satisfies the leaf
+    ``spec``. Numbers must all be finite Decimals (one C-level pass, which also
+    keeps booleans out: they would compare equal to 0 and 1 in a set); the
+    integral test then runs once per distinct value and the bounds on the
+    least and greatest. Strings are checked once per distinct value (no other
+    JSON value equals a string). Anything else, or any error: False."""
+    kind, lows, highs, options, lengths = spec
+    try:
+        if values.__class__ is not list:
+            values = list(values)
+        if not values:
+            return True
+        if kind == "string":
+            distinct = set(values)
+            for s in distinct:
+                if s.__class__ is not str:
+                    return False
+            if options is not None and not distinct <= options:
+                return False
+            if lengths is not None:
+                shortest, longest = lengths
+                sizes = set(map(len, distinct))
+                if min(sizes) < shortest or (longest is not None and max(sizes) > longest):
+                    return False
+            return True
+        if not all(map(_is_finite, values)):
+            return False
+        if kind == "integer":
+            values = set(values)
+            for d in values:
+                if d != d.to_integral_value():
+                    return False
+        if lows:
+            least = min(values)
+            for bound, strict in lows:
+                if not (least > bound if strict else least >= bound):
+                    return False
+        if highs:
+            greatest = max(values)
+            for bound, strict in highs:
+                if not (greatest < bound if strict else greatest <= bound):
+                    return False
+        return True
+    except Exception:
+        return False
+
+
+def rows(items: list, plan: tuple) -> bool:
+    """True only when every item is an object holding each property of the
+    ``plan`` ((name, column spec or None), ...) with a value satisfying its spec."""
+    try:
+        for name, spec in plan:
+            values = list(map(_getitem, items, repeat(name)))
+            if spec is not None and not column(values, spec):
+                return False
+        return True
+    except Exception:
+        return False
+
+
 class _Missing:
     __slots__ = ()
 
 
 # everything a generated function may name, and nothing else (no builtins)
 _NAMESPACE: dict[str, Any] = {
-    "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "bool": bool, "list": list,
-    "dict": dict, "Decimal": Decimal, "NUM": (Decimal, int, float), "is_integer": is_integer,
-    "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "MISSING": _Missing(),
+    "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "list": list, "dict": dict,
+    "Decimal": Decimal, "Exception": Exception, "num": is_number, "is_integer": is_integer,
+    "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "column": column, "rows": rows,
+    "MISSING": _Missing(),
 }
 
 # ------------------------------------------------------------ the generator
@@ -107,6 +190,8 @@ _ROOT_ONLY = frozenset({"$schema", "$id"})
 _KEYWORDS = frozenset({"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
                        "maxLength", "minItems", "maxItems", "required", "enum", "const", "uniqueItems",
                        "properties", "additionalProperties", "prefixItems", "items"})
+# keywords holding sub-schemas: a node with one of them gets a function of its own
+_CONTAINER = frozenset({"properties", "additionalProperties", "prefixItems", "items"})
 # the Python container a keyword applies to (it holds for any other value)
 _KIND = {"minimum": "num", "maximum": "num", "exclusiveMinimum": "num", "exclusiveMaximum": "num",
          "minLength": "str", "maxLength": "str", "minItems": "list", "maxItems": "list", "uniqueItems": "list",
@@ -114,17 +199,12 @@ _KIND = {"minimum": "num", "maximum": "num", "exclusiveMinimum": "num", "exclusi
          "additionalProperties": "dict"}
 _KIND_OF_TYPE = {"number": "num", "integer": "num", "string": "str", "array": "list", "object": "dict",
                  "boolean": "bool", "null": "null"}
+# a keyword holds where this comparison of the value ``{v}`` with its bound ``{k}`` is true
+# (jsonschema's ``not x < m`` and so on)
+_HOLDS = {"minimum": "{k} <= {v}", "maximum": "{v} <= {k}", "exclusiveMinimum": "{k} < {v}",
+          "exclusiveMaximum": "{v} < {k}", "minLength": "len({v}) >= {k}", "maxLength": "len({v}) <= {k}",
+          "minItems": "len({v}) >= {k}", "maxItems": "len({v}) <= {k}"}
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-# a keyword fails where this comparison of the value ``{v}`` with its bound ``{k}`` is true
-# (jsonschema's ``not x < m`` and so on, negated)
-_FAILS = {"minimum": "{v} < {k}", "maximum": "{v} > {k}", "exclusiveMinimum": "{v} <= {k}",
-          "exclusiveMaximum": "{v} >= {k}", "minLength": "len({v}) < {k}", "maxLength": "len({v}) > {k}",
-          "minItems": "len({v}) < {k}", "maxItems": "len({v}) > {k}"}
-
-# Python allows 20 nested loops per function and 100 indentation levels:
-# deeper schemas continue in a function of their own
-_MAX_LOOPS = 12
-_MAX_INDENT = 40
 
 
 class Unsupported(Exception):
@@ -132,60 +212,61 @@ class Unsupported(Exception):
 
 
 def _guard(kind: str, v: str) -> str:
-    return {"num": f"({v}.__class__ is Decimal or (isinstance({v}, NUM) and not isinstance({v}, bool)))",
-            "str": f"isinstance({v}, str)", "list": f"isinstance({v}, list)", "dict": f"isinstance({v}, dict)",
-            "bool": f"isinstance({v}, bool)", "null": f"{v} is None"}[kind]
+    return {"num": f"({v}.__class__ is Decimal or num({v}))", "str": f"isinstance({v}, str)",
+            "list": f"isinstance({v}, list)", "dict": f"isinstance({v}, dict)",
+            "bool": f"({v} is True or {v} is False)", "null": f"{v} is None"}[kind]
 
 
 def _type_test(name: str, v: str) -> str:
-    return f"is_integer({v})" if name == "integer" else _guard(_KIND_OF_TYPE[name], v)
+    if name == "integer":
+        return (f"({v}.__class__ is Decimal and {v}.is_finite() and {v} == {v}.to_integral_value()"
+                f" or is_integer({v}))")
+    return _guard(_KIND_OF_TYPE[name], v)
 
 
 def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
 
 
-class _Writer:
-    """Collects the constants ``K``, fresh names and the functions of one schema."""
-
-    def __init__(self) -> None:
-        self.consts: list[Any] = []
-        self.count = 0
-        self.functions: list[list[str]] = []
-
-    def k(self, value: Any) -> str:
-        self.consts.append(value)
-        return f"K[{len(self.consts) - 1:d}]"
-
-    def name(self, prefix: str = "v") -> str:
-        self.count += 1
-        return f"{prefix}{self.count:d}"
-
-    def function(self, schema: Any, root: bool = False) -> str | None:
-        """Writes a function checking ``x`` against ``schema``; its name, or
-        None when there is nothing to check (never for the root)."""
-        fname = "check" if root else self.name("f")
-        body = _node(self, schema, "x", root=root, indent=1, loops=0)
-        if not body and not root:
-            return None
-        self.functions.append([f"def {fname}(x):"] + _indent(body + ["return True"]))
-        return fname
+def _as_decimal(bound: Any) -> Any:
+    # an int bound as a Decimal: the same exact comparison, without a conversion on every call
+    return Decimal(bound) if type(bound) is int else bound
 
 
-def _sub(w: _Writer, schema: Any, v: str, indent: int, loops: int) -> list[str]:
-    """The lines checking ``v`` against a sub-schema: inline, or a call when deep."""
-    if indent > _MAX_INDENT or loops > _MAX_LOOPS:
-        fname = w.function(schema)
-        return [f"if not {fname}({v}): return False"] if fname else []
-    return _node(w, schema, v, indent=indent, loops=loops)
+def _key(value: Any) -> Any:
+    """A hashable form of a schema; equal forms check the same (numbers equal
+    in value compare alike, so Decimal 2 and 2.0 may share)."""
+    kind = value.__class__
+    if kind is dict:
+        return ("{",) + tuple((k, _key(x)) for k, x in value.items())
+    if kind is list:
+        return ("[",) + tuple(_key(x) for x in value)
+    return (kind, value)
 
 
-def _node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, loops: int = 0) -> list[str]:
-    """Lines (relative indentation) that ``return False`` unless ``v`` satisfies ``schema``."""
-    if schema is True:
-        return []
-    if schema is False:
-        return ["return False"]
+def _schema_key(schema: Any) -> Any:
+    """:func:`_key` of a schema node without its annotations (which check
+    nothing), so that sub-schemas differing only in their descriptions share."""
+    if schema.__class__ is not dict:
+        return _key(schema)
+    out = []
+    for name, value in schema.items():
+        if name in _ANNOTATIONS or name.startswith("x-"):
+            continue
+        if name == "properties" and value.__class__ is dict:
+            value = ("{",) + tuple((n, _schema_key(sub)) for n, sub in value.items())
+        elif name == "prefixItems" and value.__class__ is list:
+            value = ("[",) + tuple(_schema_key(sub) for sub in value)
+        elif name in ("items", "additionalProperties"):
+            value = _schema_key(value)
+        else:
+            value = _key(value)
+        out.append((name, value))
+    return ("schema",) + tuple(out)
+
+
+def _keys(schema: Any, root: bool) -> list[str]:
+    """The keywords of a schema node that check something (refusing unknown ones)."""
     if not isinstance(schema, dict):
         raise Unsupported("schema node is not an object or a boolean")
     keys = [key for key in schema
@@ -193,178 +274,267 @@ def _node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, 
     for key in keys:
         if key not in _KEYWORDS:
             raise Unsupported(key)
-    out: list[str] = []
-    known = None  # the value's kind when ``type`` names one type (checked first)
-    rest = [key for key in keys if key != "type"]
-    i = 0
-    if "type" in schema:
-        value = schema["type"]
-        names = value if isinstance(value, list) else [value]
-        if not names or not all(isinstance(n, str) and n in _KIND_OF_TYPE for n in names):
-            raise Unsupported("type")
-        if names in (["number"], ["integer"]):
-            # the type, then the bounds that follow it, one test of the class for both
-            while i < len(rest) and rest[i] in _BOUNDS:
-                i += 1
-            written, exact = _bound_lines(w, schema, rest[:i], v)
-            integral = [f"if not ({v}.is_finite() and {v} == {v}.to_integral_value()): return False"]
-            other = (f"elif not is_integer({v}): return False" if names == ["integer"] else
-                     f"elif not isinstance({v}, NUM) or isinstance({v}, bool): return False")
-            if names == ["number"] and exact is None:
-                out.append(f"if {v}.__class__ is not Decimal and (not isinstance({v}, NUM) or isinstance({v}, bool)):"
-                           " return False")
-                out += written
-            else:
-                decimal = (integral if names == ["integer"] else []) + (exact or [])
-                out += [f"if {v}.__class__ is Decimal:"] + _indent(decimal) + [other]
-                if exact is None:
-                    out += written
-                elif written:
-                    out += ["else:"] + _indent(written)
-        else:
-            out.append(f"if not ({' or '.join(_type_test(n, v) for n in names)}): return False")
+    return keys
+
+
+def _types(schema: dict) -> list[str]:
+    value = schema["type"]
+    names = value if isinstance(value, list) else [value]
+    if not names or not all(isinstance(n, str) and n in _KIND_OF_TYPE for n in names):
+        raise Unsupported("type")
+    return names
+
+
+class _Writer:
+    """Collects the constants ``K`` and the functions of one schema."""
+
+    def __init__(self) -> None:
+        self.consts: list[Any] = []
+        self.functions: list[list[str]] = []
+        self.memo: dict[Any, str | None] = {}
+
+    def k(self, value: Any) -> str:
+        self.consts.append(value)
+        return f"K[{len(self.consts) - 1:d}]"
+
+    def function(self, schema: Any, root: bool = False) -> str | None:
+        """The name of a function checking one value ``x`` against
+        ``schema`` (None when every value satisfies it); one per distinct schema."""
+        key = None if root else _schema_key(schema)
+        if key in self.memo:
+            return self.memo[key]
+        name = f"f{len(self.functions) + 1:d}"
+        self.functions.append([])  # reserves the name
+        body = _body(self, schema, root)
+        self.functions[int(name[1:]) - 1] = [f"def {name}(x):"] + _indent(body + ["return True"]) if body else []
+        if key is not None:
+            self.memo[key] = name if body else None
+        return name if body else None
+
+
+def _test(w: _Writer, schema: Any, v: str) -> str | None:
+    """A boolean expression, true only where ``v`` certainly satisfies
+    ``schema``; None where every value does."""
+    if schema is True:
+        return None
+    if schema is False:
+        return "False"
+    keys = _keys(schema, root=False)
+    if any(key in _CONTAINER for key in keys):
+        name = w.function(schema)
+        return f"{name}({v})" if name else None
+    parts = _leaf_parts(w, schema, keys, v)[0]
+    return " and ".join(parts) if parts else None
+
+
+def _leaf_parts(w: _Writer, schema: dict, keys: list[str], v: str) -> tuple[list[str], str | None]:
+    """The tests of the keywords of ``keys`` without sub-schemas, and the kind
+    of value ``type`` requires (None: several or any)."""
+    parts, known = [], None
+    if "type" in keys:
+        names = _types(schema)
+        parts.append(" or ".join(_type_test(n, v) for n in names) if len(names) == 1 else
+                     "(" + " or ".join(_type_test(n, v) for n in names) + ")")
         if len(names) == 1:
             known = _KIND_OF_TYPE[names[0]]
-    present: frozenset = frozenset()  # property names ``required`` has made sure of
-    while i < len(rest):
-        key = rest[i]
+    for key in keys:
+        if key == "type" or key in _CONTAINER:
+            continue
         kind = _KIND.get(key)
         if kind is not None and known is not None and kind != known:
             # the keyword applies to another type than the one required: it
             # holds; written for a throwaway writer only to refuse what is unsupported
-            _keyword(_Writer(), schema, key, v, indent, loops, known, present)
-            i += 1
+            _keyword(_Writer(), schema, key, v, known)
             continue
-        if key in _BOUNDS:
-            group = [key]
-            while i + len(group) < len(rest) and rest[i + len(group)] in _BOUNDS:
-                group.append(rest[i + len(group)])
-            out += _bounds(w, schema, group, v, known == "num")
-            i += len(group)
+        test = _keyword(w, schema, key, v, known)
+        if test is None:
             continue
-        guarded = kind is not None and known is None
-        lines = _keyword(w, schema, key, v, indent + guarded, loops, known, present)
-        if key == "required":
-            present = frozenset(schema[key])
-        if lines and guarded:
-            lines = [f"if {_guard(kind, v)}:"] + _indent(lines)
-        out += lines
-        i += 1
-    return out
+        if kind is not None and known is None:
+            test = f"(not {_guard(kind, v)} or {test})"
+        parts.append(test)
+    return parts, known
 
 
-def _bound_lines(w: _Writer, schema: dict, group: list[str], v: str) -> tuple[list[str], list[str] | None]:
-    """Consecutive numeric bounds: the tests with the bounds as written, and
-    for a Decimal value with the int bounds as Decimals (the same exact
-    comparison without a conversion on every call; None when no bound is an int)."""
-    written = [f"if {_FAILS[key].format(v=v, k=w.k(schema[key]))}: return False" for key in group]
-    if not any(type(schema[key]) is int for key in group):
-        return written, None
-    return written, [f"if {_FAILS[key].format(v=v, k=w.k(_as_decimal(schema[key])))}: return False" for key in group]
-
-
-def _bounds(w: _Writer, schema: dict, group: list[str], v: str, is_number: bool) -> list[str]:
-    """Consecutive numeric bounds of a value that may not be a number, or is one."""
-    written, exact = _bound_lines(w, schema, group, v)
-    if exact is None:
-        return written if is_number else [f"if {_guard('num', v)}:"] + _indent(written)
-    other = "else:" if is_number else f"elif isinstance({v}, NUM) and not isinstance({v}, bool):"
-    return [f"if {v}.__class__ is Decimal:"] + _indent(exact) + [other] + _indent(written)
-
-
-def _as_decimal(bound: Any) -> Any:
-    return Decimal(bound) if type(bound) is int else bound
-
-
-def _keyword(w: _Writer, schema: dict, key: str, v: str, indent: int, loops: int, known: str | None,
-             present: frozenset) -> list[str]:
-    """Lines for one keyword, the value already known to be of the keyword's
-    kind (``known``: the kind ``type`` requires, already checked; ``present``:
-    the properties ``required`` has already checked)."""
+def _keyword(w: _Writer, schema: dict, key: str, v: str, known: str | None) -> str | None:
+    """The test of one keyword without sub-schemas, the value already known to
+    be of the keyword's kind."""
     is_str = "" if known == "str" else f"isinstance({v}, str) and "
     value = schema[key]
-    if key in _FAILS:
-        return [f"if {_FAILS[key].format(v=v, k=w.k(value))}: return False"]
+    if key in _HOLDS:
+        return _HOLDS[key].format(v=v, k=w.k(_as_decimal(value) if key in _BOUNDS else value))
     if key == "required":
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise Unsupported("required")
-        return [f"if not {w.k(frozenset(value))} <= {v}.keys(): return False"] if value else []
+        return f"{w.k(frozenset(value))} <= {v}.keys()" if value else None
     if key == "enum":
         if not isinstance(value, list):
             raise Unsupported("enum")
         if all(isinstance(o, str) for o in value):
-            return [f"if not ({is_str}{v} in {w.k(frozenset(value))}): return False"]
-        return [f"if not sure_in({v}, {w.k(tuple(value))}): return False"]
+            return f"({is_str}{v} in {w.k(frozenset(value))})"
+        return f"sure_in({v}, {w.k(tuple(value))})"
     if key == "const":
         if isinstance(value, str):
-            return [f"if not ({is_str}{v} == {w.k(value)}): return False"]
-        return [f"if not sure_equal({v}, {w.k(value)}): return False"]
+            return f"({is_str}{v} == {w.k(value)})"
+        return f"sure_equal({v}, {w.k(value)})"
     if key == "uniqueItems":
-        return [f"if not sure_unique({v}): return False"] if value else []
-    if key == "properties":
-        if not isinstance(value, dict):
-            raise Unsupported("properties")
-        out = []
-        for name, sub in value.items():
-            item, k = w.name(), w.k(name)
-            if name in present:
-                lines = _sub(w, sub, item, indent, loops)
-                out += [f"{item} = {v}[{k}]"] + lines if lines else []
-                continue
-            lines = _sub(w, sub, item, indent + 1, loops)
-            if lines:
-                out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(lines)
-        return out
-    if key == "additionalProperties":
-        props = schema.get("properties", {})
-        if "patternProperties" in schema or not isinstance(props, dict):
-            raise Unsupported("patternProperties")
-        if value is True:
-            return []
-        if value is False:
-            return [f"if not {v}.keys() <= {w.k(frozenset(props))}: return False"]
-        if not isinstance(value, dict):
-            raise Unsupported("additionalProperties")
-        name, item = w.name("k"), w.name()
-        if props:
-            lines = _sub(w, value, item, indent + 2, loops + 1)
-            body = [f"if {name} not in {w.k(frozenset(props))}:"] + _indent(lines) if lines else []
-        else:
-            body = _sub(w, value, item, indent + 1, loops + 1)
-        return [f"for {name}, {item} in {v}.items():"] + _indent(body) if body else []
-    if key == "prefixItems":
-        if not isinstance(value, list):
-            raise Unsupported("prefixItems")
-        size = w.name("n")
-        out = []
-        for i, sub in enumerate(value):
-            item = w.name()
-            lines = _sub(w, sub, item, indent + 1, loops)
-            if lines:
-                out += [f"if {size} > {i:d}:", f"    {item} = {v}[{i:d}]"] + _indent(lines)
-        return [f"{size} = len({v})"] + out if out else []
-    if key == "items":
-        prefix = schema.get("prefixItems", [])
-        if not isinstance(prefix, list):
-            raise Unsupported("prefixItems")
-        n = len(prefix)
-        if value is False:
-            return [f"if len({v}) > {n:d}: return False"]
-        item = w.name()
-        lines = _sub(w, value, item, indent + 1, loops + 1)
-        if not lines:
-            return []
-        return [f"for {item} in {v}[{n:d}:]:" if n else f"for {item} in {v}:"] + _indent(lines)
+        return f"sure_unique({v})" if value else None
     raise Unsupported(key)
+
+
+def _body(w: _Writer, schema: Any, root: bool) -> list[str]:
+    """The lines of a function that ``return False`` unless ``x`` satisfies ``schema``."""
+    if schema is True:
+        return []
+    if schema is False:
+        return ["return False"]
+    keys = _keys(schema, root)
+    parts, known = _leaf_parts(w, schema, keys, "x")
+    out = [f"if not ({' and '.join(parts)}): return False"] if parts else []
+    required = frozenset(schema["required"]) if "required" in keys else frozenset()
+    for kind, writer in (("dict", _object_lines), ("list", _array_lines)):
+        mine = [key for key in keys if _KIND.get(key) == kind and key in _CONTAINER]
+        if not mine:
+            continue
+        if known is not None and known != kind:
+            writer(_Writer(), schema, mine, required)  # refuses what is unsupported
+            continue
+        lines = writer(w, schema, mine, required)
+        if lines and known is None:
+            lines = [f"if {_guard(kind, 'x')}:"] + _indent(lines)
+        out += lines
+    return out
+
+
+def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset) -> list[str]:
+    props = schema.get("properties", {})
+    if not isinstance(props, dict):
+        raise Unsupported("properties")
+    out = []
+    if "properties" in keys:
+        for name, sub in props.items():
+            test = _test(w, sub, "v")
+            if test is None:
+                continue
+            if name in required:
+                out += [f"v = x[{w.k(name)}]", f"if not ({test}): return False"]
+            else:
+                out.append(f"if (v := x.get({w.k(name)}, MISSING)) is not MISSING and not ({test}): return False")
+    if "additionalProperties" in keys:
+        value = schema["additionalProperties"]
+        if "patternProperties" in schema:
+            raise Unsupported("patternProperties")
+        if value is False:
+            out.append(f"if not x.keys() <= {w.k(frozenset(props))}: return False")
+        elif value is not True:
+            if not isinstance(value, dict):
+                raise Unsupported("additionalProperties")
+            test = _test(w, value, "v")
+            if test is not None and props:
+                out += [f"for k, v in x.items():",
+                        f"    if k not in {w.k(frozenset(props))} and not ({test}): return False"]
+            elif test is not None:
+                out += ["for v in x.values():", f"    if not ({test}): return False"]
+    return out
+
+
+def _array_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset) -> list[str]:
+    prefix = schema.get("prefixItems", [])
+    if not isinstance(prefix, list):
+        raise Unsupported("prefixItems")
+    out = []
+    if "prefixItems" in keys:
+        for i, sub in enumerate(prefix):
+            test = _test(w, sub, "v")
+            if test is not None:
+                out += [f"if len(x) > {i:d}:", f"    v = x[{i:d}]", f"    if not ({test}): return False"]
+    if "items" in keys:
+        value, n = schema["items"], len(prefix)
+        if value is False:
+            return out + [f"if len(x) > {n:d}: return False"]
+        test = _test(w, value, "v")
+        if test is None:
+            return out
+        items = f"x[{n:d}:]" if n else "x"
+        loop = [f"for v in {items}:", f"    if not ({test}): return False"]
+        spec, plan = _shortcut(_column_spec, value), _shortcut(_rows_plan, value)
+        if spec is not None:
+            out += [f"if not column({items}, {w.k(spec)}):"] + _indent(loop)
+        elif plan is not None:
+            out += [f"if not rows({items}, {w.k(plan)}):"] + _indent(loop)
+        else:
+            out += loop
+    return out
+
+
+_COLUMN_KEYS = {"number": {"type", *_BOUNDS}, "integer": {"type", *_BOUNDS},
+                "string": {"type", "enum", "minLength", "maxLength"}}
+
+
+def _column_spec(schema: Any) -> tuple | None:
+    """The spec :func:`column` checks for a simple leaf schema (None: not one)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("type"), str):
+        return None
+    kind = schema["type"]
+    keys = [key for key in _keys(schema, root=False) if key != "type"]
+    if kind not in _COLUMN_KEYS or not set(keys) <= _COLUMN_KEYS[kind]:
+        return None
+    lows = tuple((_as_decimal(schema[key]), key == "exclusiveMinimum") for key in keys
+                 if key in ("minimum", "exclusiveMinimum"))
+    highs = tuple((_as_decimal(schema[key]), key == "exclusiveMaximum") for key in keys
+                  if key in ("maximum", "exclusiveMaximum"))
+    if not all(type(b) in (Decimal, float) for b, _ in lows + highs):
+        return None
+    options = lengths = None
+    if "enum" in keys:
+        if not isinstance(schema["enum"], list) or not all(isinstance(o, str) for o in schema["enum"]):
+            return None
+        options = frozenset(schema["enum"])
+    if "minLength" in keys or "maxLength" in keys:
+        shortest, longest = schema.get("minLength", 0), schema.get("maxLength")
+        if type(shortest) is not int or not (longest is None or type(longest) is int):
+            return None
+        lengths = (shortest, longest)
+    return kind, lows, highs, options, lengths
+
+
+def _shortcut(make: Callable[[Any], tuple | None], schema: Any) -> tuple | None:
+    # a sub-schema outside the subset is refused where its own test is written
+    try:
+        return make(schema)
+    except Unsupported:
+        return None
+
+
+def _rows_plan(schema: Any) -> tuple | None:
+    """The plan :func:`rows` checks for an object schema whose checked
+    properties are all required simple leaves (None: not one)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return None
+    keys = _keys(schema, root=False)
+    required, props = schema.get("required", []), schema.get("properties", {})
+    if not set(keys) <= {"type", "required", "properties"} or not isinstance(props, dict) or not (
+            isinstance(required, list) and all(isinstance(n, str) for n in required)):
+        return None
+    plan = []
+    for name in dict.fromkeys(required):
+        sub = props.get(name, True)
+        spec = None if sub is True or (isinstance(sub, dict) and not _keys(sub, root=False)) else _column_spec(sub)
+        if spec is None and sub is not True and _keys(sub, root=False):
+            return None
+        plan.append((name, spec))
+    for name, sub in props.items():
+        if name not in required and not (sub is True or (isinstance(sub, dict) and not _keys(sub, root=False))):
+            return None
+    return tuple(plan) if plan else None
 
 
 # ------------------------------------------------------------ audit, compile, cache
 
-_GENERATED = re.compile(r"[vkfn][0-9]+|check|x|K")
+_GENERATED = re.compile(r"f[0-9]+|check|[xvkK]")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _NOT_AN_INDEX = re.compile(r"(?<![A-Za-z_0-9])[0-9]+[.eEjJxXoObB_]|(?<![A-Za-z_0-9\])])\.[0-9]")
 _ALLOWED = frozenset(keyword.kwlist) | frozenset(_NAMESPACE) | frozenset(
-    {"__class__", "is_finite", "to_integral_value", "keys", "get", "items"})
+    {"__class__", "is_finite", "to_integral_value", "keys", "get", "items", "values"})
 
 
 def _audit(source: str) -> None:
@@ -384,10 +554,14 @@ def _audit(source: str) -> None:
 
 def generate(schema: Mapping[str, Any]) -> tuple[str, tuple]:
     """The source of ``check`` for ``schema`` and its constants ``K``
-    (raises :class:`Unsupported` for a schema outside the supported subset)."""
+    (raises :class:`Unsupported` for a schema outside the supported subset).
+    ``check`` answers False where a test raises (a value it cannot compare is
+    one it is unsure of)."""
     w = _Writer()
-    w.function(schema, root=True)
-    source = "\n".join(line for f in w.functions for line in f) + "\n"
+    name = w.function(schema, root=True)
+    check = (["def check(x):", "    try:", f"        return {name}(x)", "    except Exception:", "        return False"]
+             if name else ["def check(x):", "    return True"])
+    source = "\n".join(line for f in w.functions + [check] for line in f) + "\n"
     _audit(source)
     return source, tuple(w.consts)
 
