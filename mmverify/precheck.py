@@ -106,22 +106,36 @@ def sure_unique(items: list) -> bool:
 # "string"; a bound is (value, strict). See _column_spec.
 
 _is_finite = Decimal.is_finite
+_integral = Decimal.to_integral_value
+_equal = Decimal.__eq__
 _getitem = dict.__getitem__
 
 
+class _Field:
+    """The values of one property over a list of objects, read anew on every
+    pass (``dict.__getitem__`` itself refuses an item that is not an object)."""
+    __slots__ = ("items", "name")
+
+    def __init__(self, items: list, name: str) -> None:
+        self.items, self.name = items, name
+
+    def __iter__(self) -> Any:
+        return map(_getitem, self.items, repeat(self.name))
+
+
 def column(values: Any, spec: tuple) -> bool:
-    """True only when every one of ``values`` certainly satisfies the leaf
-    ``spec``. Numbers must all be finite Decimals (one C-level pass, which also
-    keeps booleans out: they would compare equal to 0 and 1 in a set); the
-    integral test then runs once per distinct value and the bounds on the
-    least and greatest. Strings are checked once per distinct value (no other
-    JSON value equals a string). Anything else, or any error: False."""
+    """True only when every one of ``values`` (a list or a :class:`_Field`)
+    certainly satisfies the leaf ``spec``, tested with C-level passes; any
+    other value, or any error: False.
+
+    Strings are tested once per distinct value: no other JSON value equals a
+    string. Numbers must be finite Decimals. A "number" column is tested
+    value by value (``is_finite``) and by its least and greatest value. An
+    "integer" column is tested on its distinct values, which also settles the
+    others, equal to one of them, except a boolean: True and False equal 1 and
+    0, so when 1 or 0 is among them every value is tested as well."""
     kind, lows, highs, options, lengths = spec
     try:
-        if values.__class__ is not list:
-            values = list(values)
-        if not values:
-            return True
         if kind == "string":
             distinct = set(values)
             for s in distinct:
@@ -129,19 +143,27 @@ def column(values: Any, spec: tuple) -> bool:
                     return False
             if options is not None and not distinct <= options:
                 return False
-            if lengths is not None:
+            if lengths is not None and distinct:
                 shortest, longest = lengths
                 sizes = set(map(len, distinct))
                 if min(sizes) < shortest or (longest is not None and max(sizes) > longest):
                     return False
             return True
-        if not all(map(_is_finite, values)):
-            return False
+        if values.__class__ is not list:
+            values = list(values)  # read once: two or three passes follow
         if kind == "integer":
-            values = set(values)
-            for d in values:
-                if d != d.to_integral_value():
-                    return False
+            distinct = set(values)
+            if not all(map(_is_finite, distinct)):
+                return False
+            if (0 in distinct or 1 in distinct) and not all(map(_is_finite, values)):
+                return False
+            if not all(map(_equal, distinct, map(_integral, distinct))):
+                return False
+            values = distinct
+        elif not all(map(_is_finite, values)):
+            return False
+        if not values:
+            return True
         if lows:
             least = min(values)
             for bound, strict in lows:
@@ -160,10 +182,13 @@ def column(values: Any, spec: tuple) -> bool:
 def rows(items: list, plan: tuple) -> bool:
     """True only when every item is an object holding each property of the
     ``plan`` ((name, column spec or None), ...) with a value satisfying its spec."""
+    if not items:
+        return True
     try:
         for name, spec in plan:
-            values = list(map(_getitem, items, repeat(name)))
-            if spec is not None and not column(values, spec):
+            if spec is None:
+                list(_Field(items, name))
+            elif not column(_Field(items, name), spec):
                 return False
         return True
     except Exception:
