@@ -258,38 +258,6 @@ def _as_decimal(bound: Any) -> Any:
     return Decimal(bound) if type(bound) is int else bound
 
 
-def _key(value: Any) -> Any:
-    """A hashable form of a schema; equal forms check the same (numbers equal
-    in value compare alike, so Decimal 2 and 2.0 may share)."""
-    kind = value.__class__
-    if kind is dict:
-        return ("{",) + tuple((k, _key(x)) for k, x in value.items())
-    if kind is list:
-        return ("[",) + tuple(_key(x) for x in value)
-    return (kind, value)
-
-
-def _schema_key(schema: Any) -> Any:
-    """:func:`_key` of a schema node without its annotations (which check
-    nothing), so that sub-schemas differing only in their descriptions share."""
-    if schema.__class__ is not dict:
-        return _key(schema)
-    out = []
-    for name, value in schema.items():
-        if name in _ANNOTATIONS or name.startswith("x-"):
-            continue
-        if name == "properties" and value.__class__ is dict:
-            value = ("{",) + tuple((n, _schema_key(sub)) for n, sub in value.items())
-        elif name == "prefixItems" and value.__class__ is list:
-            value = ("[",) + tuple(_schema_key(sub) for sub in value)
-        elif name in ("items", "additionalProperties"):
-            value = _schema_key(value)
-        else:
-            value = _key(value)
-        out.append((name, value))
-    return ("schema",) + tuple(out)
-
-
 def _keys(schema: Any, root: bool) -> list[str]:
     """The keywords of a schema node that check something (refusing unknown ones)."""
     if not isinstance(schema, dict):
@@ -310,42 +278,120 @@ def _types(schema: dict) -> list[str]:
     return names
 
 
+def _subschemas(schema: Any) -> list[Any]:
+    """The sub-schemas a node checks its items or properties against."""
+    if schema.__class__ is not dict:
+        return []
+    out = []
+    props, prefix = schema.get("properties"), schema.get("prefixItems")
+    if props.__class__ is dict:
+        out += props.values()
+    if prefix.__class__ is list:
+        out += prefix
+    for name in ("additionalProperties", "items"):
+        if name in schema:
+            out.append(schema[name])
+    return out
+
+
+def _is_container(schema: Any) -> bool:
+    return schema.__class__ is dict and any(key in schema for key in _CONTAINER)
+
+
+# a shorter array is checked by its item loop alone (a column pass costs more)
+_SHORT = 32
+
+def _small(schema: dict) -> bool:
+    """A sub-schema cheaper to write in place wherever it is used than to call:
+    at most four sub-schemas, none with sub-schemas of its own."""
+    subs = _subschemas(schema)
+    return len(subs) <= 4 and not any(_is_container(sub) for sub in subs)
+
+
+# a sub-schema used once (or small) is written inside its parent's function, down to this
+# depth (each level adds at most two indentation levels and one loop, well
+# within Python's 100 and 20); deeper, or used more than once, it is a function
+_MAX_DEPTH = 12
+
+
 class _Writer:
     """Collects the constants ``K`` and the functions of one schema."""
 
     def __init__(self) -> None:
         self.consts: list[Any] = []
         self.functions: list[list[str]] = []
-        self.memo: dict[Any, str | None] = {}
+        self.names: dict[int, str | None] = {}   # schema form -> its function
+        self.forms: dict[int, int] = {}          # id of a schema node -> its form
+        self.texts: dict[str, int] = {}          # the text of a form -> its number
+        self.uses: dict[int, int] = {}           # schema form -> parents naming it
 
     def k(self, value: Any) -> str:
         self.consts.append(value)
         return f"K[{len(self.consts) - 1:d}]"
 
-    def function(self, schema: Any, root: bool = False) -> str | None:
+    def form(self, schema: Any) -> int:
+        """A number equal for two schema nodes exactly when they check the
+        same: the number of the repr of their keywords without annotations
+        (which check nothing), sub-schemas by their own number. A repr of JSON
+        values keeps strings quoted and Decimal, int, float and bool apart."""
+        form = self.forms.get(id(schema))
+        if form is not None:
+            return form
+        if schema.__class__ is dict:
+            parts = []
+            for name, value in schema.items():
+                if name in _ANNOTATIONS or name.startswith("x-"):
+                    continue
+                if name == "properties" and value.__class__ is dict:
+                    value = [(n, self.form(sub)) for n, sub in value.items()]
+                elif name == "prefixItems" and value.__class__ is list:
+                    value = [self.form(sub) for sub in value]
+                elif name in ("items", "additionalProperties"):
+                    value = self.form(value)
+                parts.append((name, value))
+            text = repr(parts)
+        else:
+            text = repr(schema)
+        form = self.forms[id(schema)] = self.texts.setdefault(text, len(self.texts))
+        return form
+
+    def count(self, schema: Any) -> None:
+        """Counts the uses of every distinct container sub-schema (the
+        sub-schemas of a repeated one are written once, with it)."""
+        for sub in _subschemas(schema):
+            if _is_container(sub):
+                form = self.form(sub)
+                self.uses[form] = self.uses.get(form, 0) + 1
+                if self.uses[form] == 1:
+                    self.count(sub)
+
+    def function(self, schema: Any) -> str | None:
         """The name of a function checking one value ``x`` against
         ``schema`` (None when every value satisfies it); one per distinct schema."""
-        key = None if root else _schema_key(schema)
-        if key in self.memo:
-            return self.memo[key]
+        form = self.form(schema)
+        if form in self.names:
+            return self.names[form]
         name = f"f{len(self.functions) + 1:d}"
         self.functions.append([])  # reserves the name
-        body = _body(self, schema, root)
-        self.functions[int(name[1:]) - 1] = [f"def {name}(x):"] + _indent(body + ["return True"]) if body else []
-        if key is not None:
-            self.memo[key] = name if body else None
+        body = _lines(self, schema, "x", 0, False)
+        if body:
+            self.functions[int(name[1:]) - 1] = [f"def {name}(x):"] + _indent(body + ["return True"])
+        self.names[form] = name if body else None
         return name if body else None
 
 
-def _test(w: _Writer, schema: Any, v: str) -> str | None:
-    """A boolean expression, true only where ``v`` certainly satisfies
-    ``schema``; None where every value does."""
+def _sub(w: _Writer, schema: Any, v: str, depth: int) -> str | list[str] | None:
+    """How ``v`` is checked against a sub-schema: a boolean expression (a
+    leaf, or a call), lines that ``return False`` (written in place), or None
+    where every value satisfies it."""
     if schema is True:
         return None
     if schema is False:
         return "False"
     keys = _keys(schema, root=False)
     if any(key in _CONTAINER for key in keys):
+        if depth < _MAX_DEPTH and (w.uses.get(w.form(schema), 0) <= 1 or _small(schema)):
+            return _lines(w, schema, v, depth, False) or None
         name = w.function(schema)
         return f"{name}({v})" if name else None
     parts = _leaf_parts(w, schema, keys, v)[0]
@@ -358,7 +404,7 @@ def _leaf_parts(w: _Writer, schema: dict, keys: list[str], v: str) -> tuple[list
     parts, known = [], None
     if "type" in keys:
         names = _types(schema)
-        parts.append(" or ".join(_type_test(n, v) for n in names) if len(names) == 1 else
+        parts.append(_type_test(names[0], v) if len(names) == 1 else
                      "(" + " or ".join(_type_test(n, v) for n in names) + ")")
         if len(names) == 1:
             known = _KIND_OF_TYPE[names[0]]
@@ -406,14 +452,16 @@ def _keyword(w: _Writer, schema: dict, key: str, v: str, known: str | None) -> s
     raise Unsupported(key)
 
 
-def _body(w: _Writer, schema: Any, root: bool) -> list[str]:
-    """The lines of a function that ``return False`` unless ``x`` satisfies ``schema``."""
+def _lines(w: _Writer, schema: Any, v: str, depth: int, root: bool) -> list[str]:
+    """Lines that ``return False`` unless ``v`` satisfies ``schema``."""
     if schema is True:
         return []
     if schema is False:
         return ["return False"]
+    if root:
+        w.count(schema)
     keys = _keys(schema, root)
-    parts, known = _leaf_parts(w, schema, keys, "x")
+    parts, known = _leaf_parts(w, schema, keys, v)
     out = [f"if not ({' and '.join(parts)}): return False"] if parts else []
     required = frozenset(schema["required"]) if "required" in keys else frozenset()
     for kind, writer in (("dict", _object_lines), ("list", _array_lines)):
@@ -421,71 +469,84 @@ def _body(w: _Writer, schema: Any, root: bool) -> list[str]:
         if not mine:
             continue
         if known is not None and known != kind:
-            writer(_Writer(), schema, mine, required)  # refuses what is unsupported
+            writer(_Writer(), schema, mine, required, v, depth)  # refuses what is unsupported
             continue
-        lines = writer(w, schema, mine, required)
+        lines = writer(w, schema, mine, required, v, depth)
         if lines and known is None:
-            lines = [f"if {_guard(kind, 'x')}:"] + _indent(lines)
+            lines = [f"if {_guard(kind, v)}:"] + _indent(lines)
         out += lines
     return out
 
 
-def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset) -> list[str]:
+def _fails(check: str | list[str], v: str) -> list[str]:
+    """Lines that ``return False`` unless ``v`` passes ``check`` (see :func:`_sub`)."""
+    return [f"if not ({check}): return False"] if isinstance(check, str) else check
+
+
+def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset, v: str,
+                  depth: int) -> list[str]:
     props = schema.get("properties", {})
     if not isinstance(props, dict):
         raise Unsupported("properties")
+    item, name_var = f"v{depth + 1:d}", f"k{depth + 1:d}"
     out = []
     if "properties" in keys:
         for name, sub in props.items():
-            test = _test(w, sub, "v")
-            if test is None:
+            check = _sub(w, sub, item, depth + 1)
+            if check is None:
                 continue
+            k = w.k(name)
             if name in required:
-                out += [f"v = x[{w.k(name)}]", f"if not ({test}): return False"]
+                out += [f"{item} = {v}[{k}]"] + _fails(check, item)
+            elif isinstance(check, str):
+                out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and not ({check}): return False")
             else:
-                out.append(f"if (v := x.get({w.k(name)}, MISSING)) is not MISSING and not ({test}): return False")
+                out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(check)
     if "additionalProperties" in keys:
         value = schema["additionalProperties"]
         if "patternProperties" in schema:
             raise Unsupported("patternProperties")
         if value is False:
-            out.append(f"if not x.keys() <= {w.k(frozenset(props))}: return False")
+            out.append(f"if not {v}.keys() <= {w.k(frozenset(props))}: return False")
         elif value is not True:
             if not isinstance(value, dict):
                 raise Unsupported("additionalProperties")
-            test = _test(w, value, "v")
-            if test is not None and props:
-                out += [f"for k, v in x.items():",
-                        f"    if k not in {w.k(frozenset(props))} and not ({test}): return False"]
-            elif test is not None:
-                out += ["for v in x.values():", f"    if not ({test}): return False"]
+            check = _sub(w, value, item, depth + 1)
+            if check is not None and props:
+                out += [f"for {name_var}, {item} in {v}.items():", f"    if {name_var} not in {w.k(frozenset(props))}:"]
+                out += _indent(_indent(_fails(check, item)))
+            elif check is not None:
+                out += [f"for {item} in {v}.values():"] + _indent(_fails(check, item))
     return out
 
 
-def _array_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset) -> list[str]:
+def _array_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset, v: str,
+                 depth: int) -> list[str]:
     prefix = schema.get("prefixItems", [])
     if not isinstance(prefix, list):
         raise Unsupported("prefixItems")
+    item, size = f"v{depth + 1:d}", f"n{depth + 1:d}"
     out = []
     if "prefixItems" in keys:
         for i, sub in enumerate(prefix):
-            test = _test(w, sub, "v")
-            if test is not None:
-                out += [f"if len(x) > {i:d}:", f"    v = x[{i:d}]", f"    if not ({test}): return False"]
+            check = _sub(w, sub, item, depth + 1)
+            if check is not None:
+                out += [f"if {size} > {i:d}:", f"    {item} = {v}[{i:d}]"] + _indent(_fails(check, item))
+        out = [f"{size} = len({v})"] + out if out else []
     if "items" in keys:
         value, n = schema["items"], len(prefix)
         if value is False:
-            return out + [f"if len(x) > {n:d}: return False"]
-        test = _test(w, value, "v")
-        if test is None:
+            return out + [f"if len({v}) > {n:d}: return False"]
+        check = _sub(w, value, item, depth + 1)
+        if check is None:
             return out
-        items = f"x[{n:d}:]" if n else "x"
-        loop = [f"for v in {items}:", f"    if not ({test}): return False"]
+        items = f"{v}[{n:d}:]" if n else v
+        loop = [f"for {item} in {items}:"] + _indent(_fails(check, item))
         spec, plan = _shortcut(_column_spec, value), _shortcut(_rows_plan, value)
         if spec is not None:
-            out += [f"if not column({items}, {w.k(spec)}):"] + _indent(loop)
+            out += [f"if len({items}) < {_SHORT:d} or not column({items}, {w.k(spec)}):"] + _indent(loop)
         elif plan is not None:
-            out += [f"if not rows({items}, {w.k(plan)}):"] + _indent(loop)
+            out += [f"if len({items}) < {_SHORT:d} or not rows({items}, {w.k(plan)}):"] + _indent(loop)
         else:
             out += loop
     return out
@@ -555,26 +616,31 @@ def _rows_plan(schema: Any) -> tuple | None:
 
 # ------------------------------------------------------------ audit, compile, cache
 
-_GENERATED = re.compile(r"f[0-9]+|check|[xvkK]")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_NOT_AN_INDEX = re.compile(r"(?<![A-Za-z_0-9])[0-9]+[.eEjJxXoObB_]|(?<![A-Za-z_0-9\])])\.[0-9]")
+_GENERATED = re.compile(r"f[0-9]+|[vkn][0-9]+|check|x|K")
 _ALLOWED = frozenset(keyword.kwlist) | frozenset(_NAMESPACE) | frozenset(
     {"__class__", "is_finite", "to_integral_value", "keys", "get", "items", "values"})
+# every ASCII character that cannot be part of a name, a number or an attribute access
+_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_.")})
 
 
 def _audit(source: str) -> None:
     """Refuse a source holding a quote (so no string literal of any kind), a
-    number other than a plain integer, or a word that is not a Python keyword,
-    a helper of the namespace, a method used here or a generated name: a bug
-    in the generator, never a property of a schema. (A scan, not a tokenizer:
-    it runs for every schema.)"""
+    character outside ASCII, a number other than a plain integer, or a word
+    that is not a Python keyword, a helper of the namespace, a method used
+    here or a generated name: a bug in the generator, never a property of a
+    schema. (A scan, not a tokenizer: it runs for every schema.)"""
     if "'" in source or '"' in source:
         raise AssertionError("generated pre-check holds a quote")
-    if _NOT_AN_INDEX.search(source):
-        raise AssertionError("generated pre-check holds a number literal")
-    for word in set(_WORD.findall(source)) - _ALLOWED:
-        if not _GENERATED.fullmatch(word):
-            raise AssertionError(f"generated pre-check names {word[:40]!r}")
+    if not source.isascii():
+        raise AssertionError("generated pre-check holds a character outside ASCII")
+    for token in set(source.translate(_SEPARATORS).split()):
+        if token.isdigit():
+            continue  # an index or a position
+        for part in token.split("."):  # a name, then the attributes read from it
+            if not part or part[0].isdigit():
+                raise AssertionError("generated pre-check holds a number literal")
+            if part not in _ALLOWED and not _GENERATED.fullmatch(part):
+                raise AssertionError(f"generated pre-check names {part[:40]!r}")
 
 
 def generate(schema: Mapping[str, Any]) -> tuple[str, tuple]:
@@ -583,9 +649,9 @@ def generate(schema: Mapping[str, Any]) -> tuple[str, tuple]:
     ``check`` answers False where a test raises (a value it cannot compare is
     one it is unsure of)."""
     w = _Writer()
-    name = w.function(schema, root=True)
-    check = (["def check(x):", "    try:", f"        return {name}(x)", "    except Exception:", "        return False"]
-             if name else ["def check(x):", "    return True"])
+    body = _lines(w, schema, "x", 0, root=True)
+    check = ["def check(x):", "    try:"] + _indent(_indent(body + ["return True"])) + [
+        "    except Exception:", "        return False"]
     source = "\n".join(line for f in w.functions + [check] for line in f) + "\n"
     _audit(source)
     return source, tuple(w.consts)
