@@ -23,13 +23,14 @@ source stays shallow however deep the schema is. The source is compiled once
 per schema and run in a namespace holding only ``K`` and the helpers it
 names, without builtins.
 
-Arrays are checked a column at a time first. For an array of simple leaves
-(a number, integer or string type with bounds, lengths or a string enum),
-:func:`column` tests every item with C-level passes (``map``, ``set``,
-``min``) and the exact test runs only on the distinct values; for an array
-of objects whose checked properties are all required leaves, :func:`rows`
-does the same per property. Either answers True only when sure; otherwise the
-generated item loop runs, so the verdict never depends on the shortcut.
+A long array of objects whose checked properties are all required simple
+leaves (a number, integer or string type with bounds, lengths or a string
+enum) is first checked a property at a time by :func:`rows`: C-level passes
+(``map``, ``set``, ``min``) over each property's values, the exact tests run
+once per distinct value where that settles the others. It answers True only
+when sure; otherwise the generated item loop runs, so the verdict never
+depends on the shortcut. (An array of plain leaves gains nothing from this:
+its loop is as fast.)
 
 Safety. The schema is trusted anchor data, and still no text from it is ever
 pasted into the source: every constant (property names, bounds, lengths,
@@ -202,8 +203,8 @@ class _Missing:
 # everything a generated function may name, and nothing else (no builtins)
 _NAMESPACE: dict[str, Any] = {
     "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "list": list, "dict": dict,
-    "Decimal": Decimal, "Exception": Exception, "num": is_number, "is_integer": is_integer,
-    "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "column": column, "rows": rows,
+    "bool": bool, "Decimal": Decimal, "NUM": (Decimal, int, float), "Exception": Exception, "is_integer": is_integer,
+    "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "rows": rows,
     "MISSING": _Missing(),
 }
 
@@ -224,11 +225,11 @@ _KIND = {"minimum": "num", "maximum": "num", "exclusiveMinimum": "num", "exclusi
          "additionalProperties": "dict"}
 _KIND_OF_TYPE = {"number": "num", "integer": "num", "string": "str", "array": "list", "object": "dict",
                  "boolean": "bool", "null": "null"}
-# a keyword holds where this comparison of the value ``{v}`` with its bound ``{k}`` is true
-# (jsonschema's ``not x < m`` and so on)
-_HOLDS = {"minimum": "{k} <= {v}", "maximum": "{v} <= {k}", "exclusiveMinimum": "{k} < {v}",
-          "exclusiveMaximum": "{v} < {k}", "minLength": "len({v}) >= {k}", "maxLength": "len({v}) <= {k}",
-          "minItems": "len({v}) >= {k}", "maxItems": "len({v}) <= {k}"}
+# a keyword fails where this comparison of the value ``{v}`` with its bound ``{k}`` is true
+# (jsonschema's own comparison: ``x < m`` for minimum, and so on)
+_FAILS = {"minimum": "{v} < {k}", "maximum": "{v} > {k}", "exclusiveMinimum": "{v} <= {k}",
+          "exclusiveMaximum": "{v} >= {k}", "minLength": "len({v}) < {k}", "maxLength": "len({v}) > {k}",
+          "minItems": "len({v}) < {k}", "maxItems": "len({v}) > {k}"}
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
@@ -237,7 +238,8 @@ class Unsupported(Exception):
 
 
 def _guard(kind: str, v: str) -> str:
-    return {"num": f"({v}.__class__ is Decimal or num({v}))", "str": f"isinstance({v}, str)",
+    return {"num": f"({v}.__class__ is Decimal or isinstance({v}, NUM) and not isinstance({v}, bool))",
+            "str": f"isinstance({v}, str)",
             "list": f"isinstance({v}, list)", "dict": f"isinstance({v}, dict)",
             "bool": f"({v} is True or {v} is False)", "null": f"{v} is None"}[kind]
 
@@ -247,6 +249,17 @@ def _type_test(name: str, v: str) -> str:
         return (f"({v}.__class__ is Decimal and {v}.is_finite() and {v} == {v}.to_integral_value()"
                 f" or is_integer({v}))")
     return _guard(_KIND_OF_TYPE[name], v)
+
+
+def _type_fails(names: list[str], v: str) -> str:
+    """Where ``v`` is none of the types ``names``."""
+    if names == ["number"]:
+        return f"{v}.__class__ is not Decimal and (not isinstance({v}, NUM) or isinstance({v}, bool))"
+    if len(names) == 1 and names[0] in ("string", "array", "object"):
+        return f"not {_guard(_KIND_OF_TYPE[names[0]], v)}"
+    # the cheapest tests first: null, then boolean
+    names = sorted(names, key=lambda n: (n != "null", n != "boolean"))
+    return f"not ({' or '.join(_type_test(n, v) for n in names)})"
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -298,7 +311,7 @@ def _is_container(schema: Any) -> bool:
     return schema.__class__ is dict and any(key in schema for key in _CONTAINER)
 
 
-# a shorter array is checked by its item loop alone (a column pass costs more)
+# a shorter array of objects is checked by its item loop alone (the column passes cost more)
 _SHORT = 32
 
 def _small(schema: dict) -> bool:
@@ -366,8 +379,9 @@ class _Writer:
                     self.count(sub)
 
     def function(self, schema: Any) -> str | None:
-        """The name of a function checking one value ``x`` against
-        ``schema`` (None when every value satisfies it); one per distinct schema."""
+        """The name of a function checking every value ``x`` of an iterable
+        against ``schema`` (None when every value satisfies it); one per
+        distinct schema. It is given an array's items, or a 1-tuple."""
         form = self.form(schema)
         if form in self.names:
             return self.names[form]
@@ -375,37 +389,42 @@ class _Writer:
         self.functions.append([])  # reserves the name
         body = _lines(self, schema, "x", 0, False)
         if body:
-            self.functions[int(name[1:]) - 1] = [f"def {name}(x):"] + _indent(body + ["return True"])
+            self.functions[int(name[1:]) - 1] = [f"def {name}(s):", "    for x in s:"] + _indent(
+                _indent(body)) + ["    return True"]
         self.names[form] = name if body else None
         return name if body else None
 
 
+class _Call(str):
+    """The name of the function checking a sub-schema (see :meth:`_Writer.function`)."""
+
+
 def _sub(w: _Writer, schema: Any, v: str, depth: int) -> str | list[str] | None:
-    """How ``v`` is checked against a sub-schema: a boolean expression (a
-    leaf, or a call), lines that ``return False`` (written in place), or None
-    where every value satisfies it."""
+    """How ``v`` is checked against a sub-schema: a boolean expression true
+    where it fails (a leaf), a :class:`_Call`, lines that ``return False``
+    (written in place), or None where every value satisfies it."""
     if schema is True:
         return None
     if schema is False:
-        return "False"
+        return "True"
     keys = _keys(schema, root=False)
     if any(key in _CONTAINER for key in keys):
         if depth < _MAX_DEPTH and (w.uses.get(w.form(schema), 0) <= 1 or _small(schema)):
             return _lines(w, schema, v, depth, False) or None
         name = w.function(schema)
-        return f"{name}({v})" if name else None
+        return _Call(name) if name else None
     parts = _leaf_parts(w, schema, keys, v)[0]
-    return " and ".join(parts) if parts else None
+    return " or ".join(parts) if parts else None
 
 
 def _leaf_parts(w: _Writer, schema: dict, keys: list[str], v: str) -> tuple[list[str], str | None]:
-    """The tests of the keywords of ``keys`` without sub-schemas, and the kind
-    of value ``type`` requires (None: several or any)."""
+    """Where each keyword of ``keys`` without sub-schemas fails (expressions
+    without an ``or`` outside parentheses), and the kind of value ``type``
+    requires (None: several or any)."""
     parts, known = [], None
     if "type" in keys:
         names = _types(schema)
-        parts.append(_type_test(names[0], v) if len(names) == 1 else
-                     "(" + " or ".join(_type_test(n, v) for n in names) + ")")
+        parts.append(_type_fails(names, v))
         if len(names) == 1:
             known = _KIND_OF_TYPE[names[0]]
     for key in keys:
@@ -417,38 +436,38 @@ def _leaf_parts(w: _Writer, schema: dict, keys: list[str], v: str) -> tuple[list
             # holds; written for a throwaway writer only to refuse what is unsupported
             _keyword(_Writer(), schema, key, v, known)
             continue
-        test = _keyword(w, schema, key, v, known)
-        if test is None:
+        fails = _keyword(w, schema, key, v, known)
+        if fails is None:
             continue
         if kind is not None and known is None:
-            test = f"(not {_guard(kind, v)} or {test})"
-        parts.append(test)
+            fails = f"({_guard(kind, v)} and {fails})"
+        parts.append(fails)
     return parts, known
 
 
 def _keyword(w: _Writer, schema: dict, key: str, v: str, known: str | None) -> str | None:
-    """The test of one keyword without sub-schemas, the value already known to
-    be of the keyword's kind."""
+    """Where one keyword without sub-schemas fails, the value already known
+    to be of the keyword's kind."""
     is_str = "" if known == "str" else f"isinstance({v}, str) and "
     value = schema[key]
-    if key in _HOLDS:
-        return _HOLDS[key].format(v=v, k=w.k(_as_decimal(value) if key in _BOUNDS else value))
+    if key in _FAILS:
+        return _FAILS[key].format(v=v, k=w.k(_as_decimal(value) if key in _BOUNDS else value))
     if key == "required":
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise Unsupported("required")
-        return f"{w.k(frozenset(value))} <= {v}.keys()" if value else None
+        return f"not {w.k(frozenset(value))} <= {v}.keys()" if value else None
     if key == "enum":
         if not isinstance(value, list):
             raise Unsupported("enum")
         if all(isinstance(o, str) for o in value):
-            return f"({is_str}{v} in {w.k(frozenset(value))})"
-        return f"sure_in({v}, {w.k(tuple(value))})"
+            return f"not ({is_str}{v} in {w.k(frozenset(value))})"
+        return f"not sure_in({v}, {w.k(tuple(value))})"
     if key == "const":
         if isinstance(value, str):
-            return f"({is_str}{v} == {w.k(value)})"
-        return f"sure_equal({v}, {w.k(value)})"
+            return f"not ({is_str}{v} == {w.k(value)})"
+        return f"not sure_equal({v}, {w.k(value)})"
     if key == "uniqueItems":
-        return f"sure_unique({v})" if value else None
+        return f"not sure_unique({v})" if value else None
     raise Unsupported(key)
 
 
@@ -462,7 +481,7 @@ def _lines(w: _Writer, schema: Any, v: str, depth: int, root: bool) -> list[str]
         w.count(schema)
     keys = _keys(schema, root)
     parts, known = _leaf_parts(w, schema, keys, v)
-    out = [f"if not ({' and '.join(parts)}): return False"] if parts else []
+    out = [f"if {' or '.join(parts)}: return False"] if parts else []
     required = frozenset(schema["required"]) if "required" in keys else frozenset()
     for kind, writer in (("dict", _object_lines), ("list", _array_lines)):
         mine = [key for key in keys if _KIND.get(key) == kind and key in _CONTAINER]
@@ -478,9 +497,14 @@ def _lines(w: _Writer, schema: Any, v: str, depth: int, root: bool) -> list[str]
     return out
 
 
+def _failing(check: str, v: str) -> str:
+    """Where ``v`` fails ``check``, a leaf test or a call (see :func:`_sub`)."""
+    return f"not {check}(({v},))" if isinstance(check, _Call) else check
+
+
 def _fails(check: str | list[str], v: str) -> list[str]:
-    """Lines that ``return False`` unless ``v`` passes ``check`` (see :func:`_sub`)."""
-    return [f"if not ({check}): return False"] if isinstance(check, str) else check
+    """Lines that ``return False`` where ``v`` fails ``check`` (see :func:`_sub`)."""
+    return [f"if {_failing(check, v)}: return False"] if isinstance(check, str) else check
 
 
 def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset, v: str,
@@ -499,7 +523,8 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
             if name in required:
                 out += [f"{item} = {v}[{k}]"] + _fails(check, item)
             elif isinstance(check, str):
-                out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and not ({check}): return False")
+                out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and ({_failing(check, item)}):"
+                           " return False")
             else:
                 out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(check)
     if "additionalProperties" in keys:
@@ -515,6 +540,8 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
             if check is not None and props:
                 out += [f"for {name_var}, {item} in {v}.items():", f"    if {name_var} not in {w.k(frozenset(props))}:"]
                 out += _indent(_indent(_fails(check, item)))
+            elif isinstance(check, _Call):
+                out.append(f"if not {check}({v}.values()): return False")
             elif check is not None:
                 out += [f"for {item} in {v}.values():"] + _indent(_fails(check, item))
     return out
@@ -541,11 +568,12 @@ def _array_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset,
         if check is None:
             return out
         items = f"{v}[{n:d}:]" if n else v
-        loop = [f"for {item} in {items}:"] + _indent(_fails(check, item))
-        spec, plan = _shortcut(_column_spec, value), _shortcut(_rows_plan, value)
-        if spec is not None:
-            out += [f"if len({items}) < {_SHORT:d} or not column({items}, {w.k(spec)}):"] + _indent(loop)
-        elif plan is not None:
+        loop = ([f"if not {check}({items}): return False"] if isinstance(check, _Call) else
+                [f"for {item} in {items}:"] + _indent(_fails(check, item)))
+        longest = schema.get("maxItems")
+        # (an array never long enough for the column passes is not given them)
+        plan = None if type(longest) is int and longest - n < _SHORT else _shortcut(_rows_plan, value)
+        if plan is not None:
             out += [f"if len({items}) < {_SHORT:d} or not rows({items}, {w.k(plan)}):"] + _indent(loop)
         else:
             out += loop
@@ -616,7 +644,7 @@ def _rows_plan(schema: Any) -> tuple | None:
 
 # ------------------------------------------------------------ audit, compile, cache
 
-_GENERATED = re.compile(r"f[0-9]+|[vkn][0-9]+|check|x|K")
+_GENERATED = re.compile(r"f[0-9]+|[vkn][0-9]+|check|x|s|K")
 _ALLOWED = frozenset(keyword.kwlist) | frozenset(_NAMESPACE) | frozenset(
     {"__class__", "is_finite", "to_integral_value", "keys", "get", "items", "values"})
 # every ASCII character that cannot be part of a name, a number or an attribute access
