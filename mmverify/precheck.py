@@ -124,6 +124,11 @@ class _Field:
         return map(_getitem, self.items, repeat(self.name))
 
 
+def _within(value: int, lows: tuple, highs: tuple) -> bool:
+    return all(value > b if strict else value >= b for b, strict in lows) and all(
+        value < b if strict else value <= b for b, strict in highs)
+
+
 def column(values: Any, spec: tuple) -> bool:
     """True only when every one of ``values`` (a list or a :class:`_Field`)
     certainly satisfies the leaf ``spec``, tested with C-level passes; any
@@ -134,7 +139,8 @@ def column(values: Any, spec: tuple) -> bool:
     value by value (``is_finite``) and by its least and greatest value. An
     "integer" column is tested on its distinct values, which also settles the
     others, equal to one of them, except a boolean: True and False equal 1 and
-    0, so when 1 or 0 is among them every value is tested as well."""
+    0, so when 1 or 0 is among them (and within the bounds) every value is
+    tested as well."""
     kind, lows, highs, options, lengths = spec
     try:
         if kind == "string":
@@ -150,19 +156,22 @@ def column(values: Any, spec: tuple) -> bool:
                 if min(sizes) < shortest or (longest is not None and max(sizes) > longest):
                     return False
             return True
-        if values.__class__ is not list:
-            values = list(values)  # read once: two or three passes follow
         if kind == "integer":
+            # where the bounds admit 0 or 1, a boolean may hide behind one: the values are read twice
+            boolean = _within(0, lows, highs) or _within(1, lows, highs)
+            if boolean and values.__class__ is not list:
+                values = list(values)
             distinct = set(values)
-            if not all(map(_is_finite, distinct)):
+            if not all(map(_is_finite, distinct)) or not all(map(_equal, distinct, map(_integral, distinct))):
                 return False
-            if (0 in distinct or 1 in distinct) and not all(map(_is_finite, values)):
-                return False
-            if not all(map(_equal, distinct, map(_integral, distinct))):
+            if boolean and (0 in distinct or 1 in distinct) and not all(map(_is_finite, values)):
                 return False
             values = distinct
-        elif not all(map(_is_finite, values)):
-            return False
+        else:
+            if values.__class__ is not list:
+                values = list(values)  # read once: two or three passes follow
+            if not all(map(_is_finite, values)):
+                return False
         if not values:
             return True
         if lows:
