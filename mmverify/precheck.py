@@ -110,6 +110,7 @@ _is_finite = Decimal.is_finite
 _integral = Decimal.to_integral_value
 _equal = Decimal.__eq__
 _getitem = dict.__getitem__
+_STR = frozenset({str})
 
 
 class _Field:
@@ -145,9 +146,8 @@ def column(values: Any, spec: tuple) -> bool:
     try:
         if kind == "string":
             distinct = set(values)
-            for s in distinct:
-                if s.__class__ is not str:
-                    return False
+            if not set(map(type, distinct)) <= _STR:
+                return False
             if options is not None and not distinct <= options:
                 return False
             if lengths is not None and distinct:
@@ -212,7 +212,8 @@ class _Missing:
 # everything a generated function may name, and nothing else (no builtins)
 _NAMESPACE: dict[str, Any] = {
     "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "list": list, "dict": dict,
-    "bool": bool, "Decimal": Decimal, "NUM": (Decimal, int, float), "Exception": Exception, "is_integer": is_integer,
+    "bool": bool, "Decimal": Decimal, "NUM": (Decimal, int, float), "Exception": Exception, "num": is_number,
+    "is_integer": is_integer,
     "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "rows": rows,
     "MISSING": _Missing(),
 }
@@ -263,7 +264,7 @@ def _type_test(name: str, v: str) -> str:
 def _type_fails(names: list[str], v: str) -> str:
     """Where ``v`` is none of the types ``names``."""
     if names == ["number"]:
-        return f"{v}.__class__ is not Decimal and (not isinstance({v}, NUM) or isinstance({v}, bool))"
+        return f"{v}.__class__ is not Decimal and not num({v})"  # (a call only for another type)
     if len(names) == 1 and names[0] in ("string", "array", "object"):
         return f"not {_guard(_KIND_OF_TYPE[names[0]], v)}"
     # the cheapest tests first: null, then boolean
@@ -330,6 +331,9 @@ def _small(schema: dict) -> bool:
     return len(subs) <= 4 and not any(_is_container(sub) for sub in subs)
 
 
+# so many properties with equal leaf schemas are checked in one loop (see _object_lines)
+_GROUP = 4
+
 # a sub-schema used once (or small) is written inside its parent's function, down to this
 # depth (each level adds at most two indentation levels and one loop, well
 # within Python's 100 and 20); deeper, or used more than once, it is a function
@@ -346,6 +350,7 @@ class _Writer:
         self.forms: dict[int, int] = {}          # id of a schema node -> its form
         self.texts: dict[str, int] = {}          # the text of a form -> its number
         self.uses: dict[int, int] = {}           # schema form -> parents naming it
+        self.loops = 0                           # loops around the code being written
 
     def k(self, value: Any) -> str:
         self.consts.append(value)
@@ -396,7 +401,9 @@ class _Writer:
             return self.names[form]
         name = f"f{len(self.functions) + 1:d}"
         self.functions.append([])  # reserves the name
+        loops, self.loops = self.loops, 1
         body = _lines(self, schema, "x", 0, False)
+        self.loops = loops
         if body:
             self.functions[int(name[1:]) - 1] = [f"def {name}(s):", "    for x in s:"] + _indent(
                 _indent(body)) + ["    return True"]
@@ -524,18 +531,38 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
     item, name_var = f"v{depth + 1:d}", f"k{depth + 1:d}"
     out = []
     if "properties" in keys:
+        # code run once per value (in no loop): properties with equal leaf
+        # schemas, all required or all optional, are checked in one loop (in a
+        # loop, that inner loop would cost more than the code it saves)
+        groups: dict[Any, list] = {}
         for name, sub in props.items():
-            check = _sub(w, sub, item, depth + 1)
-            if check is None:
+            key = (name in required, w.form(sub)) if not (w.loops or _is_container(sub)) else name
+            groups.setdefault(key, []).append((name, sub))
+        for members in groups.values():
+            if len(members) >= _GROUP:
+                name, sub = members[0]
+                check = _sub(w, sub, item, depth + 1)
+                if check is None:
+                    continue
+                k = w.k(tuple(name for name, _ in members))
+                if name in required:
+                    out += [f"for {name_var} in {k}:", f"    {item} = {v}[{name_var}]"] + _indent(_fails(check, item))
+                else:
+                    out += [f"for {name_var} in {k}:", f"    if ({item} := {v}.get({name_var}, MISSING)) is not MISSING"
+                                                       f" and ({_failing(check, item)}): return False"]
                 continue
-            k = w.k(name)
-            if name in required:
-                out += [f"{item} = {v}[{k}]"] + _fails(check, item)
-            elif isinstance(check, str):
-                out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and ({_failing(check, item)}):"
-                           " return False")
-            else:
-                out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(check)
+            for name, sub in members:
+                check = _sub(w, sub, item, depth + 1)
+                if check is None:
+                    continue
+                k = w.k(name)
+                if name in required:
+                    out += [f"{item} = {v}[{k}]"] + _fails(check, item)
+                elif isinstance(check, str):
+                    out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and ({_failing(check, item)}):"
+                               " return False")
+                else:
+                    out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(check)
     if "additionalProperties" in keys:
         value = schema["additionalProperties"]
         if "patternProperties" in schema:
@@ -545,7 +572,9 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
         elif value is not True:
             if not isinstance(value, dict):
                 raise Unsupported("additionalProperties")
+            w.loops += 1
             check = _sub(w, value, item, depth + 1)
+            w.loops -= 1
             if check is not None and props:
                 out += [f"for {name_var}, {item} in {v}.items():", f"    if {name_var} not in {w.k(frozenset(props))}:"]
                 out += _indent(_indent(_fails(check, item)))
@@ -573,7 +602,9 @@ def _array_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset,
         value, n = schema["items"], len(prefix)
         if value is False:
             return out + [f"if len({v}) > {n:d}: return False"]
+        w.loops += 1
         check = _sub(w, value, item, depth + 1)
+        w.loops -= 1
         if check is None:
             return out
         items = f"{v}[{n:d}:]" if n else v
