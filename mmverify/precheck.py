@@ -318,7 +318,7 @@ def _subschemas(schema: Any) -> list[Any]:
 
 
 def _is_container(schema: Any) -> bool:
-    return schema.__class__ is dict and any(key in schema for key in _CONTAINER)
+    return schema.__class__ is dict and not _CONTAINER.isdisjoint(schema)
 
 
 # a shorter array of objects is checked by its item loop alone (the column passes cost more)
@@ -364,7 +364,9 @@ class _Writer:
         form = self.forms.get(id(schema))
         if form is not None:
             return form
-        if schema.__class__ is dict:
+        if schema.__class__ is dict and _CONTAINER.isdisjoint(schema):
+            text = repr([item for item in schema.items() if not (item[0] in _ANNOTATIONS or item[0].startswith("x-"))])
+        elif schema.__class__ is dict:
             parts = []
             for name, value in schema.items():
                 if name in _ANNOTATIONS or name.startswith("x-"):
@@ -424,7 +426,7 @@ def _sub(w: _Writer, schema: Any, v: str, depth: int) -> str | list[str] | None:
     if schema is False:
         return "True"
     keys = _keys(schema, root=False)
-    if any(key in _CONTAINER for key in keys):
+    if not _CONTAINER.isdisjoint(keys):
         if depth < _MAX_DEPTH and (w.uses.get(w.form(schema), 0) <= 1 or _small(schema)):
             return _lines(w, schema, v, depth, False) or None
         name = w.function(schema)
