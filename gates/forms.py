@@ -20,24 +20,26 @@ parts; an empty parts list contributes 0 (the empty sum), not a gap.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from mmverify import paths
-from mmverify.labels import normalise_label as normalise
+from mmverify.numbers import pair_fraction
 
 from . import identity
 from .compile import compile_gates
-from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
-from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, GateVerdict, make_instance
+from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, type_name
+from .model import Gate, GateInstance, GateReport, GateVerdict, make_instance
+from .predicates import (ZERO, domain_member, fraction, identity_verdict, integer_holds, order_broken, partition_holds,
+                         range_holds, verdict_identity, verdict_integer, verdict_of, verdict_order, verdict_range)
 
-ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
 
 # Detail texts are built lazily: each decision passes a function that makes the
 # text, run only when a report shows it (``GateInstance.detail``).
 
 
-def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False) -> GateReport:
+def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False,
+                   records: bool | None = None) -> GateReport:
     """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc).
 
     Gates read the artifact and the values its replay derived (``$replay.``
@@ -49,7 +51,9 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     (soft gates never change a score), none after the first hard gate with a
     failing instance (one is enough to zero the artifact), and each instance as
     a :class:`~mmverify.gates.model.GateVerdict` (the same verdict, decided by
-    the same predicate, without the exact data and detail a report shows)."""
+    the same predicate, without the exact data and detail a report shows).
+    ``records`` (default: not ``hard_only``) says whether instances are full
+    records or such verdicts."""
     from mmverify.replay import gate_view, run_replay
 
     if replayed is _RUN:
@@ -57,7 +61,7 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(view, light=hard_only)
+    reader = _Reader(view, light=not (records if records is not None else not hard_only))
     if hard_only:
         gates = tuple(g for g in gates if g.hard)
         for gate in gates:
@@ -74,18 +78,19 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
 class _Reader:
     """The reads of one artifact, each made once: gates share their inputs."""
 
-    __slots__ = ("data", "scalars", "lists", "light")
+    __slots__ = ("data", "scalars", "lists", "light", "read")
 
     def __init__(self, data: Any, light: bool = False):
         self.data = data
         self.light = light      # verdicts only (GateVerdict), see evaluate_gates
+        self.read = read_light if light else read
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
     def scalar(self, path: paths.FieldPath) -> Read:
         hit = self.scalars.get(path.text)
         if hit is None:
-            hit = self.scalars[path.text] = read(path.text, paths.get(self.data, path))
+            hit = self.scalars[path.text] = self.read(path.text, paths.get(self.data, path))
         return hit
 
     def elements(self, path: paths.FieldPath) -> list[Read]:
@@ -96,7 +101,8 @@ class _Reader:
             assert not isinstance(values, paths.Missing)
             # paths.concrete(path, i), spelled out: the rendered path around its one [*]
             before, after = _around(path)
-            hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
+            read_one = self.read
+            hit = self.lists[path.text] = [read_one(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
 
 
@@ -130,12 +136,12 @@ _TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
 
 
 def _template(gate: Gate) -> dict[str, Any]:
-    """Every field of a :class:`GateInstance` of ``gate`` that does not depend on
-    the artifact (built once per compiled gate)."""
+    """The gate's own fields of a :class:`GateInstance` (built once per compiled
+    gate; every other field not given is at its class default)."""
     hit = _TEMPLATES.get(id(gate))
     if hit is not None and hit[0] is gate:
         return hit[1]
-    template = dict(INSTANCE_DEFAULTS, gate_id=gate.id, form=gate.form, level=gate.level,
+    template = dict(gate_id=gate.id, form=gate.form, level=gate.level,
                     severity=gate.severity, tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
     _TEMPLATES[id(gate)] = (gate, template)
     return template
@@ -143,8 +149,11 @@ def _template(gate: Gate) -> dict[str, Any]:
 
 def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -> GateInstance:
     fields["index"] = index
-    fields["paths"] = tuple([r[0] for r in reads])     # Read.path
-    fields["values"] = tuple([r[4] for r in reads])    # Read.text
+    if len(reads) == 1:
+        fields["paths"], fields["values"] = (reads[0][0],), (reads[0][4],)     # Read.path, Read.text
+    else:
+        fields["paths"] = tuple([r[0] for r in reads])
+        fields["values"] = tuple([r[4] for r in reads])
     return make_instance(_template(gate), fields)
 
 
@@ -163,8 +172,27 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
     rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows, reader.light)]
-    light = reader.light
-    return [_decide(gate, index, reads, light) for index, reads in rows]
+    return _decide_rows(gate, rows, reader.light)
+
+
+def _decide_rows(gate: Gate, rows: list[tuple[int | None, Any]], light: bool) -> list[GateInstance | GateVerdict]:
+    """``_decide(gate, index, reads, light)`` for every row, in one loop: rows of
+    numbers go straight to the form's predicate (``light``) or record."""
+    entry = formtable.FORM_TABLE[gate.form]
+    verdict, decide, tol = entry.verdict, entry.decide, gate.tolerance or ZERO
+    gate_id, severity = gate.id, gate.severity
+    new = tuple.__new__
+    out: list[GateInstance | GateVerdict] = []
+    for index, reads in rows:
+        if not all(r[1] is NUMBER for r in reads):                 # Read.kind
+            out.append(_decide(gate, index, reads, light))
+        elif light:
+            out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
+                                         tuple([r[4] for r in reads]),
+                                         *verdict(gate, [r[2] for r in reads], tol))))  # Read.number
+        else:
+            out.append(decide(gate, (gate, index, reads), reads, tol))
+    return out
 
 
 # ------------------------------------------------------------------- rows
@@ -207,7 +235,7 @@ def _rows(data: Any, gate: Gate, reader: _Reader) -> list[tuple[int | None, list
         return container
     columns = [reader.elements(p) if f else None for p, f in zip(inputs, flags)]
     if all(flags):
-        return [(i, [col[i] for col in columns]) for i in range(len(container))]
+        return list(enumerate(zip(*columns)))
     scalars = [None if f else reader.scalar(p) for p, f in zip(inputs, flags)]
     return [(i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)])
             for i in range(len(container))]
@@ -247,8 +275,9 @@ def _tol_note(gate: Gate) -> str:
     return f" (tolerance {gate.tolerance_text})" if gate.tolerance is not None else ""
 
 
-def _verdict(ok: bool) -> tuple[str, str | None]:
-    return ("pass", None) if ok else ("fail", "violated")
+def values_of(reads: Sequence[Read]) -> list[Any]:
+    """The values of a row of usable reads: each number as read, or a label."""
+    return [r[2] if r[1] is NUMBER else r[3] for r in reads]      # Read.kind, .number, .label
 
 
 # ------------------------------------------------------------------ decide
@@ -262,59 +291,36 @@ def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = Fals
                 return screened
             break
     if light:
-        return _light(gate, index, reads, *entry.verdict(gate, reads, gate.tolerance or ZERO))
+        return _light(gate, index, reads, *entry.verdict(gate, values_of(reads), gate.tolerance or ZERO))
     return entry.decide(gate, (gate, index, reads), reads, gate.tolerance or ZERO)
 
 
 # ----------------------------------------------------------- one per form
-# ``verdict_<form>(gate, reads, tol)``: (verdict, reason) of one row of usable
-# reads, the form's exact predicate; ``decide_<form>(gate, base, reads, tol)``:
-# the same verdict, by the same predicate, as a GateInstance with its exact
-# data and detail; ``expand_<form>(gate, data, reader)``: the instances of a
-# gate that is not one row per element (None: the rows of its inputs). See
-# gates/formtable.py.
-
-def verdict_range(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_range_holds(gate, reads[0].number, tol))
-
-
-def verdict_integer(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_integer_holds(gate, reads[0].number, tol))
-
-
-def verdict_order(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_order_broken(gate, [r.number for r in reads], tol) is None)
-
-
-def verdict_identity(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    assert gate.identity is not None
-    lhs_p, rhs_p = gate.identity.evaluate(tuple([r.number for r in reads]))
-    return _identity_verdict(gate, lhs_p, rhs_p, tol)
-
-
-def verdict_finite_domain(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_domain_member(gate, reads[0], tol)[0] is not None)
-
-
-def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    n_parts = len(gate.parts)
-    return _verdict(_partition_holds([r.number for r in reads[:n_parts]], reads[n_parts].number, tol)[1])
-
+# ``decide_<form>(gate, base, reads, tol)``: the verdict of one row of usable
+# reads (``verdict_<form>`` of gates/predicates.py) as a GateInstance with its
+# detail and exact data; ``expand_<form>(gate, data, reader)``: the instances
+# of a gate that is not one row per element (None: the rows of its inputs).
+# See gates/formtable.py.
+#
+# A record's exact data (operands and what is computed from them, as
+# Fractions) is made on first use by ``exact_source`` (GateInstance), which
+# first checks that the Fraction form of the predicate gives the same verdict.
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _range(gate, base, reads[0].number, tol)
+    return _range(gate, base, reads[0].number, verdict_range(gate, (reads[0].number,), tol), tol)
 
 
 def decide_integer(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _integer(gate, base, reads[0].number, tol)
+    return _integer(gate, base, reads[0].number, verdict_integer(gate, (reads[0].number,), tol), tol)
 
 
 def decide_order(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
+    numbers = [r.number for r in reads]
+    return _order(gate, base, numbers, [r.text for r in reads], verdict_order(gate, numbers, tol), tol)
 
 
 def decide_identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _identity(gate, base, reads, tol)
+    return _identity(gate, base, reads, verdict_identity(gate, tuple([r.number for r in reads]), tol), tol)
 
 
 def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
@@ -323,7 +329,14 @@ def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fracti
 
 def decide_partition_sum(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     n_parts = len(gate.parts)
-    return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
+    return _partition(gate, base, [fraction(r.number) for r in reads[:n_parts]], fraction(reads[n_parts].number),
+                      tol)
+
+
+def _agreed(decided: tuple[str, str | None], exact: tuple[str, str | None], gate: Gate) -> None:
+    """The check made before an instance's exact data is handed out."""
+    if decided != exact:
+        raise AssertionError(f"gate {gate.id}: verdict {decided} but its exact data gives {exact}")
 
 
 def expand_order(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
@@ -336,36 +349,18 @@ def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateIns
     return None
 
 
-_BOUNDS: dict[int, tuple[Gate, tuple[Fraction | None, Fraction | None]]] = {}
-
-
-def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fraction | None]:
-    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate."""
-    hit = _BOUNDS.get(id(gate))
-    if hit is None or hit[0] is not gate:
-        hit = (gate, (gate.lower.value - tol if gate.lower is not None else None,
-                      gate.upper.value + tol if gate.upper is not None else None))
-        _BOUNDS[id(gate)] = hit
-    return hit[1]
-
-
-def _range_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
+def _range(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
-    lo_eff, hi_eff = _effective_bounds(gate, tol)
-    ok = True
-    if lo is not None:
-        ok = x > lo_eff if lo.strict else x >= lo_eff
-    if hi is not None and ok:
-        ok = x < hi_eff if hi.strict else x <= hi_eff
-    return ok
-
-
-def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
-    lo, hi = gate.lower, gate.upper
-    verdict, reason = _verdict(_range_holds(gate, x, tol))
+    verdict, reason = decided
     xs = base[2][0].text
 
+    def exact() -> dict[str, Any]:
+        x = fraction(number)
+        _agreed(decided, verdict_of(range_holds(gate, x, tol)), gate)
+        return {"operands": (x,)}
+
     def detail() -> str:
+        x = fraction(number)
         problems = []
         if lo is not None and not (x > lo.value - tol if lo.strict else x >= lo.value - tol):
             problems.append(f"{'at or ' if lo.strict and x == lo.value - tol else ''}below the "
@@ -378,46 +373,42 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
         text = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
                      upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
 
-def _integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
-    if not tol:  # exact: the common case, without Fraction arithmetic
-        return (x == 0 or x == 1) if gate.binary else x.denominator == 1
-    if gate.binary:
-        return min(abs(x), abs(x - 1)) <= tol
-    return abs(x - round(x)) <= tol
-
-
-def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _integer(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     xs = base[2][0].text
-    ok = _integer_holds(gate, x, tol)
+    verdict, reason = decided
+    ok = verdict == "pass"
+
+    def exact() -> dict[str, Any]:
+        x = fraction(number)
+        _agreed(decided, verdict_of(integer_holds(gate, x, tol)), gate)
+        return {"operands": (x,)}
 
     def detail() -> str:
         if gate.binary:
             return f"{xs} {'in' if ok else 'not in'} {{0, 1}}" + _tol_note(gate)
         return f"{xs} {'is' if ok else 'is not'} an integer" + _tol_note(gate)
 
-    verdict, reason = _verdict(ok)
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      binary=gate.binary)
 
 
-def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
-    """The first k with x_k, x_k+1 out of order, or None."""
-    for k in range(len(xs) - 1):
-        ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
-        if not ok:
-            return k
-    return None
+def _order(gate: Gate, base: tuple, numbers: list[Any], texts: list[str | None], decided: tuple[str, str | None],
+           tol: Fraction) -> GateInstance:
+    verdict, reason = decided
 
-
-def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    broken = _order_broken(gate, xs, tol)
+    def exact() -> dict[str, Any]:
+        xs = [fraction(x) for x in numbers]
+        _agreed(decided, verdict_of(order_broken(gate, xs, tol) is None), gate)
+        return {"operands": tuple(xs)}
 
     def detail() -> str:
+        xs = [fraction(x) for x in numbers]
+        broken = order_broken(gate, xs, tol)
         rel = "<" if gate.strict else "<="
         chain = f" {rel} ".join(t or "?" for t in texts)
         if broken is None:
@@ -427,8 +418,7 @@ def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None],
             text = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
         return text + _tol_note(gate)
 
-    verdict, reason = _verdict(broken is None)
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=tuple(xs),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      strict=gate.strict)
 
 
@@ -446,56 +436,42 @@ def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
     return out
 
 
-def _identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[int, int] | None,
-                      tol: Fraction) -> tuple[str, str | None]:
-    """An identity's verdict from its sides (integer pairs; None: divides by zero)."""
-    if lhs_p is None or rhs_p is None:
-        return "fail", "undefined"
-    assert gate.identity is not None
-    return _verdict(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
-
-
-def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, str | None],
+              tol: Fraction) -> GateInstance:
     ident = gate.identity
     assert ident is not None
-    operands = tuple([r.number for r in reads])
-    lhs_p, rhs_p = ident.evaluate(operands)
-    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
-    lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
-    rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
+    verdict, reason = decided
+    made: dict[str, Any] = {}
+
+    def exact() -> dict[str, Any]:
+        if not made:        # (shared with the detail text)
+            operands = tuple([fraction(r.number) for r in reads])
+            lhs_p, rhs_p = ident.evaluate(operands)
+            _agreed(decided, identity_verdict(gate, lhs_p, rhs_p, tol), gate)
+            made.update(operands=operands, bindings=tuple(zip(ident.var_names, operands)),
+                        lhs_value=pair_fraction(*lhs_p) if lhs_p is not None else None,
+                        rhs_value=pair_fraction(*rhs_p) if rhs_p is not None else None)
+        return made
 
     def detail() -> str:
         shown = identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
         if reason == "undefined":
             return f"{ident.expr}: {shown} divides by zero"
+        lhs_v, rhs_v = exact()["lhs_value"], made["rhs_value"]
         text = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
         if verdict != "pass":
             text += f", violating {ident.relation}"
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, relation=ident.relation,
-                     identity=ident, bindings=tuple(zip(ident.var_names, operands)), operands=operands,
-                     lhs_value=lhs_v, rhs_value=rhs_v)
-
-
-def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:
-    """(index of the member the read matches or None, the normalised label of a label read)."""
-    if r.kind == NUMBER:
-        for k, v in enumerate(gate.domain_numbers):
-            if v is not None and abs(r.number - v) <= tol:
-                return k, None
-        return None, None
-    label = normalise(r.label or "")
-    for k, v in enumerate(gate.domain):
-        if normalise(v) == label:
-            return k, label
-    return None, label
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
+                     relation=ident.relation, identity=ident)
 
 
 def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
-    member, label = _domain_member(gate, r, tol)
-    operands: tuple[Fraction, ...] = (r.number,) if r.kind == NUMBER else ()
-    verdict, reason = _verdict(member is not None)
+    x = fraction(r.number) if r.kind == NUMBER else r.label or ""
+    member, label = domain_member(gate, x, tol)
+    operands: tuple[Fraction, ...] = (x,) if r.kind == NUMBER else ()
+    verdict, reason = verdict_of(member is not None)
 
     def detail() -> str:
         members = "{" + ", ".join(gate.domain) + "}"
@@ -505,15 +481,9 @@ def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
                      domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member)
 
 
-def _partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tuple[Fraction, bool]:
-    """(sum of the parts, whether it is within tol of the total)."""
-    s = sum(parts, ZERO)
-    return s, abs(s - total) <= tol
-
-
 def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
-    s, ok = _partition_holds(parts, total, tol)
-    verdict, reason = _verdict(ok)
+    s, ok = partition_holds(parts, total, tol)
+    verdict, reason = verdict_of(ok)
 
     def detail() -> str:
         n = len(parts)
@@ -551,13 +521,13 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
         return screened
     base = (gate, None, reads)
     if gate.total is not None:
-        total = reads[-1].number
+        total = fraction(reads[-1].number)
     else:
         assert gate.total_value is not None
         total = gate.total_value
-    parts = [r.number for r in reads[:n_parts]]
+    parts = [fraction(r.number) for r in reads[:n_parts]]
     if reader.light:
-        return _light(gate, None, reads, *_verdict(_partition_holds(parts, total, gate.tolerance or ZERO)[1]))
+        return _light(gate, None, reads, *verdict_of(partition_holds(parts, total, gate.tolerance or ZERO)[1]))
     return _partition(gate, base, parts, total, gate.tolerance or ZERO)
 
 
