@@ -13,15 +13,18 @@ supported subset gets no pre-check at all (None): jsonschema decides alone. A
 True therefore never hides an error; a False only costs the full validation.
 
 How it is built. From the schema, :func:`generate` writes the source of a
-function ``check(x)`` and one function ``f1``, ``f2``, ... per distinct
-sub-schema with properties or items (equal sub-schemas share one function).
-A sub-schema without them (a leaf: a type, bounds, an enum, ...) is one
-boolean expression inside its parent's function. A function holds
-straight-line tests that ``return False`` at the first failure and one loop
-per ``items`` or ``additionalProperties``; nesting goes through calls, so the
-source stays shallow however deep the schema is. The source is compiled once
-per schema and run in a namespace holding only ``K`` and the helpers it
-names, without builtins.
+function ``check(x)``: straight-line tests that ``return False`` at the
+first failure, one loop per ``items`` or ``additionalProperties``, an
+indexed read per ``prefixItems`` entry. A leaf sub-schema (a type, bounds,
+an enum, ...) is one boolean expression, true where it fails. A sub-schema
+with properties or items is written in place where it is used once (or is
+small); one used in several places, or nested deeper than ``_MAX_DEPTH``,
+becomes a function ``f1``, ``f2``, ... of its own, shared by every place
+with an equal sub-schema (annotations aside), which checks each value of the
+iterable it is given (an array's items, or a 1-tuple). In code run once per
+artifact, four or more properties with equal leaf schemas are checked in one
+loop over their names. The source is compiled once per schema and run in a
+namespace holding only ``K`` and the helpers it names, without builtins.
 
 A long array of objects whose checked properties are all required simple
 leaves (a number, integer or string type with bounds, lengths or a string
