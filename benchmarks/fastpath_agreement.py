@@ -50,7 +50,9 @@ def _set(root: Any, path: tuple, value: Any) -> Any:
 
 REPLACEMENTS = [None, True, False, "", "x", "1.5", Decimal("0"), Decimal("-1"), Decimal("1E+6"),
                 Decimal("0.5"), Decimal("2"), Decimal("224"), Decimal("224.0"), Decimal("-0.000001"),
-                [], {}, [Decimal("1")], {"k": Decimal("1")}]
+                [], {}, [Decimal("1")], {"k": Decimal("1")},
+                # the same values as other types (a boolean equals 0 or 1), and infinities
+                1, 0, 2.0, 0.5, Decimal("1.0"), Decimal("Infinity"), Decimal("-Infinity")]
 
 
 def mutate(data: Any, rng: random.Random) -> Any:

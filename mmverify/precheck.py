@@ -8,33 +8,48 @@ when the pre-check does not answer True (it alone names errors).
 The pre-check is one-sided by construction: it answers True only when every
 keyword of the schema certainly holds (the comparisons of jsonschema's keyword
 functions, with the exact number types below), and False whenever it is
-unsure. A schema using a keyword outside the supported subset gets no
-pre-check at all (None): jsonschema decides alone. A True therefore never
-hides an error; a False only costs the full validation.
+unsure, including when any step raises. A schema using a keyword outside the
+supported subset gets no pre-check at all (None): jsonschema decides alone. A
+True therefore never hides an error; a False only costs the full validation.
 
-How it is built. From the schema, :func:`generate` writes the source of one
-function ``check(x)``: straight-line tests that ``return False`` at the first
-failure, nested ``for`` loops for ``items`` and ``additionalProperties``, an
-indexed read per ``prefixItems`` entry. The nesting of the source follows the
-nesting of the schema and nothing else (a schema nested deeper than Python's
-block limit is split into further functions ``f1``, ``f2``, ... that
-``check`` calls). The source is compiled once per schema and run in a
+How it is built. From the schema, :func:`generate` writes the source of a
+function ``check(x)``: straight-line tests that ``return False`` at the
+first failure, one loop per ``items`` or ``additionalProperties``, an
+indexed read per ``prefixItems`` entry. A leaf sub-schema (a type, bounds,
+an enum, ...) is one boolean expression, true where it fails. A sub-schema
+with properties or items is written in place where it is used once (or is
+small); one used in several places, or nested deeper than ``_MAX_DEPTH``,
+becomes a function ``f1``, ``f2``, ... of its own, shared by every place
+with an equal sub-schema (annotations aside), which checks each value of the
+iterable it is given (an array's items, or a 1-tuple). In code run once per
+artifact, four or more properties with equal leaf schemas are checked in one
+loop over their names. The source is compiled once per schema and run in a
 namespace holding only ``K`` and the helpers it names, without builtins.
+
+A long array of objects whose checked properties are all required simple
+leaves (a number, integer or string type with bounds, lengths or a string
+enum) is first checked a property at a time by :func:`rows`: C-level passes
+(``map``, ``set``, ``min``) over each property's values, the exact tests run
+once per distinct value where that settles the others. It answers True only
+when sure; otherwise the generated item loop runs, so the verdict never
+depends on the shortcut. (An array of plain leaves gains nothing from this:
+its loop is as fast.)
 
 Safety. The schema is trusted anchor data, and still no text from it is ever
 pasted into the source: every constant (property names, bounds, lengths,
-enum and required sets) goes into the tuple ``K`` and is read as ``K[i]``;
-variable and function names come from a counter; the only numbers written are
-``K`` indices, ``prefixItems`` positions and counts, all produced here. Before
-compiling, :func:`_audit` refuses a source with a quote character (hence
-with any string literal) or with a name outside that vocabulary. Artifact data is only ever an argument of
-the compiled function.
+enum and required sets, column plans) goes into the tuple ``K`` and is read
+as ``K[i]``; variable and function names come from a fixed set or a counter;
+the only numbers written are ``K`` indices and ``prefixItems`` positions,
+all produced here. Before compiling, :func:`_audit` refuses a source with a
+quote character (hence with any string literal) or with a name outside that
+vocabulary. Artifact data is only ever an argument of the compiled function.
 """
 from __future__ import annotations
 
 import keyword
 import re
 from decimal import Decimal
+from itertools import repeat
 from typing import Any, Callable, Mapping
 
 # ------------------------------------------------------------ exact JSON types
@@ -88,15 +103,122 @@ def sure_unique(items: list) -> bool:
     return False
 
 
+# ------------------------------------------------------------ column checks
+#
+# A column spec describes a simple leaf schema: (kind, lower bounds, upper
+# bounds, string options, string lengths), kind "number", "integer" or
+# "string"; a bound is (value, strict). See _column_spec.
+
+_is_finite = Decimal.is_finite
+_integral = Decimal.to_integral_value
+_equal = Decimal.__eq__
+_getitem = dict.__getitem__
+_STR = frozenset({str})
+
+
+class _Field:
+    """The values of one property over a list of objects, read anew on every
+    pass (``dict.__getitem__`` itself refuses an item that is not an object)."""
+    __slots__ = ("items", "name")
+
+    def __init__(self, items: list, name: str) -> None:
+        self.items, self.name = items, name
+
+    def __iter__(self) -> Any:
+        return map(_getitem, self.items, repeat(self.name))
+
+
+def _within(value: int, lows: tuple, highs: tuple) -> bool:
+    return all(value > b if strict else value >= b for b, strict in lows) and all(
+        value < b if strict else value <= b for b, strict in highs)
+
+
+def column(values: Any, spec: tuple) -> bool:
+    """True only when every one of ``values`` (a list or a :class:`_Field`)
+    certainly satisfies the leaf ``spec``, tested with C-level passes; any
+    other value, or any error: False.
+
+    Strings are tested once per distinct value: no other JSON value equals a
+    string. Numbers must be finite Decimals. A "number" column is tested
+    value by value (``is_finite``) and by its least and greatest value. An
+    "integer" column is tested on its distinct values, which also settles the
+    others, equal to one of them, except a boolean: True and False equal 1 and
+    0, so when 1 or 0 is among them (and within the bounds) every value is
+    tested as well."""
+    kind, lows, highs, options, lengths = spec
+    try:
+        if kind == "string":
+            distinct = set(values)
+            if not set(map(type, distinct)) <= _STR:
+                return False
+            if options is not None and not distinct <= options:
+                return False
+            if lengths is not None and distinct:
+                shortest, longest = lengths
+                sizes = set(map(len, distinct))
+                if min(sizes) < shortest or (longest is not None and max(sizes) > longest):
+                    return False
+            return True
+        if kind == "integer":
+            # where the bounds admit 0 or 1, a boolean may hide behind one: the values are read twice
+            boolean = _within(0, lows, highs) or _within(1, lows, highs)
+            if boolean and values.__class__ is not list:
+                values = list(values)
+            distinct = set(values)
+            if not all(map(_is_finite, distinct)) or not all(map(_equal, distinct, map(_integral, distinct))):
+                return False
+            if boolean and (0 in distinct or 1 in distinct) and not all(map(_is_finite, values)):
+                return False
+            values = distinct
+        else:
+            if values.__class__ is not list:
+                values = list(values)  # read once: two or three passes follow
+            if not all(map(_is_finite, values)):
+                return False
+        if not values:
+            return True
+        if lows:
+            least = min(values)
+            for bound, strict in lows:
+                if not (least > bound if strict else least >= bound):
+                    return False
+        if highs:
+            greatest = max(values)
+            for bound, strict in highs:
+                if not (greatest < bound if strict else greatest <= bound):
+                    return False
+        return True
+    except Exception:
+        return False
+
+
+def rows(items: list, plan: tuple) -> bool:
+    """True only when every item is an object holding each property of the
+    ``plan`` ((name, column spec or None), ...) with a value satisfying its spec."""
+    if not items:
+        return True
+    try:
+        for name, spec in plan:
+            if spec is None:
+                list(_Field(items, name))
+            elif not column(_Field(items, name), spec):
+                return False
+        return True
+    except Exception:
+        return False
+
+
 class _Missing:
     __slots__ = ()
 
 
 # everything a generated function may name, and nothing else (no builtins)
 _NAMESPACE: dict[str, Any] = {
-    "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "bool": bool, "list": list,
-    "dict": dict, "Decimal": Decimal, "NUM": (Decimal, int, float), "is_integer": is_integer,
-    "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "MISSING": _Missing(),
+    "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "list": list, "dict": dict,
+    "bool": bool, "Decimal": Decimal, "NUM": (Decimal, int, float), "Exception": Exception, "num": is_number,
+    "is_integer": is_integer,
+    "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "rows": rows,
+    "MISSING": _Missing(),
 }
 
 # ------------------------------------------------------------ the generator
@@ -107,6 +229,8 @@ _ROOT_ONLY = frozenset({"$schema", "$id"})
 _KEYWORDS = frozenset({"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
                        "maxLength", "minItems", "maxItems", "required", "enum", "const", "uniqueItems",
                        "properties", "additionalProperties", "prefixItems", "items"})
+# keywords holding sub-schemas: a node with one of them gets a function of its own
+_CONTAINER = frozenset({"properties", "additionalProperties", "prefixItems", "items"})
 # the Python container a keyword applies to (it holds for any other value)
 _KIND = {"minimum": "num", "maximum": "num", "exclusiveMinimum": "num", "exclusiveMaximum": "num",
          "minLength": "str", "maxLength": "str", "minItems": "list", "maxItems": "list", "uniqueItems": "list",
@@ -114,17 +238,12 @@ _KIND = {"minimum": "num", "maximum": "num", "exclusiveMinimum": "num", "exclusi
          "additionalProperties": "dict"}
 _KIND_OF_TYPE = {"number": "num", "integer": "num", "string": "str", "array": "list", "object": "dict",
                  "boolean": "bool", "null": "null"}
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 # a keyword fails where this comparison of the value ``{v}`` with its bound ``{k}`` is true
-# (jsonschema's ``not x < m`` and so on, negated)
+# (jsonschema's own comparison: ``x < m`` for minimum, and so on)
 _FAILS = {"minimum": "{v} < {k}", "maximum": "{v} > {k}", "exclusiveMinimum": "{v} <= {k}",
           "exclusiveMaximum": "{v} >= {k}", "minLength": "len({v}) < {k}", "maxLength": "len({v}) > {k}",
           "minItems": "len({v}) < {k}", "maxItems": "len({v}) > {k}"}
-
-# Python allows 20 nested loops per function and 100 indentation levels:
-# deeper schemas continue in a function of their own
-_MAX_LOOPS = 12
-_MAX_INDENT = 40
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 class Unsupported(Exception):
@@ -132,60 +251,41 @@ class Unsupported(Exception):
 
 
 def _guard(kind: str, v: str) -> str:
-    return {"num": f"({v}.__class__ is Decimal or (isinstance({v}, NUM) and not isinstance({v}, bool)))",
-            "str": f"isinstance({v}, str)", "list": f"isinstance({v}, list)", "dict": f"isinstance({v}, dict)",
-            "bool": f"isinstance({v}, bool)", "null": f"{v} is None"}[kind]
+    return {"num": f"({v}.__class__ is Decimal or isinstance({v}, NUM) and not isinstance({v}, bool))",
+            "str": f"isinstance({v}, str)",
+            "list": f"isinstance({v}, list)", "dict": f"isinstance({v}, dict)",
+            "bool": f"({v} is True or {v} is False)", "null": f"{v} is None"}[kind]
 
 
 def _type_test(name: str, v: str) -> str:
-    return f"is_integer({v})" if name == "integer" else _guard(_KIND_OF_TYPE[name], v)
+    if name == "integer":
+        return (f"({v}.__class__ is Decimal and {v}.is_finite() and {v} == {v}.to_integral_value()"
+                f" or is_integer({v}))")
+    return _guard(_KIND_OF_TYPE[name], v)
+
+
+def _type_fails(names: list[str], v: str) -> str:
+    """Where ``v`` is none of the types ``names``."""
+    if names == ["number"]:
+        return f"{v}.__class__ is not Decimal and not num({v})"  # (a call only for another type)
+    if len(names) == 1 and names[0] in ("string", "array", "object"):
+        return f"not {_guard(_KIND_OF_TYPE[names[0]], v)}"
+    # the cheapest tests first: null, then boolean
+    names = sorted(names, key=lambda n: (n != "null", n != "boolean"))
+    return f"not ({' or '.join(_type_test(n, v) for n in names)})"
 
 
 def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
 
 
-class _Writer:
-    """Collects the constants ``K``, fresh names and the functions of one schema."""
-
-    def __init__(self) -> None:
-        self.consts: list[Any] = []
-        self.count = 0
-        self.functions: list[list[str]] = []
-
-    def k(self, value: Any) -> str:
-        self.consts.append(value)
-        return f"K[{len(self.consts) - 1:d}]"
-
-    def name(self, prefix: str = "v") -> str:
-        self.count += 1
-        return f"{prefix}{self.count:d}"
-
-    def function(self, schema: Any, root: bool = False) -> str | None:
-        """Writes a function checking ``x`` against ``schema``; its name, or
-        None when there is nothing to check (never for the root)."""
-        fname = "check" if root else self.name("f")
-        body = _node(self, schema, "x", root=root, indent=1, loops=0)
-        if not body and not root:
-            return None
-        self.functions.append([f"def {fname}(x):"] + _indent(body + ["return True"]))
-        return fname
+def _as_decimal(bound: Any) -> Any:
+    # an int bound as a Decimal: the same exact comparison, without a conversion on every call
+    return Decimal(bound) if type(bound) is int else bound
 
 
-def _sub(w: _Writer, schema: Any, v: str, indent: int, loops: int) -> list[str]:
-    """The lines checking ``v`` against a sub-schema: inline, or a call when deep."""
-    if indent > _MAX_INDENT or loops > _MAX_LOOPS:
-        fname = w.function(schema)
-        return [f"if not {fname}({v}): return False"] if fname else []
-    return _node(w, schema, v, indent=indent, loops=loops)
-
-
-def _node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, loops: int = 0) -> list[str]:
-    """Lines (relative indentation) that ``return False`` unless ``v`` satisfies ``schema``."""
-    if schema is True:
-        return []
-    if schema is False:
-        return ["return False"]
+def _keys(schema: Any, root: bool) -> list[str]:
+    """The keywords of a schema node that check something (refusing unknown ones)."""
     if not isinstance(schema, dict):
         raise Unsupported("schema node is not an object or a boolean")
     keys = [key for key in schema
@@ -193,201 +293,439 @@ def _node(w: _Writer, schema: Any, v: str, root: bool = False, indent: int = 1, 
     for key in keys:
         if key not in _KEYWORDS:
             raise Unsupported(key)
-    out: list[str] = []
-    known = None  # the value's kind when ``type`` names one type (checked first)
-    rest = [key for key in keys if key != "type"]
-    i = 0
-    if "type" in schema:
-        value = schema["type"]
-        names = value if isinstance(value, list) else [value]
-        if not names or not all(isinstance(n, str) and n in _KIND_OF_TYPE for n in names):
-            raise Unsupported("type")
-        if names in (["number"], ["integer"]):
-            # the type, then the bounds that follow it, one test of the class for both
-            while i < len(rest) and rest[i] in _BOUNDS:
-                i += 1
-            written, exact = _bound_lines(w, schema, rest[:i], v)
-            integral = [f"if not ({v}.is_finite() and {v} == {v}.to_integral_value()): return False"]
-            other = (f"elif not is_integer({v}): return False" if names == ["integer"] else
-                     f"elif not isinstance({v}, NUM) or isinstance({v}, bool): return False")
-            if names == ["number"] and exact is None:
-                out.append(f"if {v}.__class__ is not Decimal and (not isinstance({v}, NUM) or isinstance({v}, bool)):"
-                           " return False")
-                out += written
-            else:
-                decimal = (integral if names == ["integer"] else []) + (exact or [])
-                out += [f"if {v}.__class__ is Decimal:"] + _indent(decimal) + [other]
-                if exact is None:
-                    out += written
-                elif written:
-                    out += ["else:"] + _indent(written)
+    return keys
+
+
+def _types(schema: dict) -> list[str]:
+    value = schema["type"]
+    names = value if isinstance(value, list) else [value]
+    if not names or not all(isinstance(n, str) and n in _KIND_OF_TYPE for n in names):
+        raise Unsupported("type")
+    return names
+
+
+def _subschemas(schema: Any) -> list[Any]:
+    """The sub-schemas a node checks its items or properties against."""
+    if schema.__class__ is not dict:
+        return []
+    out = []
+    props, prefix = schema.get("properties"), schema.get("prefixItems")
+    if props.__class__ is dict:
+        out += props.values()
+    if prefix.__class__ is list:
+        out += prefix
+    for name in ("additionalProperties", "items"):
+        if name in schema:
+            out.append(schema[name])
+    return out
+
+
+def _is_container(schema: Any) -> bool:
+    return schema.__class__ is dict and not _CONTAINER.isdisjoint(schema)
+
+
+# a shorter array of objects is checked by its item loop alone (the column passes cost more)
+_SHORT = 32
+
+def _small(schema: dict) -> bool:
+    """A sub-schema cheaper to write in place wherever it is used than to call:
+    at most four sub-schemas, none with sub-schemas of its own."""
+    subs = _subschemas(schema)
+    return len(subs) <= 4 and not any(_is_container(sub) for sub in subs)
+
+
+# so many properties with equal leaf schemas are checked in one loop (see _object_lines)
+_GROUP = 4
+
+# a sub-schema used once (or small) is written inside its parent's function, down to this
+# depth (each level adds at most two indentation levels and one loop, well
+# within Python's 100 and 20); deeper, or used more than once, it is a function
+_MAX_DEPTH = 12
+
+
+class _Writer:
+    """Collects the constants ``K`` and the functions of one schema."""
+
+    def __init__(self) -> None:
+        self.consts: list[Any] = []
+        self.functions: list[list[str]] = []
+        self.names: dict[int, str | None] = {}   # schema form -> its function
+        self.forms: dict[int, int] = {}          # id of a schema node -> its form
+        self.texts: dict[str, int] = {}          # the text of a form -> its number
+        self.uses: dict[int, int] = {}           # schema form -> parents naming it
+        self.loops = 0                           # loops around the code being written
+
+    def k(self, value: Any) -> str:
+        self.consts.append(value)
+        return f"K[{len(self.consts) - 1:d}]"
+
+    def form(self, schema: Any) -> int:
+        """A number equal for two schema nodes exactly when they check the
+        same: the number of the repr of their keywords without annotations
+        (which check nothing), sub-schemas by their own number. A repr of JSON
+        values keeps strings quoted and Decimal, int, float and bool apart."""
+        form = self.forms.get(id(schema))
+        if form is not None:
+            return form
+        if schema.__class__ is dict and _CONTAINER.isdisjoint(schema):
+            text = repr([item for item in schema.items() if not (item[0] in _ANNOTATIONS or item[0].startswith("x-"))])
+        elif schema.__class__ is dict:
+            parts = []
+            for name, value in schema.items():
+                if name in _ANNOTATIONS or name.startswith("x-"):
+                    continue
+                if name == "properties" and value.__class__ is dict:
+                    value = [(n, self.form(sub)) for n, sub in value.items()]
+                elif name == "prefixItems" and value.__class__ is list:
+                    value = [self.form(sub) for sub in value]
+                elif name in ("items", "additionalProperties"):
+                    value = self.form(value)
+                parts.append((name, value))
+            text = repr(parts)
         else:
-            out.append(f"if not ({' or '.join(_type_test(n, v) for n in names)}): return False")
+            text = repr(schema)
+        form = self.forms[id(schema)] = self.texts.setdefault(text, len(self.texts))
+        return form
+
+    def count(self, schema: Any) -> None:
+        """Counts the uses of every distinct container sub-schema (the
+        sub-schemas of a repeated one are written once, with it)."""
+        for sub in _subschemas(schema):
+            if _is_container(sub):
+                form = self.form(sub)
+                self.uses[form] = self.uses.get(form, 0) + 1
+                if self.uses[form] == 1:
+                    self.count(sub)
+
+    def function(self, schema: Any) -> str | None:
+        """The name of a function checking every value ``x`` of an iterable
+        against ``schema`` (None when every value satisfies it); one per
+        distinct schema. It is given an array's items, or a 1-tuple."""
+        form = self.form(schema)
+        if form in self.names:
+            return self.names[form]
+        name = f"f{len(self.functions) + 1:d}"
+        self.functions.append([])  # reserves the name
+        loops, self.loops = self.loops, 1
+        body = _lines(self, schema, "x", 0, False)
+        self.loops = loops
+        if body:
+            self.functions[int(name[1:]) - 1] = [f"def {name}(s):", "    for x in s:"] + _indent(
+                _indent(body)) + ["    return True"]
+        self.names[form] = name if body else None
+        return name if body else None
+
+
+class _Call(str):
+    """The name of the function checking a sub-schema (see :meth:`_Writer.function`)."""
+
+
+def _sub(w: _Writer, schema: Any, v: str, depth: int) -> str | list[str] | None:
+    """How ``v`` is checked against a sub-schema: a boolean expression true
+    where it fails (a leaf), a :class:`_Call`, lines that ``return False``
+    (written in place), or None where every value satisfies it."""
+    if schema is True:
+        return None
+    if schema is False:
+        return "True"
+    keys = _keys(schema, root=False)
+    if not _CONTAINER.isdisjoint(keys):
+        if depth < _MAX_DEPTH and (w.uses.get(w.form(schema), 0) <= 1 or _small(schema)):
+            return _lines(w, schema, v, depth, False) or None
+        name = w.function(schema)
+        return _Call(name) if name else None
+    parts = _leaf_parts(w, schema, keys, v)[0]
+    return " or ".join(parts) if parts else None
+
+
+def _leaf_parts(w: _Writer, schema: dict, keys: list[str], v: str) -> tuple[list[str], str | None]:
+    """Where each keyword of ``keys`` without sub-schemas fails (expressions
+    without an ``or`` outside parentheses), and the kind of value ``type``
+    requires (None: several or any)."""
+    parts, known = [], None
+    if "type" in keys:
+        names = _types(schema)
+        parts.append(_type_fails(names, v))
         if len(names) == 1:
             known = _KIND_OF_TYPE[names[0]]
-    present: frozenset = frozenset()  # property names ``required`` has made sure of
-    while i < len(rest):
-        key = rest[i]
+    for key in keys:
+        if key == "type" or key in _CONTAINER:
+            continue
         kind = _KIND.get(key)
         if kind is not None and known is not None and kind != known:
             # the keyword applies to another type than the one required: it
             # holds; written for a throwaway writer only to refuse what is unsupported
-            _keyword(_Writer(), schema, key, v, indent, loops, known, present)
-            i += 1
+            _keyword(_Writer(), schema, key, v, known)
             continue
-        if key in _BOUNDS:
-            group = [key]
-            while i + len(group) < len(rest) and rest[i + len(group)] in _BOUNDS:
-                group.append(rest[i + len(group)])
-            out += _bounds(w, schema, group, v, known == "num")
-            i += len(group)
+        fails = _keyword(w, schema, key, v, known)
+        if fails is None:
             continue
-        guarded = kind is not None and known is None
-        lines = _keyword(w, schema, key, v, indent + guarded, loops, known, present)
-        if key == "required":
-            present = frozenset(schema[key])
-        if lines and guarded:
-            lines = [f"if {_guard(kind, v)}:"] + _indent(lines)
-        out += lines
-        i += 1
-    return out
+        if kind is not None and known is None:
+            fails = f"({_guard(kind, v)} and {fails})"
+        parts.append(fails)
+    return parts, known
 
 
-def _bound_lines(w: _Writer, schema: dict, group: list[str], v: str) -> tuple[list[str], list[str] | None]:
-    """Consecutive numeric bounds: the tests with the bounds as written, and
-    for a Decimal value with the int bounds as Decimals (the same exact
-    comparison without a conversion on every call; None when no bound is an int)."""
-    written = [f"if {_FAILS[key].format(v=v, k=w.k(schema[key]))}: return False" for key in group]
-    if not any(type(schema[key]) is int for key in group):
-        return written, None
-    return written, [f"if {_FAILS[key].format(v=v, k=w.k(_as_decimal(schema[key])))}: return False" for key in group]
-
-
-def _bounds(w: _Writer, schema: dict, group: list[str], v: str, is_number: bool) -> list[str]:
-    """Consecutive numeric bounds of a value that may not be a number, or is one."""
-    written, exact = _bound_lines(w, schema, group, v)
-    if exact is None:
-        return written if is_number else [f"if {_guard('num', v)}:"] + _indent(written)
-    other = "else:" if is_number else f"elif isinstance({v}, NUM) and not isinstance({v}, bool):"
-    return [f"if {v}.__class__ is Decimal:"] + _indent(exact) + [other] + _indent(written)
-
-
-def _as_decimal(bound: Any) -> Any:
-    return Decimal(bound) if type(bound) is int else bound
-
-
-def _keyword(w: _Writer, schema: dict, key: str, v: str, indent: int, loops: int, known: str | None,
-             present: frozenset) -> list[str]:
-    """Lines for one keyword, the value already known to be of the keyword's
-    kind (``known``: the kind ``type`` requires, already checked; ``present``:
-    the properties ``required`` has already checked)."""
+def _keyword(w: _Writer, schema: dict, key: str, v: str, known: str | None) -> str | None:
+    """Where one keyword without sub-schemas fails, the value already known
+    to be of the keyword's kind."""
     is_str = "" if known == "str" else f"isinstance({v}, str) and "
     value = schema[key]
     if key in _FAILS:
-        return [f"if {_FAILS[key].format(v=v, k=w.k(value))}: return False"]
+        return _FAILS[key].format(v=v, k=w.k(_as_decimal(value) if key in _BOUNDS else value))
     if key == "required":
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise Unsupported("required")
-        return [f"if not {w.k(frozenset(value))} <= {v}.keys(): return False"] if value else []
+        return f"not {w.k(frozenset(value))} <= {v}.keys()" if value else None
     if key == "enum":
         if not isinstance(value, list):
             raise Unsupported("enum")
         if all(isinstance(o, str) for o in value):
-            return [f"if not ({is_str}{v} in {w.k(frozenset(value))}): return False"]
-        return [f"if not sure_in({v}, {w.k(tuple(value))}): return False"]
+            return f"not ({is_str}{v} in {w.k(frozenset(value))})"
+        return f"not sure_in({v}, {w.k(tuple(value))})"
     if key == "const":
         if isinstance(value, str):
-            return [f"if not ({is_str}{v} == {w.k(value)}): return False"]
-        return [f"if not sure_equal({v}, {w.k(value)}): return False"]
+            return f"not ({is_str}{v} == {w.k(value)})"
+        return f"not sure_equal({v}, {w.k(value)})"
     if key == "uniqueItems":
-        return [f"if not sure_unique({v}): return False"] if value else []
-    if key == "properties":
-        if not isinstance(value, dict):
-            raise Unsupported("properties")
-        out = []
-        for name, sub in value.items():
-            item, k = w.name(), w.k(name)
-            if name in present:
-                lines = _sub(w, sub, item, indent, loops)
-                out += [f"{item} = {v}[{k}]"] + lines if lines else []
-                continue
-            lines = _sub(w, sub, item, indent + 1, loops)
-            if lines:
-                out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(lines)
-        return out
-    if key == "additionalProperties":
-        props = schema.get("properties", {})
-        if "patternProperties" in schema or not isinstance(props, dict):
-            raise Unsupported("patternProperties")
-        if value is True:
-            return []
-        if value is False:
-            return [f"if not {v}.keys() <= {w.k(frozenset(props))}: return False"]
-        if not isinstance(value, dict):
-            raise Unsupported("additionalProperties")
-        name, item = w.name("k"), w.name()
-        if props:
-            lines = _sub(w, value, item, indent + 2, loops + 1)
-            body = [f"if {name} not in {w.k(frozenset(props))}:"] + _indent(lines) if lines else []
-        else:
-            body = _sub(w, value, item, indent + 1, loops + 1)
-        return [f"for {name}, {item} in {v}.items():"] + _indent(body) if body else []
-    if key == "prefixItems":
-        if not isinstance(value, list):
-            raise Unsupported("prefixItems")
-        size = w.name("n")
-        out = []
-        for i, sub in enumerate(value):
-            item = w.name()
-            lines = _sub(w, sub, item, indent + 1, loops)
-            if lines:
-                out += [f"if {size} > {i:d}:", f"    {item} = {v}[{i:d}]"] + _indent(lines)
-        return [f"{size} = len({v})"] + out if out else []
-    if key == "items":
-        prefix = schema.get("prefixItems", [])
-        if not isinstance(prefix, list):
-            raise Unsupported("prefixItems")
-        n = len(prefix)
-        if value is False:
-            return [f"if len({v}) > {n:d}: return False"]
-        item = w.name()
-        lines = _sub(w, value, item, indent + 1, loops + 1)
-        if not lines:
-            return []
-        return [f"for {item} in {v}[{n:d}:]:" if n else f"for {item} in {v}:"] + _indent(lines)
+        return f"not sure_unique({v})" if value else None
     raise Unsupported(key)
+
+
+def _lines(w: _Writer, schema: Any, v: str, depth: int, root: bool) -> list[str]:
+    """Lines that ``return False`` unless ``v`` satisfies ``schema``."""
+    if schema is True:
+        return []
+    if schema is False:
+        return ["return False"]
+    if root:
+        w.count(schema)
+    keys = _keys(schema, root)
+    parts, known = _leaf_parts(w, schema, keys, v)
+    out = [f"if {' or '.join(parts)}: return False"] if parts else []
+    required = frozenset(schema["required"]) if "required" in keys else frozenset()
+    for kind, writer in (("dict", _object_lines), ("list", _array_lines)):
+        mine = [key for key in keys if _KIND.get(key) == kind and key in _CONTAINER]
+        if not mine:
+            continue
+        if known is not None and known != kind:
+            writer(_Writer(), schema, mine, required, v, depth)  # refuses what is unsupported
+            continue
+        lines = writer(w, schema, mine, required, v, depth)
+        if lines and known is None:
+            lines = [f"if {_guard(kind, v)}:"] + _indent(lines)
+        out += lines
+    return out
+
+
+def _failing(check: str, v: str) -> str:
+    """Where ``v`` fails ``check``, a leaf test or a call (see :func:`_sub`)."""
+    return f"not {check}(({v},))" if isinstance(check, _Call) else check
+
+
+def _fails(check: str | list[str], v: str) -> list[str]:
+    """Lines that ``return False`` where ``v`` fails ``check`` (see :func:`_sub`)."""
+    return [f"if {_failing(check, v)}: return False"] if isinstance(check, str) else check
+
+
+def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset, v: str,
+                  depth: int) -> list[str]:
+    props = schema.get("properties", {})
+    if not isinstance(props, dict):
+        raise Unsupported("properties")
+    item, name_var = f"v{depth + 1:d}", f"k{depth + 1:d}"
+    out = []
+    if "properties" in keys:
+        # code run once per value (in no loop): properties with equal leaf
+        # schemas, all required or all optional, are checked in one loop (in a
+        # loop, that inner loop would cost more than the code it saves)
+        groups: dict[Any, list] = {}
+        for name, sub in props.items():
+            key = (name in required, w.form(sub)) if not (w.loops or _is_container(sub)) else name
+            groups.setdefault(key, []).append((name, sub))
+        for members in groups.values():
+            if len(members) >= _GROUP:
+                name, sub = members[0]
+                check = _sub(w, sub, item, depth + 1)
+                if check is None:
+                    continue
+                k = w.k(tuple(name for name, _ in members))
+                if name in required:
+                    out += [f"for {name_var} in {k}:", f"    {item} = {v}[{name_var}]"] + _indent(_fails(check, item))
+                else:
+                    out += [f"for {name_var} in {k}:", f"    if ({item} := {v}.get({name_var}, MISSING)) is not MISSING"
+                                                       f" and ({_failing(check, item)}): return False"]
+                continue
+            for name, sub in members:
+                check = _sub(w, sub, item, depth + 1)
+                if check is None:
+                    continue
+                k = w.k(name)
+                if name in required:
+                    out += [f"{item} = {v}[{k}]"] + _fails(check, item)
+                elif isinstance(check, str):
+                    out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and ({_failing(check, item)}):"
+                               " return False")
+                else:
+                    out += [f"{item} = {v}.get({k}, MISSING)", f"if {item} is not MISSING:"] + _indent(check)
+    if "additionalProperties" in keys:
+        value = schema["additionalProperties"]
+        if "patternProperties" in schema:
+            raise Unsupported("patternProperties")
+        if value is False:
+            out.append(f"if not {v}.keys() <= {w.k(frozenset(props))}: return False")
+        elif value is not True:
+            if not isinstance(value, dict):
+                raise Unsupported("additionalProperties")
+            w.loops += 1
+            check = _sub(w, value, item, depth + 1)
+            w.loops -= 1
+            if check is not None and props:
+                out += [f"for {name_var}, {item} in {v}.items():", f"    if {name_var} not in {w.k(frozenset(props))}:"]
+                out += _indent(_indent(_fails(check, item)))
+            elif isinstance(check, _Call):
+                out.append(f"if not {check}({v}.values()): return False")
+            elif check is not None:
+                out += [f"for {item} in {v}.values():"] + _indent(_fails(check, item))
+    return out
+
+
+def _array_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset, v: str,
+                 depth: int) -> list[str]:
+    prefix = schema.get("prefixItems", [])
+    if not isinstance(prefix, list):
+        raise Unsupported("prefixItems")
+    item, size = f"v{depth + 1:d}", f"n{depth + 1:d}"
+    out = []
+    if "prefixItems" in keys:
+        for i, sub in enumerate(prefix):
+            check = _sub(w, sub, item, depth + 1)
+            if check is not None:
+                out += [f"if {size} > {i:d}:", f"    {item} = {v}[{i:d}]"] + _indent(_fails(check, item))
+        out = [f"{size} = len({v})"] + out if out else []
+    if "items" in keys:
+        value, n = schema["items"], len(prefix)
+        if value is False:
+            return out + [f"if len({v}) > {n:d}: return False"]
+        w.loops += 1
+        check = _sub(w, value, item, depth + 1)
+        w.loops -= 1
+        if check is None:
+            return out
+        items = f"{v}[{n:d}:]" if n else v
+        loop = ([f"if not {check}({items}): return False"] if isinstance(check, _Call) else
+                [f"for {item} in {items}:"] + _indent(_fails(check, item)))
+        longest = schema.get("maxItems")
+        # (an array never long enough for the column passes is not given them)
+        plan = None if type(longest) is int and longest - n < _SHORT else _shortcut(_rows_plan, value)
+        if plan is not None:
+            out += [f"if len({items}) < {_SHORT:d} or not rows({items}, {w.k(plan)}):"] + _indent(loop)
+        else:
+            out += loop
+    return out
+
+
+_COLUMN_KEYS = {"number": {"type", *_BOUNDS}, "integer": {"type", *_BOUNDS},
+                "string": {"type", "enum", "minLength", "maxLength"}}
+
+
+def _column_spec(schema: Any) -> tuple | None:
+    """The spec :func:`column` checks for a simple leaf schema (None: not one)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("type"), str):
+        return None
+    kind = schema["type"]
+    keys = [key for key in _keys(schema, root=False) if key != "type"]
+    if kind not in _COLUMN_KEYS or not set(keys) <= _COLUMN_KEYS[kind]:
+        return None
+    lows = tuple((_as_decimal(schema[key]), key == "exclusiveMinimum") for key in keys
+                 if key in ("minimum", "exclusiveMinimum"))
+    highs = tuple((_as_decimal(schema[key]), key == "exclusiveMaximum") for key in keys
+                  if key in ("maximum", "exclusiveMaximum"))
+    if not all(type(b) in (Decimal, float) for b, _ in lows + highs):
+        return None
+    options = lengths = None
+    if "enum" in keys:
+        if not isinstance(schema["enum"], list) or not all(isinstance(o, str) for o in schema["enum"]):
+            return None
+        options = frozenset(schema["enum"])
+    if "minLength" in keys or "maxLength" in keys:
+        shortest, longest = schema.get("minLength", 0), schema.get("maxLength")
+        if type(shortest) is not int or not (longest is None or type(longest) is int):
+            return None
+        lengths = (shortest, longest)
+    return kind, lows, highs, options, lengths
+
+
+def _shortcut(make: Callable[[Any], tuple | None], schema: Any) -> tuple | None:
+    # a sub-schema outside the subset is refused where its own test is written
+    try:
+        return make(schema)
+    except Unsupported:
+        return None
+
+
+def _rows_plan(schema: Any) -> tuple | None:
+    """The plan :func:`rows` checks for an object schema whose checked
+    properties are all required simple leaves (None: not one)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return None
+    keys = _keys(schema, root=False)
+    required, props = schema.get("required", []), schema.get("properties", {})
+    if not set(keys) <= {"type", "required", "properties"} or not isinstance(props, dict) or not (
+            isinstance(required, list) and all(isinstance(n, str) for n in required)):
+        return None
+    plan = []
+    for name in dict.fromkeys(required):
+        sub = props.get(name, True)
+        spec = None if sub is True or (isinstance(sub, dict) and not _keys(sub, root=False)) else _column_spec(sub)
+        if spec is None and sub is not True and _keys(sub, root=False):
+            return None
+        plan.append((name, spec))
+    for name, sub in props.items():
+        if name not in required and not (sub is True or (isinstance(sub, dict) and not _keys(sub, root=False))):
+            return None
+    return tuple(plan) if plan else None
 
 
 # ------------------------------------------------------------ audit, compile, cache
 
-_GENERATED = re.compile(r"[vkfn][0-9]+|check|x|K")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_NOT_AN_INDEX = re.compile(r"(?<![A-Za-z_0-9])[0-9]+[.eEjJxXoObB_]|(?<![A-Za-z_0-9\])])\.[0-9]")
+_GENERATED = re.compile(r"f[0-9]+|[vkn][0-9]+|check|x|s|K")
 _ALLOWED = frozenset(keyword.kwlist) | frozenset(_NAMESPACE) | frozenset(
-    {"__class__", "is_finite", "to_integral_value", "keys", "get", "items"})
+    {"__class__", "is_finite", "to_integral_value", "keys", "get", "items", "values"})
+# every ASCII character that cannot be part of a name, a number or an attribute access
+_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_.")})
 
 
 def _audit(source: str) -> None:
     """Refuse a source holding a quote (so no string literal of any kind), a
-    number other than a plain integer, or a word that is not a Python keyword,
-    a helper of the namespace, a method used here or a generated name: a bug
-    in the generator, never a property of a schema. (A scan, not a tokenizer:
-    it runs for every schema.)"""
+    character outside ASCII, a number other than a plain integer, or a word
+    that is not a Python keyword, a helper of the namespace, a method used
+    here or a generated name: a bug in the generator, never a property of a
+    schema. (A scan, not a tokenizer: it runs for every schema.)"""
     if "'" in source or '"' in source:
         raise AssertionError("generated pre-check holds a quote")
-    if _NOT_AN_INDEX.search(source):
-        raise AssertionError("generated pre-check holds a number literal")
-    for word in set(_WORD.findall(source)) - _ALLOWED:
-        if not _GENERATED.fullmatch(word):
-            raise AssertionError(f"generated pre-check names {word[:40]!r}")
+    if not source.isascii():
+        raise AssertionError("generated pre-check holds a character outside ASCII")
+    for token in set(source.translate(_SEPARATORS).split()):
+        if token.isdigit():
+            continue  # an index or a position
+        for part in token.split("."):  # a name, then the attributes read from it
+            if not part or part[0].isdigit():
+                raise AssertionError("generated pre-check holds a number literal")
+            if part not in _ALLOWED and not _GENERATED.fullmatch(part):
+                raise AssertionError(f"generated pre-check names {part[:40]!r}")
 
 
 def generate(schema: Mapping[str, Any]) -> tuple[str, tuple]:
     """The source of ``check`` for ``schema`` and its constants ``K``
-    (raises :class:`Unsupported` for a schema outside the supported subset)."""
+    (raises :class:`Unsupported` for a schema outside the supported subset).
+    ``check`` answers False where a test raises (a value it cannot compare is
+    one it is unsure of)."""
     w = _Writer()
-    w.function(schema, root=True)
-    source = "\n".join(line for f in w.functions for line in f) + "\n"
+    body = _lines(w, schema, "x", 0, root=True)
+    check = ["def check(x):", "    try:"] + _indent(_indent(body + ["return True"])) + [
+        "    except Exception:", "        return False"]
+    source = "\n".join(line for f in w.functions + [check] for line in f) + "\n"
     _audit(source)
     return source, tuple(w.consts)
 
