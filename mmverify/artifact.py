@@ -110,18 +110,17 @@ def _duplicate_key(key: str) -> ArtifactError:
 
 # String literals are blanked in two linear passes: escape pairs first (a
 # backslash only occurs inside strings in valid JSON), then quote-to-quote
-# runs, an unterminated one running to the end of the text. Every match
-# succeeds where it starts, so no position is scanned twice (a single pattern
-# for escaped strings fails and restarts at every escaped quote of an
-# unterminated '"\\"\\"\\"...': quadratic).
+# runs (a split at the quotes), an unterminated one running to the end of the
+# text. No position is scanned twice (a single pattern for escaped strings
+# fails and restarts at every escaped quote of an unterminated
+# '"\\"\\"\\"...': quadratic).
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
-_STRING = re.compile(r'"[^"]*(?:"|\Z)')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 # a \uD800-\uDFFF escape: the decoded text may hold a lone surrogate
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _scan(text: str, max_depth: int, max_values: int) -> None:
+def _scan(text: str, max_depth: int, max_values: int) -> str:
     """Reject, before ``json`` builds anything, text with more than ``max_values``
     values or nesting deeper than ``max_depth``.
 
@@ -129,15 +128,20 @@ def _scan(text: str, max_depth: int, max_values: int) -> None:
     ``str.count``): string literals are blanked out first, so brackets and
     commas inside strings do not count. The value count is an upper bound
     (commas plus opened containers plus one), which is what bounds the memory
-    ``json`` would need for millions of tiny values (``[0,0,0,...]``)."""
-    bare = _STRING.sub("", _ESCAPE.sub("", text) if "\\" in text else text)
+    ``json`` would need for millions of tiny values (``[0,0,0,...]``).
+
+    Returns the text outside string literals (what the number check of
+    :func:`_number_hook` reads)."""
+    # outside the strings: every other piece between quotes (the same text as
+    # removing each quote-to-quote run, an unterminated one to the end)
+    bare = "".join((_ESCAPE.sub("", text) if "\\" in text else text).split('"')[0::2])
     openers = bare.count("[") + bare.count("{")
     values = bare.count(",") + openers + 1
     if values > max_values:
         raise ArtifactError("too_many_values",
                             f"artifact holds about {values} JSON values, above the cap of {max_values}")
-    if bare.count("]") + bare.count("}") > openers:
-        return   # more closers than openers: malformed, and json says where
+    if openers <= max_depth or bare.count("]") + bare.count("}") > openers:
+        return bare  # too few openers to nest too deep, or malformed (and json says where)
     depth = 0
     for ch in _NOT_BRACKET.sub("", bare):   # at most 2 * max_values brackets
         if ch in "[{":
@@ -146,6 +150,39 @@ def _scan(text: str, max_depth: int, max_values: int) -> None:
                 raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
         else:
             depth -= 1
+    return bare
+
+
+# Number literals that need _parse_decimal's caps and zero rule: a negative
+# zero ("-0", "-0.00") and a run of number characters longer than the length
+# cap. Literals with an exponent are checked one by one (_EXPONENT_RUN).
+_NOT_PLAIN = re.compile(r"-0(?:\.0*)?(?![0-9.])|[-.0-9]{%d}" % (MAX_NUMBER_TEXT + 1))
+_EXPONENT_RUN = re.compile(r"[-+.0-9eE]*[0-9][eE][-+.0-9eE]*")
+
+
+def _number_hook(bare: str):
+    """The number parser for a text whose part outside strings is ``bare``.
+
+    ``Decimal`` itself (a call in C, no Python frame per number) when it gives
+    every literal of the text the very value :func:`_parse_decimal` gives and
+    no literal breaks a cap: no negative zero, no run of number characters over
+    the length cap, and each literal with an exponent a whole number literal that
+    ``_parse_decimal`` accepts with the same sign, digits and exponent. Otherwise
+    :func:`_parse_decimal`, so every error and value stays exactly as it is.
+    (Any literal json reads lies in ``bare``, whole: a literal after a closing
+    quote or before an opening one is a JSON error before or right after it.)"""
+    if _NOT_PLAIN.search(bare):
+        return _parse_decimal
+    for m in _EXPONENT_RUN.finditer(bare):
+        literal = m.group()
+        if len(literal) > MAX_NUMBER_TEXT or not DECIMAL_TEXT.fullmatch(literal):
+            return _parse_decimal
+        try:
+            if _parse_decimal(literal).as_tuple() != Decimal(literal).as_tuple():
+                return _parse_decimal
+        except ArtifactError:
+            return _parse_decimal
+    return Decimal
 
 
 def _check_surrogates(value: Any) -> None:
@@ -179,10 +216,10 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArtifactError("invalid_utf8", f"artifact is not valid UTF-8 (byte {exc.start})") from None
-    _scan(text, max_depth, max_values)
+    number = _number_hook(_scan(text, max_depth, max_values))
     try:
         data = loads_strict(text, duplicate_key=_duplicate_key, non_finite=_non_finite,
-                            parse_float=_parse_decimal, parse_int=_parse_decimal)
+                            parse_float=number, parse_int=number)
     except ArtifactError:
         raise
     except json.JSONDecodeError as exc:
