@@ -115,7 +115,7 @@ def _duplicate_key(key: str) -> ArtifactError:
 # fails and restarts at every escaped quote of an unterminated
 # '"\\"\\"\\"...': quadratic).
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")   # deleted to leave the brackets
 # a \uD800-\uDFFF escape: the decoded text may hold a lone surrogate
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -124,8 +124,8 @@ def _scan(text: str, max_depth: int, max_values: int) -> str:
     """Reject, before ``json`` builds anything, text with more than ``max_values``
     values or nesting deeper than ``max_depth``.
 
-    Work and memory are linear in the text and done in C (regular expressions,
-    ``str.count``): string literals are blanked out first, so brackets and
+    Work and memory are linear in the text and done in C (a regular expression,
+    ``str.split``, ``str.count``, ``bytes.translate``): string literals are blanked out first, so brackets and
     commas inside strings do not count. The value count is an upper bound
     (commas plus opened containers plus one), which is what bounds the memory
     ``json`` would need for millions of tiny values (``[0,0,0,...]``).
@@ -143,7 +143,8 @@ def _scan(text: str, max_depth: int, max_values: int) -> str:
     if openers <= max_depth or bare.count("]") + bare.count("}") > openers:
         return bare  # too few openers to nest too deep, or malformed (and json says where)
     depth = 0
-    for ch in _NOT_BRACKET.sub("", bare):   # at most 2 * max_values brackets
+    brackets = bare.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET).decode("ascii")
+    for ch in brackets:   # at most 2 * max_values brackets
         if ch in "[{":
             depth += 1
             if depth > max_depth:
@@ -153,11 +154,9 @@ def _scan(text: str, max_depth: int, max_values: int) -> str:
     return bare
 
 
-# Number literals that need _parse_decimal's caps and zero rule: a negative
-# zero ("-0", "-0.00") and a run of number characters longer than the length
-# cap. Literals with an exponent are checked one by one (_EXPONENT_RUN).
-_NOT_PLAIN = re.compile(r"-0(?:\.0*)?(?![0-9.])|[-.0-9]{%d}" % (MAX_NUMBER_TEXT + 1))
-_EXPONENT_RUN = re.compile(r"[-+.0-9eE]*[0-9][eE][-+.0-9eE]*")
+# every byte of a number literal -> "n", every other byte -> " "
+_NUMBER_CHARS = "-+.0123456789eE"
+_RUNS = bytes(ord("n") if chr(b) in _NUMBER_CHARS else ord(" ") for b in range(256))
 
 
 def _number_hook(bare: str):
@@ -165,23 +164,44 @@ def _number_hook(bare: str):
 
     ``Decimal`` itself (a call in C, no Python frame per number) when it gives
     every literal of the text the very value :func:`_parse_decimal` gives and
-    no literal breaks a cap: no negative zero, no run of number characters over
-    the length cap, and each literal with an exponent a whole number literal that
-    ``_parse_decimal`` accepts with the same sign, digits and exponent. Otherwise
-    :func:`_parse_decimal`, so every error and value stays exactly as it is.
-    (Any literal json reads lies in ``bare``, whole: a literal after a closing
-    quote or before an opening one is a JSON error before or right after it.)"""
-    if _NOT_PLAIN.search(bare):
+    no literal breaks a cap: no run of number characters over the length cap,
+    no negative zero (``-0``, ``-0.00``: the parser makes them zeros) and each
+    literal with an exponent a whole number literal that ``_parse_decimal``
+    accepts with the same sign, digits and exponent. Otherwise
+    :func:`_parse_decimal`, so every value and error stays as it is. Any
+    literal json reads lies whole in ``bare``: a literal right after a closing
+    quote or right before an opening one is a JSON error at that point."""
+    if b"n" * (MAX_NUMBER_TEXT + 1) in bare.encode("utf-8", "surrogatepass").translate(_RUNS):
         return _parse_decimal
-    for m in _EXPONENT_RUN.finditer(bare):
-        literal = m.group()
-        if len(literal) > MAX_NUMBER_TEXT or not DECIMAL_TEXT.fullmatch(literal):
+    i = bare.find("-0")
+    while i >= 0:
+        j = i + 2
+        if bare[j:j + 1] == ".":
+            j += 1
+            while bare[j:j + 1] == "0":
+                j += 1
+        after = bare[j:j + 1]
+        if not after or after not in "123456789":
             return _parse_decimal
-        try:
-            if _parse_decimal(literal).as_tuple() != Decimal(literal).as_tuple():
+        i = bare.find("-0", j)
+    words = bare.replace("true", " ").replace("false", " ")   # the only letters of JSON besides exponents
+    for letter in "eE":
+        k = words.find(letter)
+        while k >= 0:
+            a, b = k, k + 1
+            while a > 0 and words[a - 1] in _NUMBER_CHARS:
+                a -= 1
+            while b < len(words) and words[b] in _NUMBER_CHARS:
+                b += 1
+            literal = words[a:b]
+            if len(literal) > MAX_NUMBER_TEXT or not DECIMAL_TEXT.fullmatch(literal):
                 return _parse_decimal
-        except ArtifactError:
-            return _parse_decimal
+            try:
+                if _parse_decimal(literal).as_tuple() != Decimal(literal).as_tuple():
+                    return _parse_decimal
+            except ArtifactError:
+                return _parse_decimal
+            k = words.find(letter, b)
     return Decimal
 
 
