@@ -268,10 +268,28 @@ class _Cloud:
         return best
 
     def _point(self, i: int, t: float, mis: Point, centre: Point) -> float:
-        """Evaluate point i at t and store its certificate; returns the foot's place."""
-        d, h = _seg_dist(mis, self.points[i], centre)
+        """Evaluate point i at t and store its certificate; returns the foot's place.
+
+        The body is ``_seg_dist(mis, point, centre)`` and ``_span`` written out (the
+        innermost step of the replay): the same operations in the same order."""
+        p = self.points[i]
+        mx, my, mz = mis
+        abx, aby, abz = p[0] - mx, p[1] - my, p[2] - mz
+        acx, acy, acz = centre[0] - mx, centre[1] - my, centre[2] - mz
+        n2 = abx * abx + aby * aby + abz * abz
+        h = (acx * abx + acy * aby + acz * abz) / (n2 if n2 >= 1e-12 else 1e-12)
+        h = 0.0 if h < 0.0 else 1.0 if h > 1.0 else h
+        ex, ey, ez = centre[0] - (mx + h * abx), centre[1] - (my + h * aby), centre[2] - (mz + h * abz)
+        d = math.sqrt(ex * ex + ey * ey + ez * ez)
         self.mu = mu = CLOUD_RADIUS - d
-        s = self._span(mu if mu >= 0 else -mu)
+        x, s = (mu if mu >= 0 else -mu) - EPS, 0.0
+        for hz, rate in self.rates:
+            if x < hz * rate:
+                x /= rate
+                if x > s:
+                    s = x
+                break
+            s = hz
         self.lo[i] = t - s
         self.hi[i] = t + s
         self.blocked[i] = d <= CLOUD_RADIUS
@@ -285,8 +303,9 @@ class _Cloud:
         the k-th latest end.
         """
         lo, hi, blocked = self.lo, self.hi, self.blocked
-        for i in [i for i in range(len(lo)) if not lo[i] <= t <= hi[i]]:
-            self._point(i, t, mis, centre)
+        for i in range(len(lo)):
+            if not lo[i] <= t <= hi[i]:
+                self._point(i, t, mis, centre)
         yes = [i for i in range(len(lo)) if blocked[i]]
         state = len(yes) >= SAMPLED_MIN_BLOCKED
         side, k = (yes, SAMPLED_MIN_BLOCKED) if state else \
