@@ -125,9 +125,14 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
               done: Container[str] | None = None, full: str | None = None, ruleset: Ruleset = "verified",
-              strict_schema: bool = False) -> Outcome:
+              strict_schema: bool = False, as_row: bool = True) -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate).
+
+    ``as_row=False`` is for a caller that renders the report itself (``score``
+    with a table or Markdown): an outcome with a report then carries no JSON
+    form of it (its row holds only the ``batch`` block), and building that
+    form is not paid for. Error rows are whole either way.
 
     ``full`` is the input's absolute path (default: ``path`` taken from the
     current folder; a worker elsewhere is given the driver's). When the row's
@@ -204,7 +209,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                                     strict_schema=strict_schema)
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
-            row = report.as_dict()
+            row = report.as_dict() if as_row else {}
         row["batch"] = _batch_block(path, sha256, key, full)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
