@@ -34,7 +34,7 @@ from mmverify.tasks import TaskLoadError, TaskSpec
 from mmverify.replay import ROOT as REPLAY_ROOT
 from mmverify.replay import declared_names
 
-from .identity import IdentityError, compile_identity, side_texts
+from .identity import IdentityError, compile_decimal_check, compile_identity, side_texts
 from .model import Bound, Gate, Identity
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
@@ -228,7 +228,7 @@ def build_identity(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -
     except IdentityError as exc:
         raise ctx.fail("expr", str(exc)) from None
     ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, var_names=names,
-                     var_paths=var_paths, evaluate=evaluate)
+                     var_paths=var_paths, evaluate=evaluate, holds=compile_decimal_check(spec["expr"], names))
     return Gate(inputs=var_paths, identity=ident, **common)
 
 

@@ -1,8 +1,10 @@
 """Reading artifact values for gates, and rendering exact numbers for humans.
 
 A gated value is read without interpreting any string: a JSON number (parsed
-as ``Decimal`` by the strict artifact parser) becomes an exact ``Fraction``;
-``true``/``false``, strings, arrays and objects are never numbers. A JSON
+as ``Decimal`` by the strict artifact parser, or ``int``) is kept as it is,
+exact, beside its report text (the gate forms compare it as it is where that
+is exact, and take its ``Fraction`` where they compute); ``true``/``false``,
+strings, arrays and objects are never numbers. A JSON
 ``null`` reads as absent (a schema that allows ``null`` says "may be left
 unreported"), so it gives a gap, like a missing field.
 """
@@ -14,7 +16,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from mmverify import paths
-from mmverify.numbers import decimal_fraction, decimal_places, decimal_text, point_text, to_fraction
+from mmverify.numbers import decimal_places, decimal_text, point_text, to_fraction
 
 ABSENT, NUMBER, LABEL, WRONG = "absent", "number", "label", "wrong"
 LABEL_SHOW = 60
@@ -25,9 +27,9 @@ class Read(NamedTuple):
 
     path: str
     kind: str                    # absent | number | label | wrong
-    number: Fraction | None      # kind == number
+    number: Any                  # kind == number: the Decimal or int as parsed (a Fraction under $replay)
     label: str | None            # kind == label: the raw string
-    text: str | None             # what reports show (None when absent)
+    text: Any                    # what reports show (None when absent; read_light: the number itself)
     why: str | None = None       # for absent: where the walk stopped
 
 
@@ -38,9 +40,11 @@ def read(path: str, raw: Any) -> Read:
     cls = type(raw)
     if cls is Decimal:           # the common case first: a finite JSON number
         if raw.is_finite():      # (the text is numbers.decimal_text's, inlined)
-            return _tuple(Read, (path, NUMBER, decimal_fraction(raw), None,
+            return _tuple(Read, (path, NUMBER, raw, None,
                                  format(raw, "f") if abs(raw.adjusted()) < 25 else str(raw), None))
         return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
+    if cls is int:
+        return _tuple(Read, (path, NUMBER, raw, None, str(raw), None))
     if cls is Fraction:          # a replayed value under $replay: exact already
         return _tuple(Read, (path, NUMBER, raw, None, show(raw), None))
     if isinstance(raw, paths.Missing):
@@ -55,6 +59,16 @@ def read(path: str, raw: Any) -> Read:
     if num is not None:
         return Read(path, NUMBER, num, None, decimal_text(raw))
     return Read(path, WRONG, None, None, f"<{type_name(raw)}>")
+
+
+def read_light(path: str, raw: Any) -> Read:
+    """:func:`read` for a verdict only (no report shows it): a JSON number
+    stands for its own text, so nothing is formatted. Everything else reads as
+    in :func:`read`."""
+    cls = type(raw)
+    if (cls is Decimal and raw.is_finite()) or cls is int:
+        return _tuple(Read, (path, NUMBER, raw, None, raw, None))
+    return read(path, raw)
 
 
 def type_name(raw: Any) -> str:

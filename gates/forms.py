@@ -19,16 +19,19 @@ parts; an empty parts list contributes 0 (the empty sum), not a gap.
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from mmverify import paths
 from mmverify.labels import normalise_label as normalise
 
 from . import identity
 from .compile import compile_gates
-from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, show, type_name
-from .model import INSTANCE_DEFAULTS, Gate, GateInstance, GateReport, GateVerdict, make_instance
+from mmverify.numbers import decimal_fraction, exact_decimal, pair_fraction
+
+from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, type_name
+from .model import Gate, GateInstance, GateReport, GateVerdict, make_instance
 
 ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
@@ -37,7 +40,8 @@ _RUN = object()  # evaluate_gates default: run the task's replay
 # text, run only when a report shows it (``GateInstance.detail``).
 
 
-def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False) -> GateReport:
+def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = False,
+                   records: bool | None = None) -> GateReport:
     """Every gate instance of ``task`` on parsed artifact ``data`` (see module doc).
 
     Gates read the artifact and the values its replay derived (``$replay.``
@@ -49,7 +53,9 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     (soft gates never change a score), none after the first hard gate with a
     failing instance (one is enough to zero the artifact), and each instance as
     a :class:`~mmverify.gates.model.GateVerdict` (the same verdict, decided by
-    the same predicate, without the exact data and detail a report shows)."""
+    the same predicate, without the exact data and detail a report shows).
+    ``records`` (default: not ``hard_only``) says whether instances are full
+    records or such verdicts."""
     from mmverify.replay import gate_view, run_replay
 
     if replayed is _RUN:
@@ -57,7 +63,7 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(view, light=hard_only)
+    reader = _Reader(view, light=not (records if records is not None else not hard_only))
     if hard_only:
         gates = tuple(g for g in gates if g.hard)
         for gate in gates:
@@ -74,18 +80,19 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
 class _Reader:
     """The reads of one artifact, each made once: gates share their inputs."""
 
-    __slots__ = ("data", "scalars", "lists", "light")
+    __slots__ = ("data", "scalars", "lists", "light", "read")
 
     def __init__(self, data: Any, light: bool = False):
         self.data = data
         self.light = light      # verdicts only (GateVerdict), see evaluate_gates
+        self.read = read_light if light else read
         self.scalars: dict[str, Read] = {}
         self.lists: dict[str, list[Read]] = {}
 
     def scalar(self, path: paths.FieldPath) -> Read:
         hit = self.scalars.get(path.text)
         if hit is None:
-            hit = self.scalars[path.text] = read(path.text, paths.get(self.data, path))
+            hit = self.scalars[path.text] = self.read(path.text, paths.get(self.data, path))
         return hit
 
     def elements(self, path: paths.FieldPath) -> list[Read]:
@@ -96,7 +103,8 @@ class _Reader:
             assert not isinstance(values, paths.Missing)
             # paths.concrete(path, i), spelled out: the rendered path around its one [*]
             before, after = _around(path)
-            hit = self.lists[path.text] = [read(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
+            read_one = self.read
+            hit = self.lists[path.text] = [read_one(f"{before}[{i}]{after}", v) for i, v in enumerate(values)]
         return hit
 
 
@@ -130,12 +138,12 @@ _TEMPLATES: dict[int, tuple[Gate, dict[str, Any]]] = {}
 
 
 def _template(gate: Gate) -> dict[str, Any]:
-    """Every field of a :class:`GateInstance` of ``gate`` that does not depend on
-    the artifact (built once per compiled gate)."""
+    """The gate's own fields of a :class:`GateInstance` (built once per compiled
+    gate; every other field not given is at its class default)."""
     hit = _TEMPLATES.get(id(gate))
     if hit is not None and hit[0] is gate:
         return hit[1]
-    template = dict(INSTANCE_DEFAULTS, gate_id=gate.id, form=gate.form, level=gate.level,
+    template = dict(gate_id=gate.id, form=gate.form, level=gate.level,
                     severity=gate.severity, tolerance=gate.tolerance_text, tolerance_value=gate.tolerance or ZERO)
     _TEMPLATES[id(gate)] = (gate, template)
     return template
@@ -163,8 +171,27 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
     rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows, reader.light)]
-    light = reader.light
-    return [_decide(gate, index, reads, light) for index, reads in rows]
+    if reader.light:
+        return _verdict_rows(gate, rows)
+    return [_decide(gate, index, reads) for index, reads in rows]
+
+
+def _verdict_rows(gate: Gate, rows: list[tuple[int | None, Any]]) -> list[GateVerdict]:
+    """``_decide(gate, index, reads, light=True)`` for every row, in one loop:
+    rows of numbers go straight to the form's predicate."""
+    entry = formtable.FORM_TABLE[gate.form]
+    verdict, tol = entry.verdict, gate.tolerance or ZERO
+    gate_id, severity = gate.id, gate.severity
+    new = tuple.__new__
+    out: list[GateVerdict] = []
+    for index, reads in rows:
+        if all(r[1] is NUMBER for r in reads):                     # Read.kind
+            out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
+                                         tuple([r[4] for r in reads]),
+                                         *verdict(gate, [r[2] for r in reads], tol))))  # Read.number
+        else:
+            out.append(_decide(gate, index, reads, True))
+    return out
 
 
 # ------------------------------------------------------------------- rows
@@ -207,7 +234,7 @@ def _rows(data: Any, gate: Gate, reader: _Reader) -> list[tuple[int | None, list
         return container
     columns = [reader.elements(p) if f else None for p, f in zip(inputs, flags)]
     if all(flags):
-        return [(i, [col[i] for col in columns]) for i in range(len(container))]
+        return list(enumerate(zip(*columns)))
     scalars = [None if f else reader.scalar(p) for p, f in zip(inputs, flags)]
     return [(i, [col[i] if col is not None else sc for col, sc in zip(columns, scalars)])
             for i in range(len(container))]
@@ -262,59 +289,101 @@ def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = Fals
                 return screened
             break
     if light:
-        return _light(gate, index, reads, *entry.verdict(gate, reads, gate.tolerance or ZERO))
+        return _light(gate, index, reads, *entry.verdict(gate, values_of(reads), gate.tolerance or ZERO))
     return entry.decide(gate, (gate, index, reads), reads, gate.tolerance or ZERO)
 
 
 # ----------------------------------------------------------- one per form
-# ``verdict_<form>(gate, reads, tol)``: (verdict, reason) of one row of usable
-# reads, the form's exact predicate; ``decide_<form>(gate, base, reads, tol)``:
-# the same verdict, by the same predicate, as a GateInstance with its exact
-# data and detail; ``expand_<form>(gate, data, reader)``: the instances of a
-# gate that is not one row per element (None: the rows of its inputs). See
-# gates/formtable.py.
+# ``verdict_<form>(gate, values, tol)``: (verdict, reason) of one row of usable
+# values, the form's exact predicate. A value is a number as read (the parsed
+# Decimal or int, a Fraction under $replay: compared as it is where that is
+# exact and cheap, else turned into its Fraction by ``fraction``) or, for a
+# finite domain, a label string. ``decide_<form>(gate, base, reads, tol)``:
+# the same verdict as a GateInstance with its exact data and detail;
+# ``expand_<form>(gate, data, reader)``: the instances of a gate that is not
+# one row per element (None: the rows of its inputs). See gates/formtable.py.
 
-def verdict_range(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_range_holds(gate, reads[0].number, tol))
-
-
-def verdict_integer(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_integer_holds(gate, reads[0].number, tol))
-
-
-def verdict_order(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_order_broken(gate, [r.number for r in reads], tol) is None)
+def fraction(x: Decimal | int | Fraction) -> Fraction:
+    """The exact Fraction of a read's number (a light read's Decimal or int)."""
+    cls = type(x)
+    if cls is Fraction:
+        return x
+    return decimal_fraction(x) if cls is Decimal else Fraction(x)
 
 
-def verdict_identity(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    assert gate.identity is not None
-    lhs_p, rhs_p = gate.identity.evaluate(tuple([r.number for r in reads]))
+def values_of(reads: Sequence[Read]) -> list[Any]:
+    """The values of a row of usable reads: each number as read, or a label."""
+    return [r[2] if r[1] is NUMBER else r[3] for r in reads]      # Read.kind, .number, .label
+
+
+def verdict_range(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    return _verdict(_range_holds(gate, values[0], tol))
+
+
+def verdict_integer(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    x = values[0]
+    if not tol and type(x) is Decimal:   # exact: to_integral_value is not bounded by the context precision
+        return _verdict((x == 0 or x == 1) if gate.binary else x == x.to_integral_value())
+    return _verdict(_integer_holds(gate, fraction(x), tol))
+
+
+def verdict_order(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    xs = values if not tol else [fraction(x) for x in values]
+    return _verdict(_order_broken(gate, xs, tol) is None)
+
+
+def verdict_identity(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    ident = gate.identity
+    assert ident is not None
+    if ident.holds is not None:
+        ok = ident.holds(values, _decimal_tolerance(gate, tol))
+        if ok is not None:
+            return _verdict(ok)
+    lhs_p, rhs_p = ident.evaluate(values)
     return _identity_verdict(gate, lhs_p, rhs_p, tol)
 
 
-def verdict_finite_domain(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_domain_member(gate, reads[0], tol)[0] is not None)
+_TOLERANCES: dict[int, tuple[Gate, Fraction, Decimal | Fraction]] = {}
 
 
-def verdict_partition_sum(gate: Gate, reads: list[Read], tol: Fraction) -> tuple[str, str | None]:
+def _decimal_tolerance(gate: Gate, tol: Fraction) -> Decimal | Fraction:
+    """``tol`` as the equal Decimal where it terminates (made once per gate)."""
+    hit = _TOLERANCES.get(id(gate))
+    if hit is None or hit[0] is not gate or hit[1] is not tol:
+        hit = _TOLERANCES[id(gate)] = (gate, tol, exact_decimal(tol))
+    return hit[2]
+
+
+def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    x = values[0]
+    return _verdict(_domain_member(gate, x if isinstance(x, str) else fraction(x), tol)[0] is not None)
+
+
+def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
     n_parts = len(gate.parts)
-    return _verdict(_partition_holds([r.number for r in reads[:n_parts]], reads[n_parts].number, tol)[1])
+    return _verdict(_partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
 
+
+# A record's verdict is the verdict predicate's; its exact data (operands and
+# what is computed from them, as Fractions) is made on first use by
+# ``exact_source`` (GateInstance), which first checks that the Fraction form
+# of the predicate gives the same verdict.
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _range(gate, base, reads[0].number, tol)
+    return _range(gate, base, reads[0].number, verdict_range(gate, (reads[0].number,), tol), tol)
 
 
 def decide_integer(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _integer(gate, base, reads[0].number, tol)
+    return _integer(gate, base, reads[0].number, verdict_integer(gate, (reads[0].number,), tol), tol)
 
 
 def decide_order(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _order(gate, base, [r.number for r in reads], [r.text for r in reads], tol)
+    numbers = [r.number for r in reads]
+    return _order(gate, base, numbers, [r.text for r in reads], verdict_order(gate, numbers, tol), tol)
 
 
 def decide_identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
-    return _identity(gate, base, reads, tol)
+    return _identity(gate, base, reads, verdict_identity(gate, tuple([r.number for r in reads]), tol), tol)
 
 
 def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
@@ -323,7 +392,14 @@ def decide_finite_domain(gate: Gate, base: tuple, reads: list[Read], tol: Fracti
 
 def decide_partition_sum(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     n_parts = len(gate.parts)
-    return _partition(gate, base, [r.number for r in reads[:n_parts]], reads[n_parts].number, tol)
+    return _partition(gate, base, [fraction(r.number) for r in reads[:n_parts]], fraction(reads[n_parts].number),
+                      tol)
+
+
+def _agreed(decided: tuple[str, str | None], exact: tuple[str, str | None], gate: Gate) -> None:
+    """The check made before an instance's exact data is handed out."""
+    if decided != exact:
+        raise AssertionError(f"gate {gate.id}: verdict {decided} but its exact data gives {exact}")
 
 
 def expand_order(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
@@ -336,22 +412,71 @@ def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateIns
     return None
 
 
-_BOUNDS: dict[int, tuple[Gate, tuple[Fraction | None, Fraction | None]]] = {}
+# ``quick_<form>(gate)``: for a gate ``expand_<form>`` expands, the check of
+# gates/quick.py: a function of the gate view giving the instance indices when
+# every instance passes on usable values, else None (None instead of the
+# function: the gate has plain rows).
+
+def quick_order(gate: Gate):
+    path = gate.chain_list
+    if path is None:
+        return None
+    from .quick import usable
+
+    def chain(view: Any) -> list[int | None] | None:
+        values = paths.items(view, path)
+        if not isinstance(values, list) or not values or not all(usable(v) for v in values):
+            return None
+        # every adjacent pair in order is the whole chain in order
+        return list(range(len(values) - 1)) if verdict_order(gate, values, gate.tolerance or ZERO)[0] == "pass" \
+            else None
+    return chain
 
 
-def _effective_bounds(gate: Gate, tol: Fraction) -> tuple[Fraction | None, Fraction | None]:
-    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate."""
+def quick_partition_sum(gate: Gate):
+    if gate.total is not None and gate.total.is_list:
+        return None
+    from .quick import usable
+
+    def whole(view: Any) -> list[int | None] | None:
+        values: list[Any] = []
+        for p in gate.parts:
+            if p.is_list:
+                got = paths.items(view, p)
+                if not isinstance(got, list):
+                    return None
+                values.extend(got)         # an empty list of parts sums to 0
+            else:
+                values.append(paths.get(view, p))
+        values.append(paths.get(view, gate.total) if gate.total is not None else gate.total_value)
+        if not all(usable(v) for v in values):
+            return None
+        n = len(values) - 1
+        parts = [fraction(v) for v in values[:n]]
+        return [None] if _partition_holds(parts, fraction(values[n]), gate.tolerance or ZERO)[1] else None
+    return whole
+
+
+Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
+_BOUNDS: dict[int, tuple[Gate, Bounds, Bounds]] = {}
+
+
+def _effective_bounds(gate: Gate, tol: Fraction, decimal: bool = False) -> Bounds:
+    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate:
+    as Fractions, or (``decimal``) as the equal Decimals where they terminate,
+    for comparing a parsed Decimal at C speed (exact either way)."""
     hit = _BOUNDS.get(id(gate))
     if hit is None or hit[0] is not gate:
-        hit = (gate, (gate.lower.value - tol if gate.lower is not None else None,
-                      gate.upper.value + tol if gate.upper is not None else None))
+        exact = (gate.lower.value - tol if gate.lower is not None else None,
+                 gate.upper.value + tol if gate.upper is not None else None)
+        hit = (gate, exact, tuple(exact_decimal(b) if b is not None else None for b in exact))
         _BOUNDS[id(gate)] = hit
-    return hit[1]
+    return hit[2] if decimal else hit[1]
 
 
-def _range_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
+def _range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
     lo, hi = gate.lower, gate.upper
-    lo_eff, hi_eff = _effective_bounds(gate, tol)
+    lo_eff, hi_eff = _effective_bounds(gate, tol, type(x) is not Fraction)
     ok = True
     if lo is not None:
         ok = x > lo_eff if lo.strict else x >= lo_eff
@@ -360,12 +485,18 @@ def _range_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     return ok
 
 
-def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _range(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
-    verdict, reason = _verdict(_range_holds(gate, x, tol))
+    verdict, reason = decided
     xs = base[2][0].text
 
+    def exact() -> dict[str, Any]:
+        x = fraction(number)
+        _agreed(decided, _verdict(_range_holds(gate, x, tol)), gate)
+        return {"operands": (x,)}
+
     def detail() -> str:
+        x = fraction(number)
         problems = []
         if lo is not None and not (x > lo.value - tol if lo.strict else x >= lo.value - tol):
             problems.append(f"{'at or ' if lo.strict and x == lo.value - tol else ''}below the "
@@ -378,7 +509,7 @@ def _range(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
         text = (f"{xs} within {interval}" if not problems else f"{xs} outside {interval}: {'; '.join(problems)}")
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
                      upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
@@ -391,33 +522,47 @@ def _integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     return abs(x - round(x)) <= tol
 
 
-def _integer(gate: Gate, base: tuple, x: Fraction, tol: Fraction) -> GateInstance:
+def _integer(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     xs = base[2][0].text
-    ok = _integer_holds(gate, x, tol)
+    verdict, reason = decided
+    ok = verdict == "pass"
+
+    def exact() -> dict[str, Any]:
+        x = fraction(number)
+        _agreed(decided, _verdict(_integer_holds(gate, x, tol)), gate)
+        return {"operands": (x,)}
 
     def detail() -> str:
         if gate.binary:
             return f"{xs} {'in' if ok else 'not in'} {{0, 1}}" + _tol_note(gate)
         return f"{xs} {'is' if ok else 'is not'} an integer" + _tol_note(gate)
 
-    verdict, reason = _verdict(ok)
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=(x,),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      binary=gate.binary)
 
 
 def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
     """The first k with x_k, x_k+1 out of order, or None."""
     for k in range(len(xs) - 1):
-        ok = xs[k] < xs[k + 1] + tol if gate.strict else xs[k] <= xs[k + 1] + tol
+        nxt = xs[k + 1] + tol if tol else xs[k + 1]    # (a light read's Decimal takes no Fraction sum)
+        ok = xs[k] < nxt if gate.strict else xs[k] <= nxt
         if not ok:
             return k
     return None
 
 
-def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None], tol: Fraction) -> GateInstance:
-    broken = _order_broken(gate, xs, tol)
+def _order(gate: Gate, base: tuple, numbers: list[Any], texts: list[str | None], decided: tuple[str, str | None],
+           tol: Fraction) -> GateInstance:
+    verdict, reason = decided
+
+    def exact() -> dict[str, Any]:
+        xs = [fraction(x) for x in numbers]
+        _agreed(decided, _verdict(_order_broken(gate, xs, tol) is None), gate)
+        return {"operands": tuple(xs)}
 
     def detail() -> str:
+        xs = [fraction(x) for x in numbers]
+        broken = _order_broken(gate, xs, tol)
         rel = "<" if gate.strict else "<="
         chain = f" {rel} ".join(t or "?" for t in texts)
         if broken is None:
@@ -427,8 +572,7 @@ def _order(gate: Gate, base: tuple, xs: list[Fraction], texts: list[str | None],
             text = f"{chain} is broken: {a} {'>=' if gate.strict and xs[broken] == xs[broken + 1] else '>'} {b}"
         return text + _tol_note(gate)
 
-    verdict, reason = _verdict(broken is None)
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, operands=tuple(xs),
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      strict=gate.strict)
 
 
@@ -455,37 +599,45 @@ def _identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[in
     return _verdict(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
 
 
-def _identity(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
+def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, str | None],
+              tol: Fraction) -> GateInstance:
     ident = gate.identity
     assert ident is not None
-    operands = tuple([r.number for r in reads])
-    lhs_p, rhs_p = ident.evaluate(operands)
-    verdict, reason = _identity_verdict(gate, lhs_p, rhs_p, tol)
-    lhs_v = Fraction(*lhs_p) if lhs_p is not None else None
-    rhs_v = Fraction(*rhs_p) if rhs_p is not None else None
+    verdict, reason = decided
+    made: dict[str, Any] = {}
+
+    def exact() -> dict[str, Any]:
+        if not made:        # (shared with the detail text)
+            operands = tuple([fraction(r.number) for r in reads])
+            lhs_p, rhs_p = ident.evaluate(operands)
+            _agreed(decided, _identity_verdict(gate, lhs_p, rhs_p, tol), gate)
+            made.update(operands=operands, bindings=tuple(zip(ident.var_names, operands)),
+                        lhs_value=pair_fraction(*lhs_p) if lhs_p is not None else None,
+                        rhs_value=pair_fraction(*rhs_p) if rhs_p is not None else None)
+        return made
 
     def detail() -> str:
         shown = identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
         if reason == "undefined":
             return f"{ident.expr}: {shown} divides by zero"
+        lhs_v, rhs_v = exact()["lhs_value"], made["rhs_value"]
         text = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
         if verdict != "pass":
             text += f", violating {ident.relation}"
         return text + _tol_note(gate)
 
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, relation=ident.relation,
-                     identity=ident, bindings=tuple(zip(ident.var_names, operands)), operands=operands,
-                     lhs_value=lhs_v, rhs_value=rhs_v)
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
+                     relation=ident.relation, identity=ident)
 
 
-def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str | None]:
-    """(index of the member the read matches or None, the normalised label of a label read)."""
-    if r.kind == NUMBER:
+def _domain_member(gate: Gate, x: Fraction | str, tol: Fraction) -> tuple[int | None, str | None]:
+    """(index of the member a number or label matches or None, the normalised label)."""
+    if not isinstance(x, str):
         for k, v in enumerate(gate.domain_numbers):
-            if v is not None and abs(r.number - v) <= tol:
+            if v is not None and abs(x - v) <= tol:
                 return k, None
         return None, None
-    label = normalise(r.label or "")
+    label = normalise(x)
     for k, v in enumerate(gate.domain):
         if normalise(v) == label:
             return k, label
@@ -493,8 +645,9 @@ def _domain_member(gate: Gate, r: Read, tol: Fraction) -> tuple[int | None, str 
 
 
 def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
-    member, label = _domain_member(gate, r, tol)
-    operands: tuple[Fraction, ...] = (r.number,) if r.kind == NUMBER else ()
+    x = fraction(r.number) if r.kind == NUMBER else r.label or ""
+    member, label = _domain_member(gate, x, tol)
+    operands: tuple[Fraction, ...] = (x,) if r.kind == NUMBER else ()
     verdict, reason = _verdict(member is not None)
 
     def detail() -> str:
@@ -551,11 +704,11 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
         return screened
     base = (gate, None, reads)
     if gate.total is not None:
-        total = reads[-1].number
+        total = fraction(reads[-1].number)
     else:
         assert gate.total_value is not None
         total = gate.total_value
-    parts = [r.number for r in reads[:n_parts]]
+    parts = [fraction(r.number) for r in reads[:n_parts]]
     if reader.light:
         return _light(gate, None, reads, *_verdict(_partition_holds(parts, total, gate.tolerance or ZERO)[1]))
     return _partition(gate, base, parts, total, gate.tolerance or ZERO)

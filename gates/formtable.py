@@ -5,9 +5,12 @@ Every module that treats forms differently dispatches through :data:`FORM_TABLE`
 
 * :mod:`.compile` checks a spec's keys against ``keys`` and calls ``compile``;
 * :mod:`.forms` calls ``expand`` (a gate that is not one instance per row of
-  its inputs), ``verdict`` (the exact predicate on one row of usable reads) and
+  its inputs), ``verdict`` (the exact predicate on the values of one row of
+  usable reads; also what :mod:`.quick` asks of every row) and
   ``decide`` (the same verdict as an instance with its exact data and detail);
   ``reads_labels`` says a string input is a label, not a wrong type;
+* :mod:`.quick` calls ``quick`` (for a gate ``expand`` expands, its one-sided
+  all-pass check);
 * :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
 * :mod:`.audit_scoring` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
   a metric field in its good direction (``hits``: the operand positions that
@@ -30,7 +33,8 @@ from mmverify.numbers import exact_text
 from .compile import (build_finite_domain, build_identity, build_integer, build_order, build_partition_sum,
                       build_range)
 from .forms import (decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum,
-                    decide_range, expand_order, expand_partition_sum, verdict_finite_domain, verdict_identity,
+                    decide_range, expand_order, expand_partition_sum, quick_order, quick_partition_sum,
+                    verdict_finite_domain, verdict_identity,
                     verdict_integer, verdict_order, verdict_partition_sum, verdict_range)
 from .model import Gate, GateInstance
 
@@ -52,6 +56,7 @@ class Form:
     bounds_field: Callable[[Gate, list[int], bool], bool]
     verdict: Callable[..., tuple[str, str | None]]
     expand: Callable[..., list[GateInstance] | None] | None = None
+    quick: Callable[[Gate], Any] | None = None
     reads_labels: bool = False
 
 
@@ -137,7 +142,7 @@ FORM_TABLE: dict[FormName, Form] = {f.name: f for f in (
          lambda g, hits, up: g.binary, verdict=verdict_integer),
     Form("order", frozenset({"paths", "path", "strict"}),
          build_order, decide_order, lambda i: {"strict": i.strict}, _claim_order,
-         _order_bounds_field, verdict=verdict_order, expand=expand_order),
+         _order_bounds_field, verdict=verdict_order, expand=expand_order, quick=quick_order),
     Form("identity", frozenset({"expr", "vars"}),
          build_identity, decide_identity, _identity_bounds, _claim_identity, _relates,
          verdict=verdict_identity),
@@ -148,7 +153,7 @@ FORM_TABLE: dict[FormName, Form] = {f.name: f for f in (
     Form("partition_sum", frozenset({"parts", "total", "total_value"}),
          build_partition_sum, decide_partition_sum,
          lambda i: {"parts_sum": exact_text(i.parts_sum), "total": exact_text(i.total)}, _claim_partition,
-         _relates, verdict=verdict_partition_sum, expand=expand_partition_sum),
+         _relates, verdict=verdict_partition_sum, expand=expand_partition_sum, quick=quick_partition_sum),
 )}
 
 FORMS: tuple[FormName, ...] = get_args(FormName)

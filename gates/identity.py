@@ -31,7 +31,10 @@ anywhere in a side makes the side undefined.
 from __future__ import annotations
 
 import ast
+import decimal
+import operator
 import re
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 from mmverify.errors import MmverifyError
@@ -274,6 +277,97 @@ def compile_identity(expr: str, var_names: Sequence[str]):
         return side(left, pairs), side(right, pairs)
 
     return relation, evaluate
+
+
+# --------------------------------------------------------- decimal closures
+#
+# The verdict path (a reward) reads artifact numbers as the Decimals the parser
+# made. A side without division is a polynomial, so it is evaluated on them in
+# a context whose precision no artifact number can reach in practice, with
+# every rounding trapped: a result is either exact or raises, and then the
+# verdict is left to the pair closures above. Each operation names the context
+# (``-x`` or ``x + y`` would round in the thread's 28-digit one).
+
+_EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+                         traps=[decimal.Inexact, decimal.Rounded, decimal.InvalidOperation, decimal.Overflow,
+                                decimal.Underflow, decimal.Subnormal, decimal.Clamped])
+_UNDECIDED = (decimal.DecimalException, TypeError)
+
+
+def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]):
+    """A closure over a tuple of Decimal (or int) values, or None for a node
+    holding a division or a negative power (the pair closures decide those)."""
+    ctx = _EXACT
+    if isinstance(node, ast.Name):
+        k = index[node.id]
+        return lambda v: v[k]
+    if isinstance(node, ast.Constant):
+        value = Decimal(ast.get_source_segment(text, node) or "")
+        return lambda v: value
+    if isinstance(node, ast.UnaryOp):
+        inner = _decimal_node(node.operand, text, index)
+        if inner is None or not isinstance(node.op, ast.USub):
+            return inner
+        return lambda v: ctx.minus(inner(v))
+    assert isinstance(node, ast.BinOp)
+    left = _decimal_node(node.left, text, index)
+    if left is None or isinstance(node.op, ast.Div):
+        return None
+    if isinstance(node.op, ast.Pow):
+        exp = node.right
+        if isinstance(exp, ast.UnaryOp):
+            if isinstance(exp.op, ast.USub):
+                return None
+            exp = exp.operand
+        e = exp.value
+        return lambda v: ctx.power(left(v), e)      # 0 ** 0 is InvalidOperation: undecided here
+    right = _decimal_node(node.right, text, index)
+    if right is None:
+        return None
+    op = {ast.Add: ctx.add, ast.Sub: ctx.subtract, ast.Mult: ctx.multiply}[type(node.op)]
+    return lambda v: op(left(v), right(v))
+
+
+def compile_decimal_check(expr: str, var_names: Sequence[str]):
+    """``holds(values, tol)``: the identity's verdict (as :func:`relation_holds`)
+    at parsed artifact numbers (Decimal or int, ``var_names`` order) when both
+    sides are evaluated exactly in Decimal; None when it cannot be (a side
+    divides, a value is a Fraction, the exact result is out of the context's
+    reach): the caller then decides on the pair closures. ``tol`` is a Decimal
+    or a Fraction (both compare exactly with a Decimal). None instead of a
+    function when a side divides."""
+    text, relation, left_tree, right_tree = _checked(expr, var_names)
+    index = {n: k for k, n in enumerate(var_names)}
+    left = _decimal_node(left_tree, text, index)
+    right = _decimal_node(right_tree, text, index)
+    if left is None or right is None:
+        return None
+    subtract = _EXACT.subtract
+
+    def holds(values, tol) -> bool | None:
+        for x in values:
+            if x.__class__ is not Decimal and x.__class__ is not int:
+                return None
+        try:
+            lhs, rhs = left(values), right(values)
+            if not tol:
+                return _COMPARE[relation](lhs, rhs)
+            diff = subtract(lhs, rhs)
+        except _UNDECIDED:
+            return None
+        if relation == "==":
+            return diff.copy_abs() <= tol
+        if relation == "<=":
+            return diff <= tol
+        if relation == "<":
+            return diff < tol
+        neg = tol.copy_negate() if tol.__class__ is Decimal else -tol    # (-tol would round a Decimal)
+        return diff >= neg if relation == ">=" else diff > neg
+
+    return holds
+
+
+_COMPARE = {"==": operator.eq, "<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 
 
 def pair_holds(relation: str, lhs: tuple[int, int], rhs: tuple[int, int], tol: Fraction) -> bool:

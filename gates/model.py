@@ -30,7 +30,7 @@ reason
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Sequence, get_args
@@ -70,6 +70,8 @@ class Identity:
     it divides by zero: a closure compiled from the checked ``ast`` of
     ``expr``, no sympy (see :func:`mmverify.gates.identity.compile_identity`).
     ``var_paths`` is aligned with ``var_names`` (declaration order of ``vars``).
+    ``holds(values, tol)`` decides the relation on the parsed Decimals of the
+    verdict path without Fractions where that is exact (None otherwise).
 
     ``lhs``/``rhs`` are the sides as sympy expressions over the Symbols named
     in ``var_names`` (exact Rational constants only; +, -, *, / and integer
@@ -84,6 +86,9 @@ class Identity:
     var_paths: tuple[FieldPath, ...]
     evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
         repr=False, compare=False)
+    # the verdict at parsed Decimals, or None (see identity.compile_decimal_check);
+    # None for an identity that divides
+    holds: Callable[[Sequence[Any], Any], bool | None] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def _sympy(self) -> tuple[Any, Any]:
@@ -249,6 +254,21 @@ class GateInstance:
     parts: tuple[Fraction, ...] = ()
     total: Fraction | None = None
     parts_sum: Fraction | None = None
+    # makes the fields of LAZY_EXACT on first use (None: they were given, or are empty)
+    exact_source: Any = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only for an attribute the instance does not hold yet: the
+        # exact data read from the artifact (LAZY_EXACT), made here once
+        if name not in _LAZY_DEFAULTS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        d = object.__getattribute__(self, "__dict__")
+        source = d.get("exact_source")
+        made = source() if source is not None else {}
+        for key, default in _LAZY_DEFAULTS.items():
+            d.setdefault(key, made.get(key, default))
+        d["exact_source"] = None
+        return d[name]
 
     @property
     def hard(self) -> bool:
@@ -315,7 +335,7 @@ class GateVerdict(NamedTuple):
     severity: str
     index: int | None
     paths: tuple[str, ...]
-    values: tuple[str | None, ...]
+    values: tuple[Any, ...]      # as read: a number as parsed (Decimal or int), else its report text; None: absent
     verdict: str
     reason: str | None
 
@@ -326,6 +346,11 @@ class GateVerdict(NamedTuple):
     @property
     def name(self) -> str:
         return self.gate_id if self.index is None else f"{self.gate_id}[{self.index}]"
+
+
+def verified_paths(gate: Gate, index: int | None) -> list[str]:
+    """The concrete paths a passing instance (``index``) of ``gate`` verifies."""
+    return [concrete(path, index) if path.is_list and index is not None else path.text for path in gate.verifies]
 
 
 @dataclass(frozen=True)
@@ -340,13 +365,12 @@ class GateReport:
     def verified(self) -> frozenset[str]:
         """Concrete artifact paths a passing hard gate verifies (``verifies``)."""
         by_id = {g.id: g for g in self.gates}
-        out = set()
+        out: set[str] = set()
         for inst in self.instances:
             gate = by_id.get(inst.gate_id)
             if gate is None or not gate.verifies or not inst.hard or inst.verdict != "pass":
                 continue
-            for path in gate.verifies:
-                out.add(concrete(path, inst.index) if path.is_list and inst.index is not None else path.text)
+            out.update(verified_paths(gate, inst.index))
         return frozenset(out)
 
     @property
@@ -405,17 +429,28 @@ class GateReport:
 
 
 
-INSTANCE_DEFAULTS: dict[str, Any] = {
-    f.name: f.default for f in GateInstance.__dataclass_fields__.values()  # type: ignore[attr-defined]
-    if f.default is not MISSING}
+# The exact data an instance reads from the artifact (Fractions of its numbers
+# and what is computed from them): the Lean layer, the audit and the exact
+# block of a report ask for it, a score does not, so a gate form may hand over
+# a function making it (``exact_source``) instead of the values. These fields
+# have no class default: reading one the instance does not hold reaches
+# ``GateInstance.__getattr__``, which makes them.
+LAZY_EXACT = ("operands", "bindings", "lhs_value", "rhs_value")
+_LAZY_DEFAULTS: dict[str, Any] = {
+    name: GateInstance.__dataclass_fields__[name].default for name in LAZY_EXACT}  # type: ignore[attr-defined]
+for _name in LAZY_EXACT:
+    delattr(GateInstance, _name)
+
+# Every other field with a default keeps it as a class attribute (an immutable
+# value), so an instance made by make_instance holds just what differs.
 
 
 def make_instance(template: dict[str, Any], fields: dict[str, Any]) -> GateInstance:
-    """A :class:`GateInstance` from a per-gate ``template`` (every field's
-    default plus the gate's own: id, form, level, severity, tolerance) and the
-    instance's ``fields``: the same object ``GateInstance(**template, **fields)``
-    gives, without running the generated ``__init__`` once per field (the
-    hottest allocation of scoring)."""
+    """A :class:`GateInstance` from a per-gate ``template`` (the gate's own
+    fields: id, form, level, severity, tolerance) and the instance's
+    ``fields``, every other field at its default: equal to
+    ``GateInstance(**template, **fields)``, without running the generated
+    ``__init__`` once per field (the hottest allocation of scoring)."""
     inst = object.__new__(GateInstance)
     d = inst.__dict__
     d.update(template)

@@ -110,8 +110,10 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the
     report: the same stages and verdicts (replay, gates, schema, panel; 0.0 for
     a missing, unreadable, invalid or infeasible artifact, or one no paper
-    votes on), but only what decides the number: the hard gates (up to the
-    first failure; soft gates never change a score), the schema's verdict (its
+    votes on), but only what decides the number: the hard gates (checked all
+    at once when they all pass, :func:`mmverify.gates.quick.hard_gates_pass`,
+    else instance by instance up to the first failure; soft gates never change
+    a score), the schema's verdict (its
     errors only when some are local and must be masked) and the panel's O-EVAL
     without its records (:func:`mmverify.scoring.panel.panel_oeval`, the same
     code as the report's panel). The verdict-only path of ``mmverify.reward``
@@ -119,12 +121,16 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     if artifact is None or isinstance(artifact, ArtifactError):
         return 0.0
     from mmverify.gates import evaluate_gates
-    from mmverify.replay import run_replay
+    from mmverify.gates.quick import hard_gates_pass
+    from mmverify.replay import gate_view, run_replay
     from mmverify.scoring.panel import panel_oeval
 
     from .validate import is_valid
 
-    gates = evaluate_gates(task, artifact.data, run_replay(task, artifact.data), hard_only=True)
+    replayed = run_replay(task, artifact.data)
+    # the common case (every hard gate passes) without one verdict per instance
+    gates = hard_gates_pass(task, gate_view(artifact.data, replayed), replayed) or \
+        evaluate_gates(task, artifact.data, replayed, hard_only=True)
     if gates.hard_failures:
         return 0.0
     data = artifact.data

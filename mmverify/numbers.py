@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from math import gcd
 from fractions import Fraction
 from typing import Any
 
@@ -57,6 +58,15 @@ def decimal_fraction(value: Decimal) -> Fraction:
     return Fraction(value)
 
 
+def pair_fraction(n: int, d: int) -> Fraction:
+    """``Fraction(n, d)`` for integers with ``d > 0``: reduced by one gcd,
+    without the constructor's type dispatch."""
+    g = gcd(n, d)
+    if g != 1:
+        n, d = n // g, d // g
+    return _fraction_from_ratio(n, d) if _DIRECT else Fraction(n, d)
+
+
 def decimal_places(value: Fraction) -> int | None:
     """Fewest decimal places that write ``value`` exactly, or None when its
     decimal expansion does not terminate (a prime other than 2 and 5 divides
@@ -69,6 +79,16 @@ def decimal_places(value: Fraction) -> int | None:
         d //= 5
         fives += 1
     return max(twos, fives) if d == 1 else None
+
+
+def exact_decimal(value: Fraction) -> Decimal | Fraction:
+    """``value`` as the equal ``Decimal`` when its expansion terminates (built
+    from text: exact whatever the context), else ``value`` itself. Both compare
+    exactly with a ``Decimal``; the Decimal-Decimal comparison is the fast one."""
+    places = decimal_places(value)
+    if places is None:
+        return value
+    return Decimal(f"{value.numerator * 10 ** places // value.denominator}E-{places}")
 
 
 def point_text(n: int, places: int) -> str:

@@ -109,10 +109,31 @@ class Missing:
         return f"Missing({self.reason!r})"
 
 
+_NO = object()
+
+
 def get(data: Any, path: FieldPath | str) -> Any:
     """The value at a non-wildcard path, or a :class:`Missing` saying where it stopped."""
     if isinstance(path, str):
         path = parse_path(path)
+    cur = data
+    for seg in path.segments:       # the common walk: every step present (else _stopped says where)
+        if seg.__class__ is str:
+            if cur.__class__ is not dict:
+                return _stopped(data, path)
+            cur = cur.get(seg, _NO)
+            if cur is _NO:
+                return _stopped(data, path)
+        elif cur.__class__ is list and 0 <= seg < len(cur):
+            cur = cur[seg]
+        else:
+            return _stopped(data, path)
+    return cur
+
+
+def _stopped(data: Any, path: FieldPath) -> Any:
+    """:func:`get` step by step, for a walk that left the common case (a step
+    absent, a subclass of dict or list, a wildcard): the value or the Missing."""
     cur = data
     for k, seg in enumerate(path.segments):
         if seg.__class__ is str:
@@ -202,6 +223,9 @@ def items(data: Any, path: FieldPath | str) -> list[Any] | Missing:
     if isinstance(container, Missing):
         return container
     _, tail = path.split()
+    if len(tail.segments) == 1 and tail.segments[0].__class__ is str:   # items[*].key, the common shape
+        key = tail.segments[0]
+        return [item[key] if item.__class__ is dict and key in item else get(item, tail) for item in container]
     return [get(item, tail) for item in container] if tail.segments else list(container)
 
 

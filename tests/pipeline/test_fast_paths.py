@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -51,6 +52,44 @@ def test_compiled_sides_equal_sympy(expr, x, y):
             continue  # a division by zero in the written expression: undefined (sympy may have cancelled it)
         assert pair[1] > 0
         assert Fraction(*pair) == want
+
+
+decimals = st.one_of(
+    st.integers(-10**6, 10**6),
+    st.decimals(allow_nan=False, allow_infinity=False, min_value=-10**9, max_value=10**9),
+    st.builds(lambda m, e: Decimal(f"{m}E{e}"), st.integers(-999, 999), st.integers(-300, 300)))
+
+
+@pytest.mark.parametrize("expr", [
+    "x * 0.1 + 1.5e-3 == 3 * y", "x ** 2 - y ** 3 >= .5", "-(x - y) * (x + y) < 2", "+x * -y ** 3 <= 0",
+    "x ** 0 + y ** 0 == 2", "x - y > 0", "x == y", "0.3 * x - 0.1 * y >= x",
+])
+@given(x=decimals, y=decimals, tol=st.sampled_from(["0", "0.001", "1e-30", "123456789012345678901234567890.5"]))
+@fuzz_settings(80)
+def test_decimal_check_equals_the_exact_relation(expr, x, y, tol):
+    # the verdict path's Decimal evaluation decides exactly as the Fractions,
+    # or leaves the verdict to them (None), never another answer
+    from mmverify.gates.identity import compile_decimal_check
+    from mmverify.numbers import exact_decimal, to_fraction
+
+    holds = compile_decimal_check(expr, ["x", "y"])
+    relation, evaluate = compile_identity(expr, ["x", "y"])
+    tol_f = Fraction(Decimal(tol))
+    lhs, rhs = evaluate([to_fraction(x), to_fraction(y)])
+    got = holds((x, y), exact_decimal(tol_f))
+    if got is None:
+        assert "** 0" in expr and 0 in (x, y)      # 0 ** 0: InvalidOperation in Decimal
+    else:
+        assert got == pair_holds(relation, lhs, rhs, tol_f)
+    assert holds((to_fraction(x), y), tol_f) is None   # a Fraction value: left to the pairs
+
+
+def test_decimal_check_declines_division():
+    from mmverify.gates.identity import compile_decimal_check
+
+    assert compile_decimal_check("x / y == 1", ["x", "y"]) is None
+    assert compile_decimal_check("x ** -2 == y", ["x", "y"]) is None
+    assert compile_decimal_check("x ** 2 == y", ["x", "y"]) is not None
 
 
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
@@ -133,8 +172,9 @@ def test_verdict_only_stages_equal_the_report_stages(case):
     full = evaluate_gates(task, data)
     hard = evaluate_gates(task, data, hard_only=True)
     report_hard = [i for i in full.instances if i.hard]
-    assert [(i.gate_id, i.index, i.verdict, i.reason, i.paths, i.values) for i in hard.instances] == \
-        [(i.gate_id, i.index, i.verdict, i.reason, i.paths, i.values) for i in report_hard[:len(hard.instances)]]
+    assert _verdicts(hard.instances) == _verdicts(report_hard[:len(hard.instances)])
+    # every gate, soft ones too, decided on the verdict path's reads as in the report
+    assert _verdicts(evaluate_gates(task, data, records=False).instances) == _verdicts(full.instances)
     assert bool(hard.hard_failures) == bool(full.hard_failures)
     if not full.hard_failures:
         assert len(hard.instances) == len(report_hard)
@@ -145,6 +185,13 @@ def test_verdict_only_stages_equal_the_report_stages(case):
             want = score_panel(task, data, gates, ruleset).oeval
             got = panel_oeval(task, data, gates, ruleset)
             assert got == want and type(got) is type(want)
+
+
+def _verdicts(instances) -> list[tuple]:
+    """What a verdict carries, comparable between records and verdicts (a
+    verdict's values are the numbers as parsed, a record's their text)."""
+    return [(i.gate_id, i.index, i.verdict, i.reason, i.paths, tuple(v is None for v in i.values))
+            for i in instances]
 
 
 def test_reward_of_oracles_and_missing():

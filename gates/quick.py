@@ -1,0 +1,133 @@
+"""A one-sided check of a task's hard gates, for the reward.
+
+A reward needs three things of the gates: whether a hard gate fails, which
+artifact paths passing hard gates verify, and which hard gates cannot be
+checked (gaps, read by the ``unwitnessed_claim`` rule). When every hard gate
+instance passes on usable values, the answers are "none", "all that the gates
+declare" and "none", and they can be had without building a verdict per
+instance. :func:`hard_gates_pass` answers exactly that case, straight from the
+artifact's values, with the same predicates as the instances
+(``verdict_<form>`` of :mod:`.forms`, through the form table). Anything else
+(a value absent, null, of the wrong type, an empty or missing list, a failing
+row) gives None, and the caller evaluates the gates instance by instance
+(:func:`.forms.evaluate_gates`): the check is one-sided, never a verdict of
+its own. A differential test holds it to the instances.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from itertools import repeat
+from typing import Any, Callable
+
+from mmverify import paths
+
+from .compile import compile_gates
+from .formtable import FORM_TABLE
+from .model import Gate, verified_paths
+
+ZERO = Fraction(0)
+
+
+@dataclass(frozen=True)
+class HardGatesPassed:
+    """What a score reads of the gate report of an artifact whose hard gate
+    instances all pass: no failure, no gap to name (``instances`` holds the
+    failing and gap instances a score looks at: none), and the concrete
+    paths the passing gates verify."""
+
+    task_id: str
+    verified_paths: frozenset[str]
+    replay: Any = None
+    instances: tuple = ()
+    hard_failures: tuple = ()
+
+    def verified(self) -> frozenset[str]:
+        return self.verified_paths
+
+
+def usable(value: Any, labels: bool = False) -> bool:
+    """Whether the gate forms read ``value`` as a number (or, for ``labels``, a
+    label): the parser's exact types only; anything else is left to the
+    instances (``exact.read``)."""
+    cls = value.__class__
+    return ((cls is Decimal and value.is_finite()) or cls is int or cls is Fraction
+            or (labels and cls is str))
+
+
+Check = Callable[[Any], "list[int | None] | None"]
+
+
+def _row_check(gate: Gate) -> Check:
+    """The instance indices of a gate with one instance per row of its inputs,
+    when every row passes on usable values; else None."""
+    entry = FORM_TABLE[gate.form]
+    verdict, tol, labels = entry.verdict, gate.tolerance or ZERO, entry.reads_labels
+    inputs = gate.inputs
+    flags = tuple(p.is_list for p in inputs)
+
+    if not any(flags):
+        def scalar_rows(view: Any) -> list[int | None] | None:
+            values = [paths.get(view, p) for p in inputs]
+            if all(usable(v, labels) for v in values) and verdict(gate, values, tol)[0] == "pass":
+                return [None]
+            return None
+        return scalar_rows
+
+    def list_rows(view: Any) -> list[int | None] | None:
+        columns: list[Any] = []
+        n = None
+        for p, is_list in zip(inputs, flags):
+            if is_list:
+                col = paths.items(view, p)
+                if not isinstance(col, list) or not col:   # absent, null, not a list, empty: not all passes
+                    return None
+                n = len(col)
+            else:
+                col = paths.get(view, p)
+            columns.append(col)
+        for col, is_list in zip(columns, flags):
+            if not (all(usable(v, labels) for v in col) if is_list else usable(col, labels)):
+                return None
+        rows = zip(*[col if is_list else repeat(col, n) for col, is_list in zip(columns, flags)])
+        for row in rows:
+            if verdict(gate, row, tol)[0] != "pass":
+                return None
+        return list(range(n))
+    return list_rows
+
+
+def _check(gate: Gate) -> Check:
+    expanded = FORM_TABLE[gate.form].quick
+    if expanded is not None:
+        own = expanded(gate)
+        if own is not None:
+            return own
+    return _row_check(gate)
+
+
+_PLANS: dict[int, tuple[tuple[Gate, ...], tuple[tuple[Gate, Check], ...]]] = {}
+
+
+def _plan(task: Any) -> tuple[tuple[Gate, Check], ...]:
+    gates = compile_gates(task)
+    hit = _PLANS.get(id(gates))
+    if hit is None or hit[0] is not gates:
+        hit = _PLANS[id(gates)] = (gates, tuple((g, _check(g)) for g in gates if g.hard))
+    return hit[1]
+
+
+def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPassed | None:
+    """:class:`HardGatesPassed` when every hard gate instance of ``task`` on
+    ``view`` (the artifact with its replayed values, ``replay.gate_view``)
+    passes on usable values; None otherwise (then evaluate the instances)."""
+    verified: set[str] = set()
+    for gate, check in _plan(task):
+        indices = check(view)
+        if indices is None:
+            return None
+        if gate.verifies:
+            for index in indices:
+                verified.update(verified_paths(gate, index))
+    return HardGatesPassed(task.id, frozenset(verified), replayed)

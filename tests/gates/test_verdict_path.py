@@ -1,0 +1,185 @@
+"""The verdict path (``evaluate_gates(..., records=False)``, what the reward
+reads) compares a parsed Decimal as it is where the records compare its
+Fraction: both must give every instance the same verdict, most of all at the
+bounds, where an inexact comparison would show. Numbers are planted at the
+gate inputs of every task, drawn around every constant its gates hold (bounds
+with their tolerance, domain members, 0 and 1), a few units in the last place
+away, with trailing zeros, or far out in exponent."""
+from __future__ import annotations
+
+import copy
+from decimal import Decimal
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.helpers.hostile import set_at
+from tests.helpers.hostile.strategies import fuzz_settings
+
+from mmverify.artifact import parse_file
+from mmverify.gates import compile_gates, evaluate_gates
+from mmverify.numbers import exact_decimal
+from mmverify.paths import WILDCARD
+from mmverify.replay import run_replay
+from mmverify.tasks import load_all
+
+TASKS = load_all()
+ORACLES = {t.id: parse_file(t.oracle_path).data for t in TASKS}
+REPLAYED = {t.id: run_replay(t, ORACLES[t.id]) for t in TASKS}
+
+
+def _constants(task) -> list[Fraction]:
+    out = {Fraction(0), Fraction(1)}
+    for g in compile_gates(task):
+        tol = g.tolerance or Fraction(0)
+        for bound in (g.lower, g.upper):
+            if bound is not None:
+                out.update({bound.value, bound.value - tol, bound.value + tol})
+        out.update(v for v in g.domain_numbers if v is not None)
+        if g.total_value is not None:
+            out.add(g.total_value)
+    return sorted(out)
+
+
+def _inputs(task) -> list[tuple]:
+    """Concrete segments of every artifact value a gate reads ([*] as element 0 or 1)."""
+    out = []
+    for g in compile_gates(task):
+        for p in g.inputs:
+            if p.segments and p.segments[0] == "$replay":
+                continue
+            for k in (0, 1) if p.is_list else (None,):
+                out.append(tuple(k if s == WILDCARD else s for s in p.segments))
+    return sorted(set(out), key=repr)
+
+
+CONSTANTS = {t.id: _constants(t) for t in TASKS}
+INPUTS = {t.id: _inputs(t) for t in TASKS}
+
+
+@st.composite
+def near(draw, constants: list[Fraction]) -> Decimal | int:
+    """A number at, or a few units in some decimal place from, one of ``constants``."""
+    base = exact_decimal(draw(st.sampled_from(constants)))
+    if not isinstance(base, Decimal):      # 1/3 and the like: the nearest 30-digit decimal
+        base = Decimal(base.numerator) / Decimal(base.denominator)
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
+        return base
+    if kind == 1:                          # the same value with trailing zeros
+        return Decimal(f"{base:f}" + ("" if "." in f"{base:f}" else ".") + "0" * draw(st.integers(1, 6)))
+    if kind == 2:                          # a JSON integer
+        return int(base.to_integral_value())
+    if kind == 3:                          # far out
+        return Decimal(f"{draw(st.sampled_from(['1', '-1', '9.5', '-3.25']))}E{draw(st.integers(-300, 300))}")
+    step = Decimal(f"1E{-draw(st.integers(0, 25))}")
+    return base + draw(st.integers(-3, 3)) * step if kind == 4 else base * draw(st.sampled_from([-1, 2]))
+
+
+@st.composite
+def planted_numbers(draw):
+    task = draw(st.sampled_from([t for t in TASKS if INPUTS[t.id]]))
+    data = copy.deepcopy(ORACLES[task.id])
+    targets = INPUTS[task.id]
+    for segs in draw(st.lists(st.sampled_from(targets), min_size=1, max_size=6, unique=True)):
+        set_at(data, segs, draw(near(CONSTANTS[task.id])))
+    return task, data
+
+
+def _verdicts(instances) -> list[tuple]:
+    return [(i.gate_id, i.index, i.verdict, i.reason, i.paths) for i in instances]
+
+
+@given(case=planted_numbers())
+@fuzz_settings(300)
+def test_verdict_path_equals_records_near_every_bound(case):
+    task, data = case
+    replayed = REPLAYED[task.id]
+    records = evaluate_gates(task, data, replayed)
+    verdicts = evaluate_gates(task, data, replayed, records=False)
+    assert _verdicts(verdicts.instances) == _verdicts(records.instances)
+
+
+def test_every_task_has_planted_inputs_and_the_oracles_agree():
+    assert sum(1 for t in TASKS if INPUTS[t.id]) == len(TASKS)
+    for task in TASKS:
+        replayed = REPLAYED[task.id]
+        records = evaluate_gates(task, ORACLES[task.id], replayed)
+        verdicts = evaluate_gates(task, ORACLES[task.id], replayed, records=False)
+        assert _verdicts(verdicts.instances) == _verdicts(records.instances)
+
+
+def test_records_equal_full_constructions_and_make_their_exact_data_once():
+    # make_instance leaves fields at their class defaults and the exact data to
+    # exact_source: the record must still equal the one __init__ builds from
+    # every field, and its exact data be the Fractions of what it read
+    from dataclasses import MISSING, fields, replace
+
+    from mmverify.gates.model import LAZY_EXACT, GateInstance
+
+    for f in fields(GateInstance):
+        if f.default is not MISSING and f.name not in LAZY_EXACT:
+            assert isinstance(getattr(GateInstance, f.name), (str, bool, int, tuple, Fraction, type(None)))
+    forms = set()
+    for inst in (i for t in TASKS for i in evaluate_gates(t, ORACLES[t.id], REPLAYED[t.id]).instances):
+        assert inst.__dict__.get("exact_source") is not None or inst.form in ("finite_domain", "partition_sum")
+        built = GateInstance(**{f.name: getattr(inst, f.name) for f in fields(GateInstance)})
+        assert built == inst and replace(inst) == inst
+        assert inst.__dict__["exact_source"] is None               # made once, then dropped
+        if inst.form in ("range", "integer", "order", "identity"):
+            assert all(type(x) is Fraction for x in inst.operands) and inst.operands
+            forms.add(inst.form)
+    assert forms == {"range", "integer", "order", "identity"}
+
+
+def test_exact_data_refuses_a_verdict_its_fractions_do_not_give():
+    # the Fraction form of the predicate re-decides before exact data is handed
+    # out (to Lean, the audit, a report's exact block): a record whose verdict
+    # disagrees is an internal error, never silently shown
+    import pytest
+
+    from mmverify.gates import forms
+    from mmverify.gates.exact import read
+
+    gate = next(g for t in TASKS for g in compile_gates(t) if g.form == "range" and g.upper is not None)
+    r = read("x", Decimal("1E+200"))                     # above every upper bound in the anchors
+    wrong = forms._range(gate, (gate, None, [r]), r.number, ("pass", None), gate.tolerance or Fraction(0))
+    with pytest.raises(AssertionError, match="exact data gives"):
+        _ = wrong.operands
+    right = forms.decide_range(gate, (gate, None, [r]), [r], gate.tolerance or Fraction(0))
+    assert right.verdict == "fail" and right.operands == (Fraction(10) ** 200,)
+
+
+# ------------------------------------------------------------- the quick check
+
+def _quick_agrees(task, data, replayed) -> bool:
+    """hard_gates_pass is one-sided: when it answers, every hard instance passes
+    and the verified paths are the report's. Returns whether it answered."""
+    from mmverify.gates.quick import hard_gates_pass
+    from mmverify.replay import gate_view
+
+    quick = hard_gates_pass(task, gate_view(data, replayed), replayed)
+    if quick is None:
+        return False
+    report = evaluate_gates(task, data, replayed)
+    hard = [i for i in report.instances if i.hard]
+    assert all(i.verdict == "pass" for i in hard), [i.name for i in hard if i.verdict != "pass"]
+    assert quick.verified() == report.verified()
+    assert not quick.hard_failures and not quick.instances
+    return True
+
+
+def test_quick_check_answers_on_every_oracle():
+    for task in TASKS:
+        assert _quick_agrees(task, ORACLES[task.id], REPLAYED[task.id]), task.id
+
+
+@given(case=planted_numbers())
+@fuzz_settings(300)
+def test_quick_check_is_one_sided_near_every_bound(case):
+    task, data = case
+    replayed = REPLAYED[task.id]
+    answered = _quick_agrees(task, data, replayed)
+    if not answered:   # then some hard instance does not pass
+        hard = [i for i in evaluate_gates(task, data, replayed).instances if i.hard]
+        assert any(i.verdict != "pass" for i in hard)
