@@ -302,14 +302,15 @@ class _Cloud:
         of the certificates on its side still cover: from the k-th earliest start to
         the k-th latest end.
         """
-        lo, hi, blocked = self.lo, self.hi, self.blocked
-        for i in range(len(lo)):
+        lo, hi, blocked, point = self.lo, self.hi, self.blocked, self._point
+        n = len(lo)
+        for i in range(n):
             if not lo[i] <= t <= hi[i]:
-                self._point(i, t, mis, centre)
-        yes = [i for i in range(len(lo)) if blocked[i]]
+                point(i, t, mis, centre)
+        yes = [i for i in range(n) if blocked[i]]
         state = len(yes) >= SAMPLED_MIN_BLOCKED
         side, k = (yes, SAMPLED_MIN_BLOCKED) if state else \
-            ([i for i in range(len(lo)) if not blocked[i]], len(lo) - SAMPLED_MIN_BLOCKED + 1)
+            ([i for i in range(n) if not blocked[i]], n - SAMPLED_MIN_BLOCKED + 1)
         return (state, sorted([lo[i] for i in side])[k - 1], sorted([hi[i] for i in side])[-k])
 
     def _full(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
@@ -323,13 +324,19 @@ class _Cloud:
         lo, hi, weak = self.rim
         if not lo <= t <= hi:
             return self._walk(t, mis, centre)
+        plo, phi, blocked = self.lo, self.hi, self.blocked
         for i in weak:
-            if not self.lo[i] <= t <= self.hi[i]:
+            a, b = plo[i], phi[i]
+            if not a <= t <= b:
                 self._point(i, t, mis, centre)
-            if not self.blocked[i]:
+                a, b = plo[i], phi[i]
+            if not blocked[i]:
                 self.fail = i
-                return (False, self.lo[i], self.hi[i])
-            lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
+                return (False, a, b)
+            if a > lo:          # lo, hi = max(lo, a), min(hi, b)
+                lo = a
+            if b < hi:
+                hi = b
         return (True, lo, hi)
 
     def _walk(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
@@ -346,14 +353,15 @@ class _Cloud:
         lo, hi = -math.inf, math.inf
         first, start = divmod(self.crit, RIM_POINTS)
         least = math.inf
+        plo, phi, blocked, point = self.lo, self.hi, self.blocked, self._point
         for rim in (first, 1 - first):
             j = 0
             while j < RIM_POINTS:
                 i = rim * RIM_POINTS + (start + j) % RIM_POINTS
-                h = self._point(i, t, mis, centre)
-                if not self.blocked[i]:
+                h = point(i, t, mis, centre)
+                if not blocked[i]:
                     self.fail = i
-                    return (False, self.lo[i], self.hi[i])
+                    return (False, plo[i], phi[i])
                 mu = self.mu
                 if mu < least:
                     least, self.crit = mu, i
@@ -363,7 +371,10 @@ class _Cloud:
                 reach = mu - EPS - rate * tau
                 if reach < 0:
                     weak.append(i)
-                    lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
+                    if plo[i] > lo:     # lo, hi = max(lo, plo[i]), min(hi, phi[i])
+                        lo = plo[i]
+                    if phi[i] < hi:
+                        hi = phi[i]
                     j += 1
                 elif h * CHORDS[-1] <= reach:
                     j = RIM_POINTS
