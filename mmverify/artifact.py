@@ -277,6 +277,30 @@ def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYT
     return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth, max_values=max_values)
 
 
+def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
+    codes are those of :func:`mmverify.artifact.parse_file`."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
+    except (OSError, ValueError) as exc:
+        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
+            from None
+    if size > max_bytes:
+        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
+    except IsADirectoryError:
+        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
+    if len(raw) > max_bytes:
+        raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
+    return raw
+
+
 def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
     """Build an artifact from an in-memory object with the same strictness.
 

@@ -7,7 +7,7 @@ owns everything around that:
 * **the time cap** (:func:`time_cap`, from :mod:`mmverify.timecap`): per artifact, repeating until the block is
   left, on the main thread by ``SIGALRM`` and on any other thread (a Dask
   worker's task threads) by an asynchronous exception;
-* **the bounded reader** (:func:`read_bounded`);
+* **the bounded reader** (:func:`read_bounded`, from :mod:`mmverify.artifact`);
 * **the output file**: rows already there are loaded (:func:`load_done`), new
   rows are appended as they come back, and the file is finally rewritten
   atomically (:func:`atomic_write`) with one line per item in input order;
@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Iterable, Iterator, Sequence
 
-from .artifact import DEFAULT_MAX_BYTES, ArtifactError
+from .artifact import read_bounded  # noqa: F401  (the bounded reader, under its old name here)
 # the time cap lives in its own module (a replay under a cap needs no batch engine)
 from .timecap import REPEAT_S, ScoreTimeout, time_cap, time_cap_available  # noqa: F401
 
@@ -44,32 +44,6 @@ from .timecap import REPEAT_S, ScoreTimeout, time_cap, time_cap_available  # noq
 RETRIED = frozenset({"timeout", "internal_error", "worker_lost"})
 # how many more times a chunk is sent after its worker failed
 CHUNK_RETRIES = 2
-
-
-# ------------------------------------------------------------------ reading
-
-def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
-    codes are those of :func:`mmverify.artifact.parse_file`."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
-    except IsADirectoryError:
-        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
-    if len(raw) > max_bytes:
-        raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
-    return raw
 
 
 # ------------------------------------------------------------------ the file
