@@ -121,40 +121,111 @@ def load_oracles() -> list[tuple[Any, Any, bytes]]:
     return out
 
 
-def _nudge(task: Any, data: Any, k: int) -> Any:
-    """``data`` with every scored number that no gate reads moved by k units of
-    its last digit (the gates, and so the verdicts, see the oracle's values)."""
+def _decimal_leaves(data: Any, prefix: tuple = ()) -> list[tuple]:
+    """Segments of every number in ``data`` written with a fractional part."""
+    from decimal import Decimal
+
+    out: list[tuple] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            out.extend(_decimal_leaves(value, prefix + (key,)))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            out.extend(_decimal_leaves(value, prefix + (i,)))
+    elif isinstance(data, Decimal) and data.is_finite() and data.as_tuple().exponent < 0:
+        out.append(prefix)
+    return out
+
+
+def _nudged(data: Any, leaves: list[tuple], k: int) -> Any:
+    """``data`` with each number at ``leaves`` moved by k units of its last digit."""
     import copy
     from decimal import Decimal
 
     from mmverify import paths
-    from mmverify.gates import compile_gates
 
-    read = {p.text for g in compile_gates(task) for p in g.inputs}
     out = copy.deepcopy(data)
-    for m in task.metrics:
-        if m.path.is_list or m.path.text in read:
-            continue
-        v = paths.get(out, m.path)
-        if isinstance(v, Decimal) and v.is_finite() and v.as_tuple().exponent < 0:
-            paths.put(out, m.path, v + k * Decimal((0, (1,), v.as_tuple().exponent)))
+    for segs in leaves:
+        path = paths.FieldPath(paths.render_segments(segs), segs)
+        v = paths.get(out, path)
+        paths.put(out, path, v + k * Decimal((0, (1,), v.as_tuple().exponent)))
     return out
+
+
+def _nudge_plan(task: Any, data: Any, copies: int) -> list[tuple]:
+    """The numbers a variant moves: every one no gate reads (scored ones and
+    the rest) when the gates still give the oracle's verdicts after the
+    largest move, else only the scored ones no gate reads (a replay may read
+    the others), else the first single number whose move keeps them."""
+    from mmverify import paths
+    from mmverify.gates import compile_gates, evaluate_gates
+
+    gated = [p for g in compile_gates(task) for p in g.inputs]
+    free = [segs for segs in _decimal_leaves(data)
+            if not any(paths.matches(p, paths.render_segments(segs)) for p in gated)]
+    scored = [segs for segs in free if any(paths.matches(m.path, paths.render_segments(segs)) for m in task.metrics)]
+    want = [(i.name, i.verdict) for i in evaluate_gates(task, data).instances]
+    # failing both, one number no gate reads whose move keeps the verdicts
+    for plan in [free, scored] + [[segs] for segs in free[:200]]:
+        if plan and [(i.name, i.verdict) for i in evaluate_gates(task, _nudged(data, plan, copies)).instances] == want:
+            return plan
+    return []
 
 
 def varied(oracles: list[tuple[Any, Any, bytes]], copies: int) -> list[tuple[Any, Any, bytes]]:
     """``copies`` variants of every oracle, round-robin over the tasks: in
-    variant k every scored number no gate reads is k units of its last digit
-    larger. The verdicts are the oracles', the metric scores differ, and no
-    two artifacts are alike, so no cache keyed on an artifact's content could
-    make a rate look better than scoring new artifacts does."""
+    variant k every number no gate reads is k units of its last digit larger
+    (only the scored ones where moving the others changes a verdict: see
+    ``_nudge_plan``). The verdicts are the oracles', the metric scores differ
+    where a scored number moved, and no two artifacts are alike, so no cache
+    keyed on an artifact's content could make a rate look better than
+    scoring new artifacts does."""
     from mmverify.artifact import parse_bytes
     from mmverify.plugin.exactjson import dumps_exact
 
+    plans = {task.id: _nudge_plan(task, art.data, copies) for task, art, _raw in oracles}
     out = []
     for k in range(1, copies + 1):
         for task, art, _raw in oracles:
-            raw = dumps_exact(_nudge(task, art.data, k)).encode("utf-8")
+            raw = dumps_exact(_nudged(art.data, plans[task.id], k)).encode("utf-8")
             out.append((task, parse_bytes(raw, source=f"anchors/{task.id}/oracle.json~{k}"), raw))
+    return out
+
+
+_BREAKERS = ("1E+200", "-1E+200", "0.5", "-0.5", "123456.789")
+
+
+def failing(oracles: list[tuple[Any, Any, bytes]]) -> list[tuple[Any, Any, bytes]]:
+    """Every oracle with one artifact value a hard gate reads replaced so that
+    the gate fails (the first of a few far-off or fractional numbers that makes
+    a hard instance fail): the artifacts an RL policy hands in when it breaks a
+    constraint, on which the reward cannot take the all-pass shortcut.
+    Tasks where no such value is found are left out."""
+    import copy
+    from decimal import Decimal
+
+    from mmverify import paths
+    from mmverify.artifact import parse_bytes
+    from mmverify.gates import compile_gates, evaluate_gates
+    from mmverify.plugin.exactjson import dumps_exact
+
+    out = []
+    for task, art, _raw in oracles:
+        found = None
+        targets = [p for g in compile_gates(task) if g.hard for p in g.inputs if p.segments[0] != "$replay"]
+        for path in targets:
+            concrete = paths.parse_path(paths.concrete(path, 0)) if path.is_list else path
+            for text in _BREAKERS:
+                data = copy.deepcopy(art.data)
+                if paths.put(data, concrete, Decimal(text), replace=False) and \
+                        evaluate_gates(task, data, hard_only=True).hard_failures:
+                    found = data
+                    break
+            if found is not None:
+                break
+        if found is not None:
+            raw = dumps_exact(found).encode("utf-8")
+            out.append((task, parse_bytes(raw, source=f"anchors/{task.id}/oracle.json~failing"), raw))
     return out
 
 

@@ -162,10 +162,14 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
         f"reward {fresh['reward']['per_s_cpu']:.0f}/s (cpu)")
     reward = bench_reward(oracles, rounds)
     log(f"  reward path: {reward['per_s_cpu']:.0f} artifacts/s (cpu)")
+    broken = bench_failing(oracles, max(1, rounds // 2))
+    log(f"  reward path, a hard gate failing: {broken['per_s_cpu']:.0f} artifacts/s (cpu), "
+        f"{broken['tasks']} tasks")
     parse_score = bench_parse_score(oracles, max(1, rounds // 2))
     floor = bench_floor(oracles, max(1, rounds // 2))
     return {
-        "reward": reward, "parse_and_score": parse_score, "floor": floor, "varied": fresh,
+        "reward": reward, "reward_failing": broken, "parse_and_score": parse_score, "floor": floor,
+        "varied": fresh,
         "artifacts": total, "chunks": chunks, "chunk_artifacts": chunk_n,
         "per_s_wall": chunk_n / median(walls), "per_s_cpu": chunk_n / median(cpus),
         "ms_per_artifact_cpu": median(cpus) / chunk_n * 1000,
@@ -195,6 +199,26 @@ def bench_reward(oracles, rounds: int) -> dict[str, Any]:
                 reward_of(task, art)
                 n += 1
     return _rate(n, clk)
+
+
+def bench_failing(oracles, rounds: int) -> dict[str, Any]:
+    """``reward_of`` on the oracles with one hard gate made to fail
+    (:func:`bench_common.failing`): every hard gate is evaluated instance by
+    instance up to the failing one, the all-pass check having declined."""
+    from bench_common import failing
+
+    from mmverify.evaluate import reward_of
+
+    corpus = failing(oracles)
+    for task, art, _raw in corpus:
+        assert reward_of(task, art) == 0.0
+    n = 0
+    with Clock() as clk:
+        for _ in range(rounds):
+            for task, art, _raw in corpus:
+                reward_of(task, art)
+                n += 1
+    return {**_rate(n, clk), "tasks": len(corpus)}
 
 
 def bench_varied(oracles, copies: int) -> dict[str, Any]:
@@ -271,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     res = bench_throughput(load_oracles(), args.quick)
     print(f"score_artifact: {res['per_s_cpu']:,.0f}/s cpu ({res['ms_per_artifact_cpu']:.3f} ms/artifact)")
-    for key in ("reward", "parse_and_score", "floor"):
+    for key in ("reward", "reward_failing", "parse_and_score", "floor"):
         r = res[key]
         print(f"{key}: {r['per_s_cpu']:,.0f}/s cpu ({r['us_per_artifact_cpu']:.0f} us/artifact)")
     for key, r in res["varied"].items():

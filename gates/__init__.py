@@ -12,8 +12,10 @@ Public API
 Forms: ``range``, ``integer`` (``binary``), ``order``, ``identity``,
 ``finite_domain``, ``partition_sum``. See :mod:`mmverify.gates.model` for the
 dataclasses (the Lean emitter reads them), :mod:`mmverify.gates.formtable` for
-what differs from form to form (one record per form), and :mod:`mmverify.gates.forms` for
-the verdict rules (wrong type -> fail, absent -> gap, else exact predicate).
+what differs from form to form (one record per form), :mod:`mmverify.gates.forms` for
+the verdict rules (wrong type -> fail, absent -> gap, else the exact predicate of
+:mod:`mmverify.gates.predicates`) and :mod:`mmverify.gates.quick` for the reward's
+all-pass check.
 """
 from .compile import compile_gates
 from .forms import evaluate_gate, evaluate_gates

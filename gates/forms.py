@@ -19,21 +19,19 @@ parts; an empty parts list contributes 0 (the empty sum), not a gap.
 """
 from __future__ import annotations
 
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Sequence
 
 from mmverify import paths
-from mmverify.labels import normalise_label as normalise
+from mmverify.numbers import pair_fraction
 
 from . import identity
 from .compile import compile_gates
-from mmverify.numbers import decimal_fraction, exact_decimal, pair_fraction
-
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, type_name
 from .model import Gate, GateInstance, GateReport, GateVerdict, make_instance
+from .predicates import (ZERO, domain_member, fraction, identity_verdict, integer_holds, order_broken, partition_holds,
+                         range_holds, verdict_identity, verdict_integer, verdict_of, verdict_order, verdict_range)
 
-ZERO = Fraction(0)
 _RUN = object()  # evaluate_gates default: run the task's replay
 
 # Detail texts are built lazily: each decision passes a function that makes the
@@ -151,8 +149,11 @@ def _template(gate: Gate) -> dict[str, Any]:
 
 def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -> GateInstance:
     fields["index"] = index
-    fields["paths"] = tuple([r[0] for r in reads])     # Read.path
-    fields["values"] = tuple([r[4] for r in reads])    # Read.text
+    if len(reads) == 1:
+        fields["paths"], fields["values"] = (reads[0][0],), (reads[0][4],)     # Read.path, Read.text
+    else:
+        fields["paths"] = tuple([r[0] for r in reads])
+        fields["values"] = tuple([r[4] for r in reads])
     return make_instance(_template(gate), fields)
 
 
@@ -171,26 +172,26 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
     rows = _rows(data, gate, reader)
     if isinstance(rows, _ListGap):
         return [_gap_list(gate, rows, reader.light)]
-    if reader.light:
-        return _verdict_rows(gate, rows)
-    return [_decide(gate, index, reads) for index, reads in rows]
+    return _decide_rows(gate, rows, reader.light)
 
 
-def _verdict_rows(gate: Gate, rows: list[tuple[int | None, Any]]) -> list[GateVerdict]:
-    """``_decide(gate, index, reads, light=True)`` for every row, in one loop:
-    rows of numbers go straight to the form's predicate."""
+def _decide_rows(gate: Gate, rows: list[tuple[int | None, Any]], light: bool) -> list[GateInstance | GateVerdict]:
+    """``_decide(gate, index, reads, light)`` for every row, in one loop: rows of
+    numbers go straight to the form's predicate (``light``) or record."""
     entry = formtable.FORM_TABLE[gate.form]
-    verdict, tol = entry.verdict, gate.tolerance or ZERO
+    verdict, decide, tol = entry.verdict, entry.decide, gate.tolerance or ZERO
     gate_id, severity = gate.id, gate.severity
     new = tuple.__new__
-    out: list[GateVerdict] = []
+    out: list[GateInstance | GateVerdict] = []
     for index, reads in rows:
-        if all(r[1] is NUMBER for r in reads):                     # Read.kind
+        if not all(r[1] is NUMBER for r in reads):                 # Read.kind
+            out.append(_decide(gate, index, reads, light))
+        elif light:
             out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
                                          tuple([r[4] for r in reads]),
                                          *verdict(gate, [r[2] for r in reads], tol))))  # Read.number
         else:
-            out.append(_decide(gate, index, reads, True))
+            out.append(decide(gate, (gate, index, reads), reads, tol))
     return out
 
 
@@ -274,8 +275,9 @@ def _tol_note(gate: Gate) -> str:
     return f" (tolerance {gate.tolerance_text})" if gate.tolerance is not None else ""
 
 
-def _verdict(ok: bool) -> tuple[str, str | None]:
-    return ("pass", None) if ok else ("fail", "violated")
+def values_of(reads: Sequence[Read]) -> list[Any]:
+    """The values of a row of usable reads: each number as read, or a label."""
+    return [r[2] if r[1] is NUMBER else r[3] for r in reads]      # Read.kind, .number, .label
 
 
 # ------------------------------------------------------------------ decide
@@ -294,80 +296,15 @@ def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = Fals
 
 
 # ----------------------------------------------------------- one per form
-# ``verdict_<form>(gate, values, tol)``: (verdict, reason) of one row of usable
-# values, the form's exact predicate. A value is a number as read (the parsed
-# Decimal or int, a Fraction under $replay: compared as it is where that is
-# exact and cheap, else turned into its Fraction by ``fraction``) or, for a
-# finite domain, a label string. ``decide_<form>(gate, base, reads, tol)``:
-# the same verdict as a GateInstance with its exact data and detail;
-# ``expand_<form>(gate, data, reader)``: the instances of a gate that is not
-# one row per element (None: the rows of its inputs). See gates/formtable.py.
-
-def fraction(x: Decimal | int | Fraction) -> Fraction:
-    """The exact Fraction of a read's number (a light read's Decimal or int)."""
-    cls = type(x)
-    if cls is Fraction:
-        return x
-    return decimal_fraction(x) if cls is Decimal else Fraction(x)
-
-
-def values_of(reads: Sequence[Read]) -> list[Any]:
-    """The values of a row of usable reads: each number as read, or a label."""
-    return [r[2] if r[1] is NUMBER else r[3] for r in reads]      # Read.kind, .number, .label
-
-
-def verdict_range(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    return _verdict(_range_holds(gate, values[0], tol))
-
-
-def verdict_integer(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    x = values[0]
-    if not tol and type(x) is Decimal:   # exact: to_integral_value is not bounded by the context precision
-        return _verdict((x == 0 or x == 1) if gate.binary else x == x.to_integral_value())
-    return _verdict(_integer_holds(gate, fraction(x), tol))
-
-
-def verdict_order(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    xs = values if not tol else [fraction(x) for x in values]
-    return _verdict(_order_broken(gate, xs, tol) is None)
-
-
-def verdict_identity(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    ident = gate.identity
-    assert ident is not None
-    if ident.holds is not None:
-        ok = ident.holds(values, _decimal_tolerance(gate, tol))
-        if ok is not None:
-            return _verdict(ok)
-    lhs_p, rhs_p = ident.evaluate(values)
-    return _identity_verdict(gate, lhs_p, rhs_p, tol)
-
-
-_TOLERANCES: dict[int, tuple[Gate, Fraction, Decimal | Fraction]] = {}
-
-
-def _decimal_tolerance(gate: Gate, tol: Fraction) -> Decimal | Fraction:
-    """``tol`` as the equal Decimal where it terminates (made once per gate)."""
-    hit = _TOLERANCES.get(id(gate))
-    if hit is None or hit[0] is not gate or hit[1] is not tol:
-        hit = _TOLERANCES[id(gate)] = (gate, tol, exact_decimal(tol))
-    return hit[2]
-
-
-def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    x = values[0]
-    return _verdict(_domain_member(gate, x if isinstance(x, str) else fraction(x), tol)[0] is not None)
-
-
-def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    n_parts = len(gate.parts)
-    return _verdict(_partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
-
-
-# A record's verdict is the verdict predicate's; its exact data (operands and
-# what is computed from them, as Fractions) is made on first use by
-# ``exact_source`` (GateInstance), which first checks that the Fraction form
-# of the predicate gives the same verdict.
+# ``decide_<form>(gate, base, reads, tol)``: the verdict of one row of usable
+# reads (``verdict_<form>`` of gates/predicates.py) as a GateInstance with its
+# detail and exact data; ``expand_<form>(gate, data, reader)``: the instances
+# of a gate that is not one row per element (None: the rows of its inputs).
+# See gates/formtable.py.
+#
+# A record's exact data (operands and what is computed from them, as
+# Fractions) is made on first use by ``exact_source`` (GateInstance), which
+# first checks that the Fraction form of the predicate gives the same verdict.
 
 def decide_range(gate: Gate, base: tuple, reads: list[Read], tol: Fraction) -> GateInstance:
     return _range(gate, base, reads[0].number, verdict_range(gate, (reads[0].number,), tol), tol)
@@ -412,79 +349,6 @@ def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateIns
     return None
 
 
-# ``quick_<form>(gate)``: for a gate ``expand_<form>`` expands, the check of
-# gates/quick.py: a function of the gate view giving the instance indices when
-# every instance passes on usable values, else None (None instead of the
-# function: the gate has plain rows).
-
-def quick_order(gate: Gate):
-    path = gate.chain_list
-    if path is None:
-        return None
-    from .quick import usable
-
-    def chain(view: Any) -> list[int | None] | None:
-        values = paths.items(view, path)
-        if not isinstance(values, list) or not values or not all(usable(v) for v in values):
-            return None
-        # every adjacent pair in order is the whole chain in order
-        return list(range(len(values) - 1)) if verdict_order(gate, values, gate.tolerance or ZERO)[0] == "pass" \
-            else None
-    return chain
-
-
-def quick_partition_sum(gate: Gate):
-    if gate.total is not None and gate.total.is_list:
-        return None
-    from .quick import usable
-
-    def whole(view: Any) -> list[int | None] | None:
-        values: list[Any] = []
-        for p in gate.parts:
-            if p.is_list:
-                got = paths.items(view, p)
-                if not isinstance(got, list):
-                    return None
-                values.extend(got)         # an empty list of parts sums to 0
-            else:
-                values.append(paths.get(view, p))
-        values.append(paths.get(view, gate.total) if gate.total is not None else gate.total_value)
-        if not all(usable(v) for v in values):
-            return None
-        n = len(values) - 1
-        parts = [fraction(v) for v in values[:n]]
-        return [None] if _partition_holds(parts, fraction(values[n]), gate.tolerance or ZERO)[1] else None
-    return whole
-
-
-Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
-_BOUNDS: dict[int, tuple[Gate, Bounds, Bounds]] = {}
-
-
-def _effective_bounds(gate: Gate, tol: Fraction, decimal: bool = False) -> Bounds:
-    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate:
-    as Fractions, or (``decimal``) as the equal Decimals where they terminate,
-    for comparing a parsed Decimal at C speed (exact either way)."""
-    hit = _BOUNDS.get(id(gate))
-    if hit is None or hit[0] is not gate:
-        exact = (gate.lower.value - tol if gate.lower is not None else None,
-                 gate.upper.value + tol if gate.upper is not None else None)
-        hit = (gate, exact, tuple(exact_decimal(b) if b is not None else None for b in exact))
-        _BOUNDS[id(gate)] = hit
-    return hit[2] if decimal else hit[1]
-
-
-def _range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
-    lo, hi = gate.lower, gate.upper
-    lo_eff, hi_eff = _effective_bounds(gate, tol, type(x) is not Fraction)
-    ok = True
-    if lo is not None:
-        ok = x > lo_eff if lo.strict else x >= lo_eff
-    if hi is not None and ok:
-        ok = x < hi_eff if hi.strict else x <= hi_eff
-    return ok
-
-
 def _range(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     lo, hi = gate.lower, gate.upper
     verdict, reason = decided
@@ -492,7 +356,7 @@ def _range(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None]
 
     def exact() -> dict[str, Any]:
         x = fraction(number)
-        _agreed(decided, _verdict(_range_holds(gate, x, tol)), gate)
+        _agreed(decided, verdict_of(range_holds(gate, x, tol)), gate)
         return {"operands": (x,)}
 
     def detail() -> str:
@@ -514,14 +378,6 @@ def _range(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None]
                      upper=hi.value if hi else None, upper_strict=bool(hi and hi.strict))
 
 
-def _integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
-    if not tol:  # exact: the common case, without Fraction arithmetic
-        return (x == 0 or x == 1) if gate.binary else x.denominator == 1
-    if gate.binary:
-        return min(abs(x), abs(x - 1)) <= tol
-    return abs(x - round(x)) <= tol
-
-
 def _integer(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | None], tol: Fraction) -> GateInstance:
     xs = base[2][0].text
     verdict, reason = decided
@@ -529,7 +385,7 @@ def _integer(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | Non
 
     def exact() -> dict[str, Any]:
         x = fraction(number)
-        _agreed(decided, _verdict(_integer_holds(gate, x, tol)), gate)
+        _agreed(decided, verdict_of(integer_holds(gate, x, tol)), gate)
         return {"operands": (x,)}
 
     def detail() -> str:
@@ -541,28 +397,18 @@ def _integer(gate: Gate, base: tuple, number: Any, decided: tuple[str, str | Non
                      binary=gate.binary)
 
 
-def _order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
-    """The first k with x_k, x_k+1 out of order, or None."""
-    for k in range(len(xs) - 1):
-        nxt = xs[k + 1] + tol if tol else xs[k + 1]    # (a light read's Decimal takes no Fraction sum)
-        ok = xs[k] < nxt if gate.strict else xs[k] <= nxt
-        if not ok:
-            return k
-    return None
-
-
 def _order(gate: Gate, base: tuple, numbers: list[Any], texts: list[str | None], decided: tuple[str, str | None],
            tol: Fraction) -> GateInstance:
     verdict, reason = decided
 
     def exact() -> dict[str, Any]:
         xs = [fraction(x) for x in numbers]
-        _agreed(decided, _verdict(_order_broken(gate, xs, tol) is None), gate)
+        _agreed(decided, verdict_of(order_broken(gate, xs, tol) is None), gate)
         return {"operands": tuple(xs)}
 
     def detail() -> str:
         xs = [fraction(x) for x in numbers]
-        broken = _order_broken(gate, xs, tol)
+        broken = order_broken(gate, xs, tol)
         rel = "<" if gate.strict else "<="
         chain = f" {rel} ".join(t or "?" for t in texts)
         if broken is None:
@@ -590,15 +436,6 @@ def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
     return out
 
 
-def _identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[int, int] | None,
-                      tol: Fraction) -> tuple[str, str | None]:
-    """An identity's verdict from its sides (integer pairs; None: divides by zero)."""
-    if lhs_p is None or rhs_p is None:
-        return "fail", "undefined"
-    assert gate.identity is not None
-    return _verdict(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
-
-
 def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, str | None],
               tol: Fraction) -> GateInstance:
     ident = gate.identity
@@ -610,7 +447,7 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, st
         if not made:        # (shared with the detail text)
             operands = tuple([fraction(r.number) for r in reads])
             lhs_p, rhs_p = ident.evaluate(operands)
-            _agreed(decided, _identity_verdict(gate, lhs_p, rhs_p, tol), gate)
+            _agreed(decided, identity_verdict(gate, lhs_p, rhs_p, tol), gate)
             made.update(operands=operands, bindings=tuple(zip(ident.var_names, operands)),
                         lhs_value=pair_fraction(*lhs_p) if lhs_p is not None else None,
                         rhs_value=pair_fraction(*rhs_p) if rhs_p is not None else None)
@@ -630,25 +467,11 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, st
                      relation=ident.relation, identity=ident)
 
 
-def _domain_member(gate: Gate, x: Fraction | str, tol: Fraction) -> tuple[int | None, str | None]:
-    """(index of the member a number or label matches or None, the normalised label)."""
-    if not isinstance(x, str):
-        for k, v in enumerate(gate.domain_numbers):
-            if v is not None and abs(x - v) <= tol:
-                return k, None
-        return None, None
-    label = normalise(x)
-    for k, v in enumerate(gate.domain):
-        if normalise(v) == label:
-            return k, label
-    return None, label
-
-
 def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
     x = fraction(r.number) if r.kind == NUMBER else r.label or ""
-    member, label = _domain_member(gate, x, tol)
+    member, label = domain_member(gate, x, tol)
     operands: tuple[Fraction, ...] = (x,) if r.kind == NUMBER else ()
-    verdict, reason = _verdict(member is not None)
+    verdict, reason = verdict_of(member is not None)
 
     def detail() -> str:
         members = "{" + ", ".join(gate.domain) + "}"
@@ -658,15 +481,9 @@ def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
                      domain=gate.domain, domain_numbers=gate.domain_numbers, label=label, member=member)
 
 
-def _partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tuple[Fraction, bool]:
-    """(sum of the parts, whether it is within tol of the total)."""
-    s = sum(parts, ZERO)
-    return s, abs(s - total) <= tol
-
-
 def _partition(gate: Gate, base: tuple, parts: list[Fraction], total: Fraction, tol: Fraction) -> GateInstance:
-    s, ok = _partition_holds(parts, total, tol)
-    verdict, reason = _verdict(ok)
+    s, ok = partition_holds(parts, total, tol)
+    verdict, reason = verdict_of(ok)
 
     def detail() -> str:
         n = len(parts)
@@ -710,7 +527,7 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
         total = gate.total_value
     parts = [fraction(r.number) for r in reads[:n_parts]]
     if reader.light:
-        return _light(gate, None, reads, *_verdict(_partition_holds(parts, total, gate.tolerance or ZERO)[1]))
+        return _light(gate, None, reads, *verdict_of(partition_holds(parts, total, gate.tolerance or ZERO)[1]))
     return _partition(gate, base, parts, total, gate.tolerance or ZERO)
 
 

@@ -6,19 +6,20 @@ Every module that treats forms differently dispatches through :data:`FORM_TABLE`
 * :mod:`.compile` checks a spec's keys against ``keys`` and calls ``compile``;
 * :mod:`.forms` calls ``expand`` (a gate that is not one instance per row of
   its inputs), ``verdict`` (the exact predicate on the values of one row of
-  usable reads; also what :mod:`.quick` asks of every row) and
-  ``decide`` (the same verdict as an instance with its exact data and detail);
-  ``reads_labels`` says a string input is a label, not a wrong type;
-* :mod:`.quick` calls ``quick`` (for a gate ``expand`` expands, its one-sided
-  all-pass check);
+  usable reads, in :mod:`.predicates`) and ``decide`` (the same verdict as an
+  instance with its exact data and detail); ``reads_labels`` says a string
+  input is a label, not a wrong type;
+* :mod:`.quick` calls ``verdict`` on every row, and ``quick`` (for a gate
+  ``expand`` expands, its one-sided all-pass check);
 * :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
 * :mod:`.audit_scoring` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
   a metric field in its good direction (``hits``: the operand positions that
   read it);
 * :mod:`mmverify.lean_gen.claims` states ``claim(instance, tol)`` in Lean.
 
-Adding a form: its ``build_<form>`` in :mod:`.compile`, its ``decide_<form>``
-in :mod:`.forms`, its claim builder in :mod:`mmverify.lean_gen.claims`, its fields on
+Adding a form: its ``build_<form>`` in :mod:`.compile`, its ``verdict_<form>``
+in :mod:`.predicates`, its ``decide_<form>`` in :mod:`.forms` (and, if it
+expands, ``expand_<form>`` there and ``quick_<form>`` in :mod:`.quick`), its claim builder in :mod:`mmverify.lean_gen.claims`, its fields on
 :class:`.model.Gate` / :class:`.model.GateInstance`, its ``form`` value in
 ``schemas/task.schema.json``, and one :class:`Form` row below.
 """
@@ -33,9 +34,10 @@ from mmverify.numbers import exact_text
 from .compile import (build_finite_domain, build_identity, build_integer, build_order, build_partition_sum,
                       build_range)
 from .forms import (decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum,
-                    decide_range, expand_order, expand_partition_sum, quick_order, quick_partition_sum,
-                    verdict_finite_domain, verdict_identity,
-                    verdict_integer, verdict_order, verdict_partition_sum, verdict_range)
+                    decide_range, expand_order, expand_partition_sum)
+from .predicates import (verdict_finite_domain, verdict_identity, verdict_integer, verdict_order,
+                         verdict_partition_sum, verdict_range)
+from .quick import quick_order, quick_partition_sum
 from .model import Gate, GateInstance
 
 # the form names, in table order (a test keeps them equal to the table's keys

@@ -38,6 +38,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 from mmverify.errors import MmverifyError
+from mmverify.numbers import exact_decimal
 
 _REL = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
@@ -296,8 +297,18 @@ _UNDECIDED = (decimal.DecimalException, TypeError)
 
 def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]):
     """A closure over a tuple of Decimal (or int) values, or None for a node
-    holding a division or a negative power (the pair closures decide those)."""
+    holding a division or a negative power of a variable (the pair closures
+    decide those). A part without variables is folded into its exact value
+    once, when that terminates (``489/100`` is ``4.89``)."""
     ctx = _EXACT
+    if not isinstance(node, (ast.Name, ast.Constant)) and not any(
+            isinstance(n, ast.Name) for n in ast.walk(node)):
+        try:
+            n, d = _compile_node(node, text, index)(())
+        except _Undefined:
+            return None
+        folded = exact_decimal(Fraction(n, d))
+        return (lambda v: folded) if isinstance(folded, Decimal) else None
     if isinstance(node, ast.Name):
         k = index[node.id]
         return lambda v: v[k]

@@ -23,11 +23,10 @@ from typing import Any, Callable
 
 from mmverify import paths
 
+from . import formtable, predicates
 from .compile import compile_gates
-from .formtable import FORM_TABLE
 from .model import Gate, verified_paths
-
-ZERO = Fraction(0)
+from .predicates import ZERO
 
 
 @dataclass(frozen=True)
@@ -56,36 +55,60 @@ def usable(value: Any, labels: bool = False) -> bool:
             or (labels and cls is str))
 
 
-Check = Callable[[Any], "list[int | None] | None"]
+class Values:
+    """The values of one gate view, each path read once (gates share inputs)."""
+
+    __slots__ = ("view", "scalars", "columns")
+
+    def __init__(self, view: Any):
+        self.view = view
+        self.scalars: dict[str, Any] = {}
+        self.columns: dict[str, Any] = {}
+
+    def scalar(self, path: paths.FieldPath) -> Any:
+        hit = self.scalars.get(path.text, self)
+        if hit is self:
+            hit = self.scalars[path.text] = paths.get(self.view, path)
+        return hit
+
+    def column(self, path: paths.FieldPath) -> list[Any] | paths.Missing:
+        """The element values of a ``[*]`` path (``paths.items``)."""
+        hit = self.columns.get(path.text)
+        if hit is None:
+            hit = self.columns[path.text] = paths.items(self.view, path)
+        return hit
+
+
+Check = Callable[[Values], "list[int | None] | None"]
 
 
 def _row_check(gate: Gate) -> Check:
     """The instance indices of a gate with one instance per row of its inputs,
     when every row passes on usable values; else None."""
-    entry = FORM_TABLE[gate.form]
+    entry = formtable.FORM_TABLE[gate.form]
     verdict, tol, labels = entry.verdict, gate.tolerance or ZERO, entry.reads_labels
     inputs = gate.inputs
     flags = tuple(p.is_list for p in inputs)
 
     if not any(flags):
-        def scalar_rows(view: Any) -> list[int | None] | None:
-            values = [paths.get(view, p) for p in inputs]
+        def scalar_rows(values_of: Values) -> list[int | None] | None:
+            values = [values_of.scalar(p) for p in inputs]
             if all(usable(v, labels) for v in values) and verdict(gate, values, tol)[0] == "pass":
                 return [None]
             return None
         return scalar_rows
 
-    def list_rows(view: Any) -> list[int | None] | None:
+    def list_rows(values_of: Values) -> list[int | None] | None:
         columns: list[Any] = []
         n = None
         for p, is_list in zip(inputs, flags):
             if is_list:
-                col = paths.items(view, p)
+                col = values_of.column(p)
                 if not isinstance(col, list) or not col:   # absent, null, not a list, empty: not all passes
                     return None
                 n = len(col)
             else:
-                col = paths.get(view, p)
+                col = values_of.scalar(p)
             columns.append(col)
         for col, is_list in zip(columns, flags):
             if not (all(usable(v, labels) for v in col) if is_list else usable(col, labels)):
@@ -98,8 +121,49 @@ def _row_check(gate: Gate) -> Check:
     return list_rows
 
 
+# ``quick_<form>(gate)``: for a gate ``expand_<form>`` of gates/forms.py
+# expands, its check here: a function of the view's values (quick.Values) giving the
+# instance indices when every instance passes on usable values, else None
+# (None instead of the function: the gate has plain rows).
+
+def quick_order(gate: Gate):
+    path = gate.chain_list
+    if path is None:
+        return None
+    def chain(values_of: Any) -> list[int | None] | None:
+        values = values_of.column(path)
+        if not isinstance(values, list) or not values or not all(usable(v) for v in values):
+            return None
+        # every adjacent pair in order is the whole chain in order
+        return list(range(len(values) - 1)) if predicates.verdict_order(gate, values, gate.tolerance or ZERO)[0] == "pass" \
+            else None
+    return chain
+
+
+def quick_partition_sum(gate: Gate):
+    if gate.total is not None and gate.total.is_list:
+        return None
+    def whole(values_of: Any) -> list[int | None] | None:
+        values: list[Any] = []
+        for p in gate.parts:
+            if p.is_list:
+                got = values_of.column(p)
+                if not isinstance(got, list):
+                    return None
+                values.extend(got)         # an empty list of parts sums to 0
+            else:
+                values.append(values_of.scalar(p))
+        values.append(values_of.scalar(gate.total) if gate.total is not None else gate.total_value)
+        if not all(usable(v) for v in values):
+            return None
+        n = len(values) - 1
+        parts = [predicates.fraction(v) for v in values[:n]]
+        return [None] if predicates.partition_holds(parts, predicates.fraction(values[n]), gate.tolerance or ZERO)[1] else None
+    return whole
+
+
 def _check(gate: Gate) -> Check:
-    expanded = FORM_TABLE[gate.form].quick
+    expanded = formtable.FORM_TABLE[gate.form].quick
     if expanded is not None:
         own = expanded(gate)
         if own is not None:
@@ -123,8 +187,9 @@ def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPass
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)
     passes on usable values; None otherwise (then evaluate the instances)."""
     verified: set[str] = set()
+    values = Values(view)
     for gate, check in _plan(task):
-        indices = check(view)
+        indices = check(values)
         if indices is None:
             return None
         if gate.verifies:

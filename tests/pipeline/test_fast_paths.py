@@ -63,6 +63,7 @@ decimals = st.one_of(
 @pytest.mark.parametrize("expr", [
     "x * 0.1 + 1.5e-3 == 3 * y", "x ** 2 - y ** 3 >= .5", "-(x - y) * (x + y) < 2", "+x * -y ** 3 <= 0",
     "x ** 0 + y ** 0 == 2", "x - y > 0", "x == y", "0.3 * x - 0.1 * y >= x",
+    "489/100 * x - 2458/500 * y ** 2 <= 1/8", "(x - 2 ** -3) * (y + 1/(4 * 5)) < 0",
 ])
 @given(x=decimals, y=decimals, tol=st.sampled_from(["0", "0.001", "1e-30", "123456789012345678901234567890.5"]))
 @fuzz_settings(80)
@@ -89,7 +90,10 @@ def test_decimal_check_declines_division():
 
     assert compile_decimal_check("x / y == 1", ["x", "y"]) is None
     assert compile_decimal_check("x ** -2 == y", ["x", "y"]) is None
+    assert compile_decimal_check("x == 1/3 * y", ["x", "y"]) is None      # a constant that does not terminate
+    assert compile_decimal_check("x == y / (2 - 2)", ["x", "y"]) is None   # left to the pairs: undefined
     assert compile_decimal_check("x ** 2 == y", ["x", "y"]) is not None
+    assert compile_decimal_check("489/100 * x == y", ["x", "y"]) is not None  # folded: 4.89
 
 
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():

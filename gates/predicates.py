@@ -1,0 +1,172 @@
+"""The exact predicate of each gate form, on the values of one row.
+
+``verdict_<form>(gate, values, tol)`` gives ``(verdict, reason)`` of one row of
+usable values: ``("pass", None)``, ``("fail", "violated")``, or for an
+identity that divides by zero ``("fail", "undefined")``. A value is a number
+as the artifact holds it (the parser's exact ``Decimal`` or ``int``; a
+``Fraction`` under ``$replay``), compared as it is where that is exact and
+cheap (a range bound that terminates is kept as the equal ``Decimal``; an
+identity without division is evaluated in a trapped exact ``Decimal``
+context), else turned into its ``Fraction`` by :func:`fraction`; for a finite
+domain, a value may also be a label string.
+
+The instances of :mod:`.forms` (reports, the reward's verdicts) and the
+all-pass check of :mod:`.quick` both decide through these functions, by way of
+the form table; the Fraction helpers (``range_holds`` and the rest) also
+re-decide a record before its exact data is handed out.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Sequence
+
+from mmverify.labels import normalise_label as normalise
+from mmverify.numbers import decimal_fraction, exact_decimal
+
+from . import identity
+from .model import Gate
+
+ZERO = Fraction(0)
+
+
+def verdict_of(ok: bool) -> tuple[str, str | None]:
+    return ("pass", None) if ok else ("fail", "violated")
+
+
+
+def fraction(x: Decimal | int | Fraction) -> Fraction:
+    """The exact Fraction of a read's number (a light read's Decimal or int)."""
+    cls = type(x)
+    if cls is Fraction:
+        return x
+    return decimal_fraction(x) if cls is Decimal else Fraction(x)
+
+
+def verdict_range(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    return verdict_of(range_holds(gate, values[0], tol))
+
+
+def verdict_integer(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    x = values[0]
+    if not tol and type(x) is Decimal:   # exact: to_integral_value is not bounded by the context precision
+        return verdict_of((x == 0 or x == 1) if gate.binary else x == x.to_integral_value())
+    return verdict_of(integer_holds(gate, fraction(x), tol))
+
+
+def verdict_order(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    xs = values if not tol else [fraction(x) for x in values]
+    return verdict_of(order_broken(gate, xs, tol) is None)
+
+
+def verdict_identity(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    ident = gate.identity
+    assert ident is not None
+    if ident.holds is not None:
+        ok = ident.holds(values, _decimal_tolerance(gate, tol))
+        if ok is not None:
+            return verdict_of(ok)
+    lhs_p, rhs_p = ident.evaluate(values)
+    return identity_verdict(gate, lhs_p, rhs_p, tol)
+
+
+_TOLERANCES: dict[int, tuple[Gate, Fraction, Decimal | Fraction]] = {}
+
+
+def _decimal_tolerance(gate: Gate, tol: Fraction) -> Decimal | Fraction:
+    """``tol`` as the equal Decimal where it terminates (made once per gate)."""
+    hit = _TOLERANCES.get(id(gate))
+    if hit is None or hit[0] is not gate or hit[1] is not tol:
+        hit = _TOLERANCES[id(gate)] = (gate, tol, exact_decimal(tol))
+    return hit[2]
+
+
+def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    x = values[0]
+    return verdict_of(domain_member(gate, x if isinstance(x, str) else fraction(x), tol)[0] is not None)
+
+
+def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
+    n_parts = len(gate.parts)
+    return verdict_of(partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
+
+
+
+Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
+_BOUNDS: dict[int, tuple[Gate, Bounds, Bounds]] = {}
+
+
+def effective_bounds(gate: Gate, tol: Fraction, decimal: bool = False) -> Bounds:
+    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate:
+    as Fractions, or (``decimal``) as the equal Decimals where they terminate,
+    for comparing a parsed Decimal at C speed (exact either way)."""
+    hit = _BOUNDS.get(id(gate))
+    if hit is None or hit[0] is not gate:
+        exact = (gate.lower.value - tol if gate.lower is not None else None,
+                 gate.upper.value + tol if gate.upper is not None else None)
+        hit = (gate, exact, tuple(exact_decimal(b) if b is not None else None for b in exact))
+        _BOUNDS[id(gate)] = hit
+    return hit[2] if decimal else hit[1]
+
+
+def range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
+    lo, hi = gate.lower, gate.upper
+    lo_eff, hi_eff = effective_bounds(gate, tol, type(x) is not Fraction)
+    ok = True
+    if lo is not None:
+        ok = x > lo_eff if lo.strict else x >= lo_eff
+    if hi is not None and ok:
+        ok = x < hi_eff if hi.strict else x <= hi_eff
+    return ok
+
+
+
+def integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
+    if not tol:  # exact: the common case, without Fraction arithmetic
+        return (x == 0 or x == 1) if gate.binary else x.denominator == 1
+    if gate.binary:
+        return min(abs(x), abs(x - 1)) <= tol
+    return abs(x - round(x)) <= tol
+
+
+
+def order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
+    """The first k with x_k, x_k+1 out of order, or None."""
+    for k in range(len(xs) - 1):
+        nxt = xs[k + 1] + tol if tol else xs[k + 1]    # (a light read's Decimal takes no Fraction sum)
+        ok = xs[k] < nxt if gate.strict else xs[k] <= nxt
+        if not ok:
+            return k
+    return None
+
+
+
+def identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[int, int] | None,
+                      tol: Fraction) -> tuple[str, str | None]:
+    """An identity's verdict from its sides (integer pairs; None: divides by zero)."""
+    if lhs_p is None or rhs_p is None:
+        return "fail", "undefined"
+    assert gate.identity is not None
+    return verdict_of(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
+
+
+
+def domain_member(gate: Gate, x: Fraction | str, tol: Fraction) -> tuple[int | None, str | None]:
+    """(index of the member a number or label matches or None, the normalised label)."""
+    if not isinstance(x, str):
+        for k, v in enumerate(gate.domain_numbers):
+            if v is not None and abs(x - v) <= tol:
+                return k, None
+        return None, None
+    label = normalise(x)
+    for k, v in enumerate(gate.domain):
+        if normalise(v) == label:
+            return k, label
+    return None, label
+
+
+
+def partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tuple[Fraction, bool]:
+    """(sum of the parts, whether it is within tol of the total)."""
+    s = sum(parts, ZERO)
+    return s, abs(s - total) <= tol
