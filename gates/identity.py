@@ -313,7 +313,7 @@ def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]):
         k = index[node.id]
         return lambda v: v[k]
     if isinstance(node, ast.Constant):
-        value = Decimal(ast.get_source_segment(text, node) or "")
+        value = Decimal(_segment(text, node))
         return lambda v: value
     if isinstance(node, ast.UnaryOp):
         inner = _decimal_node(node.operand, text, index)
