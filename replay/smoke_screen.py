@@ -196,12 +196,20 @@ def _rates(r0: float, w0: float) -> list[tuple[float, float]]:
     part normal to m - P is at most 300 |P| / |m - P|.
     """
     out = []
-    for span in HORIZONS:
-        r = r0 + REACH + SINK_SPEED * span
-        w = w0 - REACH - MISSILE_SPEED * span
-        out.append((span, MISSILE_SPEED + SINK_SPEED if r >= w
-                    else SINK_SPEED + MISSILE_SPEED * min(1.0, r * PMAX / (w * w))))
+    near, far = r0 + REACH, w0 - REACH      # r0 + REACH + SINK_SPEED * span is (r0 + REACH) + ...: same floats
+    for span, sink, fly in _HORIZON_MOVES:
+        r = near + sink
+        w = far - fly
+        if r >= w:
+            out.append((span, MISSILE_SPEED + SINK_SPEED))
+        else:
+            x = r * PMAX / (w * w)
+            out.append((span, SINK_SPEED + MISSILE_SPEED * (x if x < 1.0 else 1.0)))
     return out
+
+
+# (span, how far the cloud sinks and the missile flies in it) for each of HORIZONS
+_HORIZON_MOVES = tuple((span, SINK_SPEED * span, MISSILE_SPEED * span) for span in HORIZONS)
 
 
 class _Cloud:
