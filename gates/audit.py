@@ -48,29 +48,32 @@ Kinds
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from mmverify import paths
 from mmverify.artifact import ArtifactError, parse_file
 from mmverify.tasks import TaskLoadError, default_anchors_dir, load_index, load_task
 
-from .audit_model import SCHEMA_VERSION, SEVERITIES, AuditReport, Finding, TaskAudit
-from .audit_scoring import gate_bounds, schema_bounds, scoring_findings
 from .compile import compile_gates
 from .forms import evaluate_gates
 from .model import Gate, GateInstance, GateReport
-from .paper_artifact import paper_artifact
+
+if TYPE_CHECKING:
+    from .audit_model import AuditReport, Finding, TaskAudit
 
 # the records, the paper's artifact and the scoring-side checks live in their
-# own modules; their names stay importable from here
-__all__ = ["SCHEMA_VERSION", "SEVERITIES", "AuditReport", "Finding", "TaskAudit", "audit_anchors", "audit_task",
-           "audit_task_id", "gate_bounds", "oracle_findings", "paper_artifact", "schema_bounds"]
+# own modules, loaded when an audit runs (a score of a task's own oracle needs
+# only oracle_findings); their names stay importable from here (__getattr__ below)
+__all__ = ["SCHEMA_VERSION", "SEVERITIES", "AuditReport", "Finding", "TaskAudit", "audit_anchors",  # noqa: F822
+           "audit_task", "audit_task_id", "gate_bounds", "oracle_findings", "paper_artifact", "schema_bounds"]
 
 
 # ============================================================== entry points
 
 def audit_anchors(anchors_dir: str | None = None) -> AuditReport:
     """Audit every task listed by the anchors folder (pure apart from reading it)."""
+    from .audit_model import AuditReport
+
     anchors_dir = anchors_dir or default_anchors_dir()
     # an unreadable anchors folder or index is the caller's TaskLoadError, not a task row
     ids = [t["id"] for t in load_index(anchors_dir)]
@@ -78,6 +81,8 @@ def audit_anchors(anchors_dir: str | None = None) -> AuditReport:
 
 
 def audit_task_id(task_id: str, anchors_dir: str) -> TaskAudit:
+    from .audit_model import Finding, TaskAudit
+
     try:
         task = load_task(task_id, anchors_dir)
         compile_gates(task)
@@ -87,6 +92,10 @@ def audit_task_id(task_id: str, anchors_dir: str) -> TaskAudit:
 
 
 def audit_task(task) -> TaskAudit:
+    from .audit_model import Finding, TaskAudit
+    from .audit_scoring import scoring_findings
+    from .paper_artifact import paper_artifact
+
     gates = compile_gates(task)
     by_id = {g.id: g for g in gates}
     out: list[Finding] = []
@@ -209,6 +218,9 @@ def _audited_field(task, field_: str, records) -> str | None:
 
 
 def _audit_records(task, by_id: Mapping[str, Gate], oracle: Any, paper) -> list[Finding]:
+    from .audit_model import Finding
+    from .paper_artifact import paper_artifact
+
     out: list[Finding] = []
     for mid, rec in _records(paper):
         named = rec.get("gate")
@@ -248,13 +260,16 @@ def _show_original(value: Any) -> str:
     return str(value)
 
 
-# The renderings live in audit_render; these names are still reachable from here.
-_RENDERING = frozenset({"render_markdown", "render_table"})
+# Names still reachable from here, each loaded from its module on first use.
+_ELSEWHERE = {"SCHEMA_VERSION": "audit_model", "SEVERITIES": "audit_model", "AuditReport": "audit_model",
+              "Finding": "audit_model", "TaskAudit": "audit_model", "gate_bounds": "audit_scoring",
+              "schema_bounds": "audit_scoring", "scoring_findings": "audit_scoring",
+              "paper_artifact": "paper_artifact", "render_markdown": "audit_render", "render_table": "audit_render"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _RENDERING:
-        from . import audit_render
+    if name in _ELSEWHERE:
+        import importlib
 
-        return getattr(audit_render, name)
+        return getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

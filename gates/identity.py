@@ -64,7 +64,7 @@ def _check(node: ast.AST, text: str, names: set[str], used: set[str]) -> None:
             if isinstance(exp, ast.UnaryOp) and isinstance(exp.op, (ast.USub, ast.UAdd)):
                 neg = isinstance(exp.op, ast.USub)
                 exp = exp.operand
-            seg = ast.get_source_segment(text, exp) or ""
+            seg = _segment(text, exp) or ""
             if not (isinstance(exp, ast.Constant) and type(exp.value) is int and re.fullmatch(r"[0-9]+", seg)):
                 raise IdentityError("a power needs an integer literal exponent")
             if exp.value > MAX_EXPONENT:
@@ -83,7 +83,7 @@ def _check(node: ast.AST, text: str, names: set[str], used: set[str]) -> None:
         used.add(node.id)
         return
     if isinstance(node, ast.Constant):
-        seg = ast.get_source_segment(text, node) or ""
+        seg = _segment(text, node) or ""
         if type(node.value) not in (int, float) or not _NUMBER.fullmatch(seg):
             raise IdentityError(f"literal {seg or node.value!r} is not a plain decimal number")
         return
@@ -114,6 +114,15 @@ def _sympy_side(text: str, names: Sequence[str]) -> Any:
     local = {n: sympy.Symbol(n) for n in names}
     glob = {"__builtins__": {}, "Rational": sympy.Rational}
     return parse_expr(text, local_dict=local, global_dict=glob, transformations=(_rational_numbers,))
+
+
+def _segment(text: str, node: ast.AST) -> str:
+    """``ast.get_source_segment(text, node)`` for the one-line texts parsed here
+    (offsets are UTF-8 byte offsets into line 1), without splitting the text
+    into lines at every call."""
+    if text.isascii():
+        return text[node.col_offset:node.end_col_offset]
+    return text.encode()[node.col_offset:node.end_col_offset].decode()
 
 
 def _checked(expr: str, var_names: Sequence[str]) -> tuple[str, str, ast.AST, ast.AST, str]:
@@ -149,8 +158,8 @@ def parse_identity(expr: str, var_names: Sequence[str]) -> tuple[str, Any, Any]:
     """(relation, lhs, rhs) of an anchor's identity text, sides as sympy
     expressions; IdentityError on any defect."""
     text, relation, left_tree, right_tree = _checked(expr, var_names)
-    left = ast.get_source_segment(text, left_tree)
-    right = ast.get_source_segment(text, right_tree)
+    left = _segment(text, left_tree)
+    right = _segment(text, right_tree)
     try:
         lhs = _sympy_side(left, var_names)
         rhs = _sympy_side(right, var_names)
@@ -182,7 +191,7 @@ def _compile_node(node: ast.AST, text: str, index: Mapping[str, int]):
         k = index[node.id]
         return lambda v: v[k]
     if isinstance(node, ast.Constant):
-        value = Fraction(ast.get_source_segment(text, node))
+        value = Fraction(_segment(text, node))
         pair = (value.numerator, value.denominator)
         return lambda v: pair
     if isinstance(node, ast.UnaryOp):
@@ -304,7 +313,7 @@ def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]):
         k = index[node.id]
         return lambda v: v[k]
     if isinstance(node, ast.Constant):
-        value = Decimal(ast.get_source_segment(text, node) or "")
+        value = Decimal(_segment(text, node))
         return lambda v: value
     if isinstance(node, ast.UnaryOp):
         inner = _decimal_node(node.operand, text, index)

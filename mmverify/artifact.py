@@ -110,42 +110,99 @@ def _duplicate_key(key: str) -> ArtifactError:
 
 # String literals are blanked in two linear passes: escape pairs first (a
 # backslash only occurs inside strings in valid JSON), then quote-to-quote
-# runs, an unterminated one running to the end of the text. Every match
-# succeeds where it starts, so no position is scanned twice (a single pattern
-# for escaped strings fails and restarts at every escaped quote of an
-# unterminated '"\\"\\"\\"...': quadratic).
+# runs (a split at the quotes), an unterminated one running to the end of the
+# text. No position is scanned twice (a single pattern for escaped strings
+# fails and restarts at every escaped quote of an unterminated
+# '"\\"\\"\\"...': quadratic).
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
-_STRING = re.compile(r'"[^"]*(?:"|\Z)')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")   # deleted to leave the brackets
 # a \uD800-\uDFFF escape: the decoded text may hold a lone surrogate
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _scan(text: str, max_depth: int, max_values: int) -> None:
+def _scan(text: str, max_depth: int, max_values: int) -> str:
     """Reject, before ``json`` builds anything, text with more than ``max_values``
     values or nesting deeper than ``max_depth``.
 
-    Work and memory are linear in the text and done in C (regular expressions,
-    ``str.count``): string literals are blanked out first, so brackets and
+    Work and memory are linear in the text and done in C (a regular expression,
+    ``str.split``, ``str.count``, ``bytes.translate``): string literals are blanked out first, so brackets and
     commas inside strings do not count. The value count is an upper bound
     (commas plus opened containers plus one), which is what bounds the memory
-    ``json`` would need for millions of tiny values (``[0,0,0,...]``)."""
-    bare = _STRING.sub("", _ESCAPE.sub("", text) if "\\" in text else text)
+    ``json`` would need for millions of tiny values (``[0,0,0,...]``).
+
+    Returns the text outside string literals (what the number check of
+    :func:`_number_hook` reads)."""
+    # outside the strings: every other piece between quotes (the same text as
+    # removing each quote-to-quote run, an unterminated one to the end)
+    bare = "".join((_ESCAPE.sub("", text) if "\\" in text else text).split('"')[0::2])
     openers = bare.count("[") + bare.count("{")
     values = bare.count(",") + openers + 1
     if values > max_values:
         raise ArtifactError("too_many_values",
                             f"artifact holds about {values} JSON values, above the cap of {max_values}")
-    if bare.count("]") + bare.count("}") > openers:
-        return   # more closers than openers: malformed, and json says where
+    if openers <= max_depth or bare.count("]") + bare.count("}") > openers:
+        return bare  # too few openers to nest too deep, or malformed (and json says where)
     depth = 0
-    for ch in _NOT_BRACKET.sub("", bare):   # at most 2 * max_values brackets
+    brackets = bare.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET).decode("ascii")
+    for ch in brackets:   # at most 2 * max_values brackets
         if ch in "[{":
             depth += 1
             if depth > max_depth:
                 raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
         else:
             depth -= 1
+    return bare
+
+
+# every byte of a number literal -> "n", every other byte -> " "
+_NUMBER_CHARS = "-+.0123456789eE"
+_RUNS = bytes(ord("n") if chr(b) in _NUMBER_CHARS else ord(" ") for b in range(256))
+
+
+def _number_hook(bare: str):
+    """The number parser for a text whose part outside strings is ``bare``.
+
+    ``Decimal`` itself (a call in C, no Python frame per number) when it gives
+    every literal of the text the very value :func:`_parse_decimal` gives and
+    no literal breaks a cap: no run of number characters over the length cap,
+    no negative zero (``-0``, ``-0.00``: the parser makes them zeros) and each
+    literal with an exponent a whole number literal that ``_parse_decimal``
+    accepts with the same sign, digits and exponent. Otherwise
+    :func:`_parse_decimal`, so every value and error stays as it is. Any
+    literal json reads lies whole in ``bare``: a literal right after a closing
+    quote or right before an opening one is a JSON error at that point."""
+    if b"n" * (MAX_NUMBER_TEXT + 1) in bare.encode("utf-8", "surrogatepass").translate(_RUNS):
+        return _parse_decimal
+    i = bare.find("-0")
+    while i >= 0:
+        j = i + 2
+        if bare[j:j + 1] == ".":
+            j += 1
+            while bare[j:j + 1] == "0":
+                j += 1
+        after = bare[j:j + 1]
+        if not after or after not in "123456789":
+            return _parse_decimal
+        i = bare.find("-0", j)
+    words = bare.replace("true", " ").replace("false", " ")   # the only letters of JSON besides exponents
+    for letter in "eE":
+        k = words.find(letter)
+        while k >= 0:
+            a, b = k, k + 1
+            while a > 0 and words[a - 1] in _NUMBER_CHARS:
+                a -= 1
+            while b < len(words) and words[b] in _NUMBER_CHARS:
+                b += 1
+            literal = words[a:b]
+            if len(literal) > MAX_NUMBER_TEXT or not DECIMAL_TEXT.fullmatch(literal):
+                return _parse_decimal
+            try:
+                if _parse_decimal(literal).as_tuple() != Decimal(literal).as_tuple():
+                    return _parse_decimal
+            except ArtifactError:
+                return _parse_decimal
+            k = words.find(letter, b)
+    return Decimal
 
 
 def _check_surrogates(value: Any) -> None:
@@ -179,10 +236,10 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArtifactError("invalid_utf8", f"artifact is not valid UTF-8 (byte {exc.start})") from None
-    _scan(text, max_depth, max_values)
+    number = _number_hook(_scan(text, max_depth, max_values))
     try:
         data = loads_strict(text, duplicate_key=_duplicate_key, non_finite=_non_finite,
-                            parse_float=_parse_decimal, parse_int=_parse_decimal)
+                            parse_float=number, parse_int=number)
     except ArtifactError:
         raise
     except json.JSONDecodeError as exc:
@@ -218,6 +275,30 @@ def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYT
     except OSError as exc:
         raise ArtifactError("unreadable", f"cannot read artifact {name}: {exc.strerror}") from None
     return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth, max_values=max_values)
+
+
+def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
+    codes are those of :func:`mmverify.artifact.parse_file`."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
+    except (OSError, ValueError) as exc:
+        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
+            from None
+    if size > max_bytes:
+        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
+    except IsADirectoryError:
+        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
+    except OSError as exc:
+        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
+    if len(raw) > max_bytes:
+        raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
+    return raw
 
 
 def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:

@@ -41,13 +41,24 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container, Sequence
 
-from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes
-from .engine import (  # noqa: F401  (the engine's parts, under the names this module always had)
-    RETRIED, BatchStats, ScoreTimeout, atomic_write, load_done, read_bounded, row_line, run_job, time_cap,
-    time_cap_available)
+from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes, read_bounded
+from .timecap import ScoreTimeout, time_cap, time_cap_available  # noqa: F401
 
 if TYPE_CHECKING:
+    from .engine import BatchStats
     from .scoring.rules import Ruleset
+
+# the rest of the batch engine's parts, under the names this module always had,
+# loaded on first use (scoring one artifact needs none of them)
+_ENGINE = frozenset({"RETRIED", "BatchStats", "atomic_write", "load_done", "row_line", "run_job"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ENGINE:
+        from . import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 ROW_SCHEMA = "mmverify.score-row/1"
 
@@ -125,9 +136,14 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
               done: Container[str] | None = None, full: str | None = None, ruleset: Ruleset = "verified",
-              strict_schema: bool = False) -> Outcome:
+              strict_schema: bool = False, as_row: bool = True) -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate).
+
+    ``as_row=False`` is for a caller that renders the report itself (``score``
+    with a table or Markdown): an outcome with a report then carries no JSON
+    form of it (its row holds only the ``batch`` block), and building that
+    form is not paid for. Error rows are whole either way.
 
     ``full`` is the input's absolute path (default: ``path`` taken from the
     current folder; a worker elsewhere is given the driver's). When the row's
@@ -204,7 +220,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                                     strict_schema=strict_schema)
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
-            row = report.as_dict()
+            row = report.as_dict() if as_row else {}
         row["batch"] = _batch_block(path, sha256, key, full)
         return Outcome(path, key, row, report)
     except ScoreTimeout:
@@ -319,6 +335,8 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
     ``executor``: where the scoring runs (see :mod:`mmverify.executors`; None
     is this process). ``wait``: when another run holds the output file's lock,
     wait for it instead of raising :class:`mmverify.engine.OutputBusy`."""
+    from .engine import BatchStats, run_job
+
     inputs, repeats = unique_inputs(paths)
     anchors_dir = os.path.abspath(anchors_dir) if anchors_dir else None
     job = ScoreJob(task_id, anchors_dir, run_gates, timeout_s, max_bytes, anchors_fingerprint(anchors_dir), ruleset,

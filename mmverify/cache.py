@@ -1,8 +1,8 @@
 """The compiled-task cache on disk: what a task load proved once, kept for the
 next process.
 
-Loading a task validates ``task.json`` and the artifact schema with jsonschema,
-and a JSON report shows each identity's sides as sympy prints them. Both are
+Loading a task validates ``task.json`` and the artifact schema with jsonschema
+and reads the oracle artifact it ships, and a JSON report shows each identity's sides as sympy prints them. Both are
 pure functions of the anchors' text and of the engine, and both cost an import
 (jsonschema about 40 ms, sympy about 300 ms) that a short-lived process such
 as ``mmverify score`` would otherwise pay on every start. This module keeps
@@ -51,7 +51,9 @@ def _engine_stamp() -> str:
 
     here = os.path.dirname(os.path.abspath(__file__))
     files = [os.path.join(here, "tasks.py"), os.path.join(here, "cache.py"),
-             os.path.join(here, "schemas", "task.schema.json")]
+             os.path.join(here, "schemas", "task.schema.json"),
+             # the oracle check of a task load: the parser and the path reader
+             os.path.join(here, "artifact.py"), os.path.join(here, "paths.py")]
     gates = importlib.util.find_spec("mmverify.gates")
     if gates is not None and gates.submodule_search_locations:
         gdir = list(gates.submodule_search_locations)[0]

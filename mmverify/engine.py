@@ -4,10 +4,10 @@ A batch is a list of *items* (artifact paths, manifest rows, reward pairs) and a
 *job*: a small picklable object that scores one item into one row. The engine
 owns everything around that:
 
-* **the time cap** (:func:`time_cap`): per artifact, repeating until the block is
+* **the time cap** (:func:`time_cap`, from :mod:`mmverify.timecap`): per artifact, repeating until the block is
   left, on the main thread by ``SIGALRM`` and on any other thread (a Dask
   worker's task threads) by an asynchronous exception;
-* **the bounded reader** (:func:`read_bounded`);
+* **the bounded reader** (:func:`read_bounded`, from :mod:`mmverify.artifact`);
 * **the output file**: rows already there are loaded (:func:`load_done`), new
   rows are appended as they come back, and the file is finally rewritten
   atomically (:func:`atomic_write`) with one line per item in input order;
@@ -31,153 +31,19 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import signal
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Iterable, Iterator, Sequence
 
-from .artifact import DEFAULT_MAX_BYTES, ArtifactError
+from .artifact import read_bounded  # noqa: F401  (the bounded reader, under its old name here)
+# the time cap lives in its own module (a replay under a cap needs no batch engine)
+from .timecap import REPEAT_S, ScoreTimeout, time_cap, time_cap_available  # noqa: F401
 
 # error codes that say nothing about the artifact itself: scored again on resume
 RETRIED = frozenset({"timeout", "internal_error", "worker_lost"})
 # how many more times a chunk is sent after its worker failed
 CHUNK_RETRIES = 2
-
-
-# ------------------------------------------------------------------ time cap
-
-class ScoreTimeout(BaseException):
-    """Raised by the time cap. A BaseException, so that no ``except Exception``
-    in the scoring code can swallow it."""
-
-
-def _signal_cap_available() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
-def _thread_cap_available() -> bool:
-    import ctypes          # only off the main thread: a plain start never loads it
-
-    return hasattr(ctypes, "pythonapi") and hasattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc")
-
-
-def time_cap_available() -> bool:
-    """Whether :func:`time_cap` can interrupt code running on this thread."""
-    return _signal_cap_available() or _thread_cap_available()
-
-
-# After the deadline the alarm repeats at this interval until the block is
-# left: an exception raised where Python cannot propagate it (a garbage
-# collector callback, a ``__del__``, a weakref callback) is printed and
-# dropped, and a single alarm lost there would let the block run uncapped.
-REPEAT_S = 0.1
-
-
-@contextmanager
-def time_cap(seconds: float | None, exc: type[BaseException] = ScoreTimeout) -> Iterator[None]:
-    """Raise ``exc`` (:class:`ScoreTimeout`) in the block after ``seconds`` of
-    wall time, and again every :data:`REPEAT_S` until the block is left (a
-    no-op when ``seconds`` is None). On the main thread of a POSIX process this
-    is ``SIGALRM``, which also interrupts a blocking system call; on another
-    thread a watchdog raises the exception asynchronously, between bytecodes.
-    Either way one long C call finishes first (bounded by the size caps).
-
-    Caps nest on the main thread: inside an outer cap that ends sooner, an
-    inner one sets no timer (the outer fires first); otherwise the outer timer
-    and handler are restored, less the time spent, when the block is left."""
-    if not seconds:
-        yield
-    elif _signal_cap_available():
-        with _signal_cap(seconds, exc):
-            yield
-    elif _thread_cap_available():
-        with _thread_cap(seconds, exc):
-            yield
-    else:  # pragma: no cover - not CPython
-        yield
-
-
-@contextmanager
-def _signal_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
-    outer_left, outer_repeat = signal.getitimer(signal.ITIMER_REAL)
-    if outer_left and outer_left <= seconds:
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise exc()
-
-    start = time.monotonic()
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if outer_left:
-            left = max(outer_left - (time.monotonic() - start), 1e-3)
-            signal.setitimer(signal.ITIMER_REAL, left, outer_repeat)
-
-
-@contextmanager
-def _thread_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
-    import ctypes
-
-    target = ctypes.c_ulong(threading.get_ident())
-    lock = threading.Lock()
-    left = threading.Event()
-    active = [True]
-
-    def watchdog():
-        if left.wait(seconds):
-            return
-        while True:
-            with lock:
-                if not active[0]:
-                    return
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(exc))
-            if left.wait(REPEAT_S):
-                return
-
-    dog = threading.Thread(target=watchdog, name="mmverify-time-cap", daemon=True)
-    dog.start()
-    try:
-        yield
-    finally:
-        with lock:
-            active[0] = False
-            left.set()
-            # an exception set but not yet raised must not escape the block
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
-
-
-# ------------------------------------------------------------------ reading
-
-def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
-    codes are those of :func:`mmverify.artifact.parse_file`."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
-    except IsADirectoryError:
-        raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
-    if len(raw) > max_bytes:
-        raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
-    return raw
 
 
 # ------------------------------------------------------------------ the file

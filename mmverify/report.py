@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .numbers import fraction_text, report_float
 from .statuses import FORCED_FAIL, STATUSES, Status
@@ -98,8 +98,91 @@ class Report:
 
 
 def dumps(obj: Any) -> str:
-    """Deterministic JSON text: sorted keys, fixed separators, trailing newline."""
-    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """Deterministic JSON text: sorted keys, fixed separators, trailing newline.
+
+    The text of ``json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False,
+    allow_nan=False)``, written by :func:`_write` (json's own indenting writer is
+    its slow pure-Python one); anything but plain dicts, lists, tuples, strings,
+    ints, finite floats, booleans and None under string keys is left to json,
+    which renders it or raises exactly as before."""
+    parts: list[str] = []
+    try:
+        _write(obj, "\n", parts.append)
+    except (_Unusual, RecursionError, TypeError):   # TypeError: keys that do not sort
+        return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return "".join(parts) + "\n"
+
+
+class _Unusual(Exception):
+    """A value :func:`_write` leaves to json."""
+
+
+_json_string = json.encoder.encode_basestring   # json's own (C) string writer for ensure_ascii=False
+_INF = float("inf")
+
+
+def _scalar(o: Any) -> str | None:
+    """The JSON text of a plain scalar (as json writes it), None for a container."""
+    t = type(o)
+    if t is str:
+        return _json_string(o)
+    if o is None:
+        return "null"
+    if o is True:
+        return "true"
+    if o is False:
+        return "false"
+    if t is int:
+        return int.__repr__(o)
+    if t is float:
+        if o != o or o == _INF or o == -_INF:
+            raise _Unusual        # json raises ValueError for it (allow_nan=False)
+        return float.__repr__(o)
+    return None
+
+
+def _write(o: Any, newline: str, out: Callable[[str], None]) -> None:
+    """``o`` as json's indent-2 writer lays it out, ``newline`` being the line
+    break and indent of its level: items on their own lines, keys sorted."""
+    text = _scalar(o)
+    if text is not None:
+        out(text)
+        return
+    t = type(o)
+    if t is dict:
+        if not o:
+            out("{}")
+            return
+        inner = newline + "  "
+        sep = "{" + inner
+        for k, v in sorted(o.items()):
+            if type(k) is not str:
+                raise _Unusual        # json turns such keys into text, or raises
+            text = _scalar(v)
+            if text is not None:
+                out(sep + _json_string(k) + ": " + text)
+            else:
+                out(sep + _json_string(k) + ": ")
+                _write(v, inner, out)
+            sep = "," + inner
+        out(newline + "}")
+    elif t is list or t is tuple:
+        if not o:
+            out("[]")
+            return
+        inner = newline + "  "
+        sep = "[" + inner
+        for v in o:
+            text = _scalar(v)
+            if text is not None:
+                out(sep + text)
+            else:
+                out(sep)
+                _write(v, inner, out)
+            sep = "," + inner
+        out(newline + "]")
+    else:
+        raise _Unusual
 
 
 def dumps_line(obj: Any) -> str:

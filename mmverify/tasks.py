@@ -237,32 +237,34 @@ def _did_you_mean(task_id: str, anchors_dir: str) -> str:
 
 # ----------------------------------------------------------------------- building
 
-def _validated_key(file: str, schema_file: str) -> str | None:
-    """Compiled-task cache key of the jsonschema checks of a task's two files
-    (their bytes), or None when either cannot be read or the cache is off."""
+def _validated_key(file: str, schema_file: str, oracle_file: str) -> str | None:
+    """Compiled-task cache key of the checks of a task's three files (their
+    bytes), or None when one cannot be read or the cache is off."""
     from . import cache
 
     if cache.cache_dir() is None:
         return None
+    content = []
     try:
-        with open(file, "rb") as fh:
-            task_bytes = fh.read()
-        with open(schema_file, "rb") as fh:
-            schema_bytes = fh.read()
+        for name in (file, schema_file, oracle_file):
+            with open(name, "rb") as fh:
+                content.append(fh.read())
     except OSError:
         return None
-    return cache.key_of("task-validated", task_bytes, schema_bytes)
+    return cache.key_of("task-validated", *content)
 
 
 def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
     # The jsonschema checks (task.json against the shipped schema, the artifact
-    # schema against the metaschema) are skipped when the compiled-task cache
-    # holds a record that these exact bytes passed them with this engine; every
-    # other check runs on every load.
+    # schema against the metaschema) and the parse of the oracle artifact are
+    # skipped when the compiled-task cache holds a record that these exact bytes
+    # (task, schema, oracle) passed every check with this engine; every other
+    # check runs on every load.
     from . import cache
 
     schema_file = os.path.join(directory, "artifact.schema.json")
-    key = _validated_key(file, schema_file) if os.path.basename(file) == "task.json" else None
+    key = (_validated_key(file, schema_file, os.path.join(directory, "oracle.json"))
+           if os.path.basename(file) == "task.json" else None)
     known = key is not None and cache.load(key) is True
     if not known:
         import jsonschema
@@ -309,7 +311,8 @@ def build_task(raw: Any, directory: str, file: str = "task.json") -> TaskSpec:
     )
     if task.replay is not None:
         _check_replay(task, file)
-    _check_oracle(task, file)
+    if not known:
+        _check_oracle(task, file)
     if key is not None and not known:
         cache.store(key, True)
     return task

@@ -104,7 +104,7 @@ def run_replay(task, data: Any, *, time_cap_s: float | None = DEFAULT_TIME_CAP_S
     official = official_data(mod, task)   # anchor data: a defect here is the task's, so it may raise
     if not isinstance(data, dict):
         return ReplayReport(task.id, mod.__name__, {}, {n: "artifact is not an object" for n in names})
-    from mmverify.batch import time_cap
+    from mmverify.timecap import time_cap
 
     try:
         with time_cap(time_cap_s, ReplayTimeout):

@@ -196,12 +196,20 @@ def _rates(r0: float, w0: float) -> list[tuple[float, float]]:
     part normal to m - P is at most 300 |P| / |m - P|.
     """
     out = []
-    for span in HORIZONS:
-        r = r0 + REACH + SINK_SPEED * span
-        w = w0 - REACH - MISSILE_SPEED * span
-        out.append((span, MISSILE_SPEED + SINK_SPEED if r >= w
-                    else SINK_SPEED + MISSILE_SPEED * min(1.0, r * PMAX / (w * w))))
+    near, far = r0 + REACH, w0 - REACH      # r0 + REACH + SINK_SPEED * span is (r0 + REACH) + ...: same floats
+    for span, sink, fly in _HORIZON_MOVES:
+        r = near + sink
+        w = far - fly
+        if r >= w:
+            out.append((span, MISSILE_SPEED + SINK_SPEED))
+        else:
+            x = r * PMAX / (w * w)
+            out.append((span, SINK_SPEED + MISSILE_SPEED * (x if x < 1.0 else 1.0)))
     return out
+
+
+# (span, how far the cloud sinks and the missile flies in it) for each of HORIZONS
+_HORIZON_MOVES = tuple((span, SINK_SPEED * span, MISSILE_SPEED * span) for span in HORIZONS)
 
 
 class _Cloud:
@@ -268,10 +276,28 @@ class _Cloud:
         return best
 
     def _point(self, i: int, t: float, mis: Point, centre: Point) -> float:
-        """Evaluate point i at t and store its certificate; returns the foot's place."""
-        d, h = _seg_dist(mis, self.points[i], centre)
+        """Evaluate point i at t and store its certificate; returns the foot's place.
+
+        The body is ``_seg_dist(mis, point, centre)`` and ``_span`` written out (the
+        innermost step of the replay): the same operations in the same order."""
+        p = self.points[i]
+        mx, my, mz = mis
+        abx, aby, abz = p[0] - mx, p[1] - my, p[2] - mz
+        acx, acy, acz = centre[0] - mx, centre[1] - my, centre[2] - mz
+        n2 = abx * abx + aby * aby + abz * abz
+        h = (acx * abx + acy * aby + acz * abz) / (n2 if n2 >= 1e-12 else 1e-12)
+        h = 0.0 if h < 0.0 else 1.0 if h > 1.0 else h
+        ex, ey, ez = centre[0] - (mx + h * abx), centre[1] - (my + h * aby), centre[2] - (mz + h * abz)
+        d = math.sqrt(ex * ex + ey * ey + ez * ez)
         self.mu = mu = CLOUD_RADIUS - d
-        s = self._span(mu if mu >= 0 else -mu)
+        x, s = (mu if mu >= 0 else -mu) - EPS, 0.0
+        for hz, rate in self.rates:
+            if x < hz * rate:
+                x /= rate
+                if x > s:
+                    s = x
+                break
+            s = hz
         self.lo[i] = t - s
         self.hi[i] = t + s
         self.blocked[i] = d <= CLOUD_RADIUS
@@ -284,13 +310,15 @@ class _Cloud:
         of the certificates on its side still cover: from the k-th earliest start to
         the k-th latest end.
         """
-        lo, hi, blocked = self.lo, self.hi, self.blocked
-        for i in [i for i in range(len(lo)) if not lo[i] <= t <= hi[i]]:
-            self._point(i, t, mis, centre)
-        yes = [i for i in range(len(lo)) if blocked[i]]
+        lo, hi, blocked, point = self.lo, self.hi, self.blocked, self._point
+        n = len(lo)
+        for i in range(n):
+            if not lo[i] <= t <= hi[i]:
+                point(i, t, mis, centre)
+        yes = [i for i in range(n) if blocked[i]]
         state = len(yes) >= SAMPLED_MIN_BLOCKED
         side, k = (yes, SAMPLED_MIN_BLOCKED) if state else \
-            ([i for i in range(len(lo)) if not blocked[i]], len(lo) - SAMPLED_MIN_BLOCKED + 1)
+            ([i for i in range(n) if not blocked[i]], n - SAMPLED_MIN_BLOCKED + 1)
         return (state, sorted([lo[i] for i in side])[k - 1], sorted([hi[i] for i in side])[-k])
 
     def _full(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
@@ -304,13 +332,19 @@ class _Cloud:
         lo, hi, weak = self.rim
         if not lo <= t <= hi:
             return self._walk(t, mis, centre)
+        plo, phi, blocked = self.lo, self.hi, self.blocked
         for i in weak:
-            if not self.lo[i] <= t <= self.hi[i]:
+            a, b = plo[i], phi[i]
+            if not a <= t <= b:
                 self._point(i, t, mis, centre)
-            if not self.blocked[i]:
+                a, b = plo[i], phi[i]
+            if not blocked[i]:
                 self.fail = i
-                return (False, self.lo[i], self.hi[i])
-            lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
+                return (False, a, b)
+            if a > lo:          # lo, hi = max(lo, a), min(hi, b)
+                lo = a
+            if b < hi:
+                hi = b
         return (True, lo, hi)
 
     def _walk(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
@@ -327,14 +361,15 @@ class _Cloud:
         lo, hi = -math.inf, math.inf
         first, start = divmod(self.crit, RIM_POINTS)
         least = math.inf
+        plo, phi, blocked, point = self.lo, self.hi, self.blocked, self._point
         for rim in (first, 1 - first):
             j = 0
             while j < RIM_POINTS:
                 i = rim * RIM_POINTS + (start + j) % RIM_POINTS
-                h = self._point(i, t, mis, centre)
-                if not self.blocked[i]:
+                h = point(i, t, mis, centre)
+                if not blocked[i]:
                     self.fail = i
-                    return (False, self.lo[i], self.hi[i])
+                    return (False, plo[i], phi[i])
                 mu = self.mu
                 if mu < least:
                     least, self.crit = mu, i
@@ -344,7 +379,10 @@ class _Cloud:
                 reach = mu - EPS - rate * tau
                 if reach < 0:
                     weak.append(i)
-                    lo, hi = max(lo, self.lo[i]), min(hi, self.hi[i])
+                    if plo[i] > lo:     # lo, hi = max(lo, plo[i]), min(hi, phi[i])
+                        lo = plo[i]
+                    if phi[i] < hi:
+                        hi = phi[i]
                     j += 1
                 elif h * CHORDS[-1] <= reach:
                     j = RIM_POINTS

@@ -73,10 +73,13 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     for path in progress(artifacts, many):
         try:
             # score_one never raises for what the artifact holds: an engine
-            # error or the time cap becomes an error row for this artifact
+            # error or the time cap becomes an error row for this artifact.
+            # A table or Markdown needs no JSON form of the report, unless a
+            # time cap is set: then it is built under the cap, as it bounds the
+            # rendering of a huge report too
             outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
                                 timeout_s=timeout_s, fingerprint="", ruleset=ruleset,
-                                strict_schema=strict_schema)
+                                strict_schema=strict_schema, as_row=fmt == "json" or timeout_s is not None)
             if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
                 raise TaskNotInferred(path)
             if outcome.report is None:

@@ -248,6 +248,14 @@ def test_cache_never_hides_a_broken_task(tmp_path, monkeypatch):
         p.write_bytes(b"\x00garbage")
     assert build_task(read_trusted_json(file), str(folder), file).id == task.id
     assert all(cache.load(p.stem) is not None for p in (tmp_path / "cache").iterdir())
+    build_task(read_trusted_json(file), str(folder), file)             # the oracle check read from the cache
+    oracle = folder / "oracle.json"
+    data = json.loads(oracle.read_text(encoding="utf-8"))
+    first = task.metrics[0].path.segments[0]
+    del data[first]
+    oracle.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TaskLoadError, match="oracle artifact lacks"):   # an edited oracle is read again
+        build_task(read_trusted_json(file), str(folder), file)
 
 
 # ------------------------------------------------------------- no heavy import when scoring
