@@ -36,6 +36,7 @@ import operator
 import re
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 from mmverify.errors import MmverifyError
 from mmverify.numbers import exact_decimal
@@ -125,8 +126,19 @@ def _segment(text: str, node: ast.AST) -> str:
     return text.encode()[node.col_offset:node.end_col_offset].decode()
 
 
-def _checked(expr: str, var_names: Sequence[str]) -> tuple[str, str, ast.AST, ast.AST, str]:
-    """Step 1: (one-line text, relation, left tree, right tree); IdentityError on any defect."""
+def _checked(expr: str, var_names: Sequence[str]) -> tuple[str, str, ast.AST, ast.AST]:
+    """Step 1: (one-line text, relation, left tree, right tree); IdentityError on
+    any defect. Made once per expression (the closures, the Decimal check and
+    the sympy form all start here); the trees are only read."""
+    return _checked_once(expr, tuple(var_names)) if isinstance(expr, str) else _check_text(expr, var_names)
+
+
+@lru_cache(maxsize=1024)
+def _checked_once(expr: str, var_names: tuple[str, ...]) -> tuple[str, str, ast.AST, ast.AST]:
+    return _check_text(expr, var_names)
+
+
+def _check_text(expr: Any, var_names: Sequence[str]) -> tuple[str, str, ast.AST, ast.AST]:
     if not isinstance(expr, str) or not expr.strip():
         raise IdentityError("empty expression")
     if len(expr) > MAX_EXPR_LENGTH:
@@ -295,48 +307,60 @@ _EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_E
 _UNDECIDED = (decimal.DecimalException, TypeError)
 
 
-def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]):
-    """A closure over a tuple of Decimal (or int) values, or None for a node
-    holding a division or a negative power of a variable (the pair closures
-    decide those). A part without variables is folded into its exact value
-    once, when that terminates (``489/100`` is ``4.89``)."""
+def _folded(value: Fraction):
+    """The closure of a constant part: its exact Decimal, when that terminates."""
+    folded = exact_decimal(value)
+    return (lambda v: folded) if isinstance(folded, Decimal) else None
+
+
+def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]) -> tuple[Any, Fraction | None]:
+    """(closure over a tuple of Decimal or int values, or None; the exact
+    value of a part without variables, else None). The closure is None for a
+    division or a negative power with a variable in it (the pair closures
+    decide those); a part without variables is folded once into its exact
+    value, kept as a Decimal when it terminates (``489/100`` is ``4.89``).
+    _Undefined for a constant division by zero."""
     ctx = _EXACT
-    if not isinstance(node, (ast.Name, ast.Constant)) and not any(
-            isinstance(n, ast.Name) for n in ast.walk(node)):
-        try:
-            n, d = _compile_node(node, text, index)(())
-        except _Undefined:
-            return None
-        folded = exact_decimal(Fraction(n, d))
-        return (lambda v: folded) if isinstance(folded, Decimal) else None
     if isinstance(node, ast.Name):
         k = index[node.id]
-        return lambda v: v[k]
+        return (lambda v: v[k]), None
     if isinstance(node, ast.Constant):
-        value = Decimal(_segment(text, node))
-        return lambda v: value
+        value = Fraction(_segment(text, node))
+        return _folded(value), value
     if isinstance(node, ast.UnaryOp):
-        inner = _decimal_node(node.operand, text, index)
-        if inner is None or not isinstance(node.op, ast.USub):
-            return inner
-        return lambda v: ctx.minus(inner(v))
+        inner, const = _decimal_node(node.operand, text, index)
+        if not isinstance(node.op, ast.USub):
+            return inner, const
+        if const is not None:
+            return _folded(-const), -const
+        return (None if inner is None else (lambda v: ctx.minus(inner(v)))), None
     assert isinstance(node, ast.BinOp)
-    left = _decimal_node(node.left, text, index)
-    if left is None or isinstance(node.op, ast.Div):
-        return None
+    left, lconst = _decimal_node(node.left, text, index)
     if isinstance(node.op, ast.Pow):
         exp = node.right
-        if isinstance(exp, ast.UnaryOp):
-            if isinstance(exp.op, ast.USub):
-                return None
+        sign = -1 if isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub) else 1
+        while isinstance(exp, ast.UnaryOp):
             exp = exp.operand
-        e = exp.value
-        return lambda v: ctx.power(left(v), e)      # 0 ** 0 is InvalidOperation: undecided here
-    right = _decimal_node(node.right, text, index)
-    if right is None:
-        return None
-    op = {ast.Add: ctx.add, ast.Sub: ctx.subtract, ast.Mult: ctx.multiply}[type(node.op)]
-    return lambda v: op(left(v), right(v))
+        e = sign * exp.value
+        if lconst is not None:
+            if lconst == 0 and e < 0:
+                raise _Undefined
+            return _folded(lconst ** e), lconst ** e
+        if left is None or e < 0:
+            return None, None
+        return (lambda v: ctx.power(left(v), e)), None      # 0 ** 0 is InvalidOperation: undecided there
+    right, rconst = _decimal_node(node.right, text, index)
+    op = type(node.op)
+    if lconst is not None and rconst is not None:
+        if op is ast.Div and rconst == 0:
+            raise _Undefined
+        value = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                 ast.Div: operator.truediv}[op](lconst, rconst)
+        return _folded(value), value
+    if op is ast.Div or left is None or right is None:
+        return None, None
+    fn = {ast.Add: ctx.add, ast.Sub: ctx.subtract, ast.Mult: ctx.multiply}[op]
+    return (lambda v: fn(left(v), right(v))), None
 
 
 def compile_decimal_check(expr: str, var_names: Sequence[str]):
@@ -349,8 +373,11 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     function when a side divides."""
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
-    left = _decimal_node(left_tree, text, index)
-    right = _decimal_node(right_tree, text, index)
+    try:
+        left = _decimal_node(left_tree, text, index)[0]
+        right = _decimal_node(right_tree, text, index)[0]
+    except _Undefined:
+        return None
     if left is None or right is None:
         return None
     subtract = _EXACT.subtract

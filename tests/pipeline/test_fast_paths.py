@@ -94,6 +94,7 @@ def test_decimal_check_declines_division():
     assert compile_decimal_check("x == y / (2 - 2)", ["x", "y"]) is None   # left to the pairs: undefined
     assert compile_decimal_check("x ** 2 == y", ["x", "y"]) is not None
     assert compile_decimal_check("489/100 * x == y", ["x", "y"]) is not None  # folded: 4.89
+    assert compile_decimal_check("1/3 * 3 * x == y", ["x", "y"])((Decimal(2), 2), 0) is True   # folded whole: 1
 
 
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
