@@ -138,7 +138,9 @@ def _decimal_leaves(data: Any, prefix: tuple = ()) -> list[tuple]:
 
 
 def _nudged(data: Any, leaves: list[tuple], k: int) -> Any:
-    """``data`` with each number at ``leaves`` moved by k units of its last digit."""
+    """``data`` with each number at ``leaves`` moved by k units in the third
+    digit after its last one (``0.3`` becomes ``0.3001`` for k = 1): new
+    numbers, far inside any bound the oracle's number meets."""
     import copy
     from decimal import Decimal
 
@@ -148,33 +150,39 @@ def _nudged(data: Any, leaves: list[tuple], k: int) -> Any:
     for segs in leaves:
         path = paths.FieldPath(paths.render_segments(segs), segs)
         v = paths.get(out, path)
-        paths.put(out, path, v + k * Decimal((0, (1,), v.as_tuple().exponent)))
+        paths.put(out, path, v + k * Decimal((0, (1,), v.as_tuple().exponent - 3)))
     return out
 
 
 def _nudge_plan(task: Any, data: Any, copies: int) -> list[tuple]:
     """The numbers a variant moves: every one no gate reads (scored ones and
-    the rest) when the gates still give the oracle's verdicts after the
-    largest move, else only the scored ones no gate reads (a replay may read
-    the others), else the first single number whose move keeps them."""
+    the rest) when the schema and the gates still give the oracle's verdicts
+    after the largest move, else only the scored ones no gate reads (a replay
+    or a schema bound may read the others), else the first single number
+    whose move keeps them."""
     from mmverify import paths
     from mmverify.gates import compile_gates, evaluate_gates
+    from mmverify.validate import is_valid
 
     gated = [p for g in compile_gates(task) for p in g.inputs]
     free = [segs for segs in _decimal_leaves(data)
             if not any(paths.matches(p, paths.render_segments(segs)) for p in gated)]
     scored = [segs for segs in free if any(paths.matches(m.path, paths.render_segments(segs)) for m in task.metrics)]
-    want = [(i.name, i.verdict) for i in evaluate_gates(task, data).instances]
+    def verdicts(d: Any) -> tuple:
+        return is_valid(task.artifact_schema, d), [(i.name, i.verdict) for i in evaluate_gates(task, d).instances]
+
+    want = verdicts(data)
     # failing both, one number no gate reads whose move keeps the verdicts
     for plan in [free, scored] + [[segs] for segs in free[:200]]:
-        if plan and [(i.name, i.verdict) for i in evaluate_gates(task, _nudged(data, plan, copies)).instances] == want:
+        if plan and verdicts(_nudged(data, plan, copies)) == want:
             return plan
     return []
 
 
 def varied(oracles: list[tuple[Any, Any, bytes]], copies: int) -> list[tuple[Any, Any, bytes]]:
     """``copies`` variants of every oracle, round-robin over the tasks: in
-    variant k every number no gate reads is k units of its last digit larger
+    variant k every number no gate reads is moved by k units three digits
+    past its last one
     (only the scored ones where moving the others changes a verdict: see
     ``_nudge_plan``). The verdicts are the oracles', the metric scores differ
     where a scored number moved, and no two artifacts are alike, so no cache

@@ -224,7 +224,7 @@ def bench_failing(oracles, rounds: int) -> dict[str, Any]:
 
 def bench_varied(oracles, copies: int) -> dict[str, Any]:
     """``score_artifact`` and ``reward_of`` on artifacts that are all different
-    (:func:`bench_common.varied`: each oracle with its last digits nudged,
+    (:func:`bench_common.varied`: each oracle with the numbers no gate reads nudged,
     ``copies`` variants per task), each scored once: the rates of new work."""
     from bench_common import varied
 

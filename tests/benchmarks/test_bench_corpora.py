@@ -31,7 +31,11 @@ def test_new_artifacts_differ_and_keep_the_verdicts(common, oracles):
     corpus = common.varied(oracles, 2)
     assert len(corpus) == 2 * len(oracles)
     assert len({art.sha256 for _, art, _ in corpus} | {art.sha256 for _, art, _ in oracles}) == 3 * len(oracles)
+    from mmverify.validate import is_valid
+
     by_task = {task.id: art for task, art, _ in oracles}
+    for task, art, _ in corpus[len(oracles):]:
+        assert is_valid(task.artifact_schema, art.data), task.id
     for task, art, _ in corpus[:len(oracles)]:
         if task.replay:
             continue   # (the verdicts of replay tasks are the oracle's too; their replays are slow)
