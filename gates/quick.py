@@ -56,14 +56,16 @@ def usable(value: Any, labels: bool = False) -> bool:
 
 
 class Values:
-    """The values of one gate view, each path read once (gates share inputs)."""
+    """The values of one gate view, each path read once (gates share inputs),
+    and whether they are usable, each decided once."""
 
-    __slots__ = ("view", "scalars", "columns")
+    __slots__ = ("view", "scalars", "columns", "usable")
 
     def __init__(self, view: Any):
         self.view = view
         self.scalars: dict[str, Any] = {}
         self.columns: dict[str, Any] = {}
+        self.usable: dict[tuple[str, bool], Any] = {}
 
     def scalar(self, path: paths.FieldPath) -> Any:
         hit = self.scalars.get(path.text, self)
@@ -76,6 +78,26 @@ class Values:
         hit = self.columns.get(path.text)
         if hit is None:
             hit = self.columns[path.text] = paths.items(self.view, path)
+        return hit
+
+    def number(self, path: paths.FieldPath, labels: bool = False) -> Any:
+        """The value at a scalar path when it is usable, else None."""
+        key = (path.text, labels)
+        hit = self.usable.get(key, self)
+        if hit is self:
+            value = self.scalar(path)
+            hit = self.usable[key] = value if usable(value, labels) else None
+        return hit
+
+    def numbers(self, path: paths.FieldPath, labels: bool = False) -> list[Any] | None:
+        """The values of a ``[*]`` path when its list is there, not empty, and
+        every value is usable; else None."""
+        key = (path.text, labels)
+        hit = self.usable.get(key, self)
+        if hit is self:
+            col = self.column(path)
+            ok = isinstance(col, list) and col and all(usable(v, labels) for v in col)
+            hit = self.usable[key] = col if ok else None
         return hit
 
 
@@ -92,27 +114,22 @@ def _row_check(gate: Gate) -> Check:
 
     if not any(flags):
         def scalar_rows(values_of: Values) -> list[int | None] | None:
-            values = [values_of.scalar(p) for p in inputs]
-            if all(usable(v, labels) for v in values) and verdict(gate, values, tol)[0] == "pass":
+            values = [values_of.number(p, labels) for p in inputs]
+            if None not in values and verdict(gate, values, tol)[0] == "pass":
                 return [None]
             return None
         return scalar_rows
 
     def list_rows(values_of: Values) -> list[int | None] | None:
         columns: list[Any] = []
-        n = None
+        n = 0
         for p, is_list in zip(inputs, flags):
-            if is_list:
-                col = values_of.column(p)
-                if not isinstance(col, list) or not col:   # absent, null, not a list, empty: not all passes
-                    return None
-                n = len(col)
-            else:
-                col = values_of.scalar(p)
-            columns.append(col)
-        for col, is_list in zip(columns, flags):
-            if not (all(usable(v, labels) for v in col) if is_list else usable(col, labels)):
+            col = values_of.numbers(p, labels) if is_list else values_of.number(p, labels)
+            if col is None:       # absent, null, not a list, empty, or a value not usable: not all passes
                 return None
+            if is_list:
+                n = len(col)
+            columns.append(col)
         rows = zip(*[col if is_list else repeat(col, n) for col, is_list in zip(columns, flags)])
         for row in rows:
             if verdict(gate, row, tol)[0] != "pass":
@@ -131,8 +148,8 @@ def quick_order(gate: Gate):
     if path is None:
         return None
     def chain(values_of: Any) -> list[int | None] | None:
-        values = values_of.column(path)
-        if not isinstance(values, list) or not values or not all(usable(v) for v in values):
+        values = values_of.numbers(path)
+        if values is None:
             return None
         # every adjacent pair in order is the whole chain in order
         return list(range(len(values) - 1)) if predicates.verdict_order(gate, values, gate.tolerance or ZERO)[0] == "pass" \
