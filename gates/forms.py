@@ -61,7 +61,9 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     view = gate_view(data, replayed)
     gates = compile_gates(task)
     out: list[GateInstance] = []
-    reader = _Reader(view, light=not (records if records is not None else not hard_only))
+    if records is None:
+        records = not hard_only
+    reader = _Reader(view, light=not records)
     if hard_only:
         gates = tuple(g for g in gates if g.hard)
         for gate in gates:

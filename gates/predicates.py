@@ -34,9 +34,8 @@ def verdict_of(ok: bool) -> tuple[str, str | None]:
     return ("pass", None) if ok else ("fail", "violated")
 
 
-
 def fraction(x: Decimal | int | Fraction) -> Fraction:
-    """The exact Fraction of a read's number (a light read's Decimal or int)."""
+    """The exact Fraction of a number as read (a Decimal, an int or a Fraction)."""
     cls = type(x)
     if cls is Fraction:
         return x
@@ -91,7 +90,6 @@ def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> t
     return verdict_of(partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
 
 
-
 Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
 _BOUNDS: dict[int, tuple[Gate, Bounds, Bounds]] = {}
 
@@ -120,7 +118,6 @@ def range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
     return ok
 
 
-
 def integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     if not tol:  # exact: the common case, without Fraction arithmetic
         return (x == 0 or x == 1) if gate.binary else x.denominator == 1
@@ -129,26 +126,23 @@ def integer_holds(gate: Gate, x: Fraction, tol: Fraction) -> bool:
     return abs(x - round(x)) <= tol
 
 
-
 def order_broken(gate: Gate, xs: list[Fraction], tol: Fraction) -> int | None:
     """The first k with x_k, x_k+1 out of order, or None."""
     for k in range(len(xs) - 1):
-        nxt = xs[k + 1] + tol if tol else xs[k + 1]    # (a light read's Decimal takes no Fraction sum)
+        nxt = xs[k + 1] + tol if tol else xs[k + 1]    # (with a tolerance the values are Fractions)
         ok = xs[k] < nxt if gate.strict else xs[k] <= nxt
         if not ok:
             return k
     return None
 
 
-
 def identity_verdict(gate: Gate, lhs_p: tuple[int, int] | None, rhs_p: tuple[int, int] | None,
-                      tol: Fraction) -> tuple[str, str | None]:
+                     tol: Fraction) -> tuple[str, str | None]:
     """An identity's verdict from its sides (integer pairs; None: divides by zero)."""
     if lhs_p is None or rhs_p is None:
         return "fail", "undefined"
     assert gate.identity is not None
     return verdict_of(identity.pair_holds(gate.identity.relation, lhs_p, rhs_p, tol))
-
 
 
 def domain_member(gate: Gate, x: Fraction | str, tol: Fraction) -> tuple[int | None, str | None]:
@@ -163,7 +157,6 @@ def domain_member(gate: Gate, x: Fraction | str, tol: Fraction) -> tuple[int | N
         if normalise(v) == label:
             return k, label
     return None, label
-
 
 
 def partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tuple[Fraction, bool]:

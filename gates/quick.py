@@ -139,28 +139,31 @@ def _row_check(gate: Gate) -> Check:
 
 
 # ``quick_<form>(gate)``: for a gate ``expand_<form>`` of gates/forms.py
-# expands, its check here: a function of the view's values (quick.Values) giving the
-# instance indices when every instance passes on usable values, else None
+# expands, its check here: a function of the view's values (``Values``) giving
+# the instance indices when every instance passes on usable values, else None
 # (None instead of the function: the gate has plain rows).
 
-def quick_order(gate: Gate):
+def quick_order(gate: Gate) -> Check | None:
     path = gate.chain_list
     if path is None:
         return None
-    def chain(values_of: Any) -> list[int | None] | None:
+    tol = gate.tolerance or ZERO
+
+    def chain(values_of: Values) -> list[int | None] | None:
         values = values_of.numbers(path)
-        if values is None:
-            return None
         # every adjacent pair in order is the whole chain in order
-        return list(range(len(values) - 1)) if predicates.verdict_order(gate, values, gate.tolerance or ZERO)[0] == "pass" \
-            else None
+        if values is None or predicates.verdict_order(gate, values, tol)[0] != "pass":
+            return None
+        return list(range(len(values) - 1))
     return chain
 
 
-def quick_partition_sum(gate: Gate):
+def quick_partition_sum(gate: Gate) -> Check | None:
     if gate.total is not None and gate.total.is_list:
         return None
-    def whole(values_of: Any) -> list[int | None] | None:
+    tol = gate.tolerance or ZERO
+
+    def whole(values_of: Values) -> list[int | None] | None:
         values: list[Any] = []
         for p in gate.parts:
             if p.is_list:
@@ -173,9 +176,8 @@ def quick_partition_sum(gate: Gate):
         values.append(values_of.scalar(gate.total) if gate.total is not None else gate.total_value)
         if not all(usable(v) for v in values):
             return None
-        n = len(values) - 1
-        parts = [predicates.fraction(v) for v in values[:n]]
-        return [None] if predicates.partition_holds(parts, predicates.fraction(values[n]), gate.tolerance or ZERO)[1] else None
+        *parts, total = [predicates.fraction(v) for v in values]
+        return [None] if predicates.partition_holds(parts, total, tol)[1] else None
     return whole
 
 
