@@ -15,7 +15,6 @@ its own. A differential test holds it to the instances.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from itertools import repeat
@@ -29,18 +28,19 @@ from .model import Gate, verified_paths
 from .predicates import ZERO
 
 
-@dataclass(frozen=True)
 class HardGatesPassed:
     """What a score reads of the gate report of an artifact whose hard gate
     instances all pass: no failure, no gap to name (``instances`` holds the
     failing and gap instances a score looks at: none), and the concrete
-    paths the passing gates verify."""
+    paths the passing gates verify. (A plain class: this module is loaded
+    by every start, and a dataclass costs its generated methods.)"""
 
-    task_id: str
-    verified_paths: frozenset[str]
-    replay: Any = None
+    __slots__ = ("task_id", "verified_paths", "replay")
     instances: tuple = ()
     hard_failures: tuple = ()
+
+    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None):
+        self.task_id, self.verified_paths, self.replay = task_id, verified_paths, replay
 
     def verified(self) -> frozenset[str]:
         return self.verified_paths
