@@ -13,7 +13,8 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 from .paths import render_segments
-from .precheck import fast_check_for, is_integer, is_number
+from .precheck import fast_check_for
+from .precheck_runtime import is_integer, is_number
 
 # jsonschema is imported only when an artifact is not certainly valid (the
 # generated pre-check of mmverify.precheck decides the valid case) or its
