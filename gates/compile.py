@@ -34,8 +34,8 @@ from mmverify.tasks import TaskLoadError, TaskSpec
 from mmverify.replay import ROOT as REPLAY_ROOT
 from mmverify.replay import declared_names
 
-from .identity import IdentityError, compile_decimal_check, compile_identity, side_texts
-from .model import Bound, Gate, Identity
+from .identity import IdentityError, side_texts
+from .model import Bound, Gate, identity_of
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
                "$comment"}
@@ -220,15 +220,13 @@ def build_identity(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -
     var_paths = tuple(ctx.path(raw_vars[n], f"vars/{n}") for n in names)
     _same_list(list(var_paths), ctx, "vars")
     try:
-        relation, evaluate = compile_identity(spec.get("expr", ""), names)
+        ident = identity_of(spec.get("expr", ""), names, var_paths)
         # sympy's reading of the sides (cached with the anchors' content, so
         # only a cache miss imports sympy) also rejects a side it folds into
         # a non-rational constant, such as a division by ``x - x``
         side_texts(spec["expr"], names)
     except IdentityError as exc:
         raise ctx.fail("expr", str(exc)) from None
-    ident = Identity(expr=" ".join(spec["expr"].split()), relation=relation, var_names=names,
-                     var_paths=var_paths, evaluate=evaluate, holds=compile_decimal_check(spec["expr"], names))
     return Gate(inputs=var_paths, identity=ident, **common)
 
 

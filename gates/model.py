@@ -90,6 +90,10 @@ class Identity:
     # None for an identity that divides
     holds: Callable[[Sequence[Any], Any], bool | None] | None = field(default=None, repr=False, compare=False)
 
+    def __reduce__(self) -> tuple:
+        # pickled as its text: the closures are compiled again where it is loaded
+        return identity_of, (self.expr, self.var_names, self.var_paths)
+
     @cached_property
     def _sympy(self) -> tuple[Any, Any]:
         from .identity import parse_identity
@@ -181,6 +185,16 @@ class Gate:
         return self.severity == "hard"
 
 
+def identity_of(expr: str, var_names: tuple[str, ...], var_paths: tuple[FieldPath, ...]) -> Identity:
+    """An :class:`Identity` compiled from its text (``IdentityError`` on a defect):
+    how a gate's is built, and how one is unpickled."""
+    from .identity import compile_decimal_check, compile_identity
+
+    relation, evaluate = compile_identity(expr, var_names)
+    return Identity(expr=" ".join(expr.split()), relation=relation, var_names=var_names, var_paths=var_paths,
+                    evaluate=evaluate, holds=compile_decimal_check(expr, var_names))
+
+
 @dataclass(frozen=True)
 class GateInstance:
     """One closed obligation of a gate on one artifact, with its exact verdict.
@@ -269,6 +283,13 @@ class GateInstance:
             d.setdefault(key, made.get(key, default))
         d["exact_source"] = None
         return d[name]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled (a worker process, a cache) with its detail text and exact
+        # data made: the functions that make them stay behind
+        for name in LAZY_EXACT:
+            getattr(self, name)
+        return dict(self.__dict__, detail_source=self.detail, exact_source=None)
 
     @property
     def hard(self) -> bool:

@@ -183,3 +183,13 @@ def test_quick_check_is_one_sided_near_every_bound(case):
     if not answered:   # then some hard instance does not pass
         hard = [i for i in evaluate_gates(task, data, replayed).instances if i.hard]
         assert any(i.verdict != "pass" for i in hard)
+
+
+def test_records_pickle_with_their_detail_and_exact_data():
+    import pickle
+
+    task = next(t for t in TASKS if t.id == "cumcm-2025-c-nipt")
+    for inst in evaluate_gates(task, ORACLES[task.id], REPLAYED[task.id]).instances:
+        back = pickle.loads(pickle.dumps(inst))
+        assert back == inst and back.detail == inst.detail and back.as_dict() == inst.as_dict()
+        assert back.operands == inst.operands
