@@ -160,8 +160,8 @@ def _instance(gate: Gate, index: int | None, reads: list[Read], **fields: Any) -
 
 
 def _light(gate: Gate, index: int | None, reads: list[Read], verdict: str, reason: str | None) -> GateVerdict:
-    return GateVerdict(gate.id, gate.severity, index, tuple([r[0] for r in reads]), tuple([r[4] for r in reads]),
-                       verdict, reason)
+    return tuple.__new__(GateVerdict, (gate.id, gate.severity, index, tuple([r[0] for r in reads]),
+                                       tuple([r[4] for r in reads]), verdict, reason))   # Read.path, Read.text
 
 
 def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
@@ -182,16 +182,12 @@ def _decide_rows(gate: Gate, rows: list[tuple[int | None, Any]], light: bool) ->
     numbers go straight to the form's predicate (``light``) or record."""
     entry = formtable.FORM_TABLE[gate.form]
     verdict, decide, tol = entry.verdict, entry.decide, gate.tolerance or ZERO
-    gate_id, severity = gate.id, gate.severity
-    new = tuple.__new__
     out: list[GateInstance | GateVerdict] = []
     for index, reads in rows:
         if not all(r[1] is NUMBER for r in reads):                 # Read.kind
             out.append(_decide(gate, index, reads, light))
         elif light:
-            out.append(new(GateVerdict, (gate_id, severity, index, tuple([r[0] for r in reads]),
-                                         tuple([r[4] for r in reads]),
-                                         *verdict(gate, [r[2] for r in reads], tol))))  # Read.number
+            out.append(_light(gate, index, reads, *verdict(gate, [r[2] for r in reads], tol)))   # Read.number
         else:
             out.append(decide(gate, (gate, index, reads), reads, tol))
     return out

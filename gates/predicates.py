@@ -62,22 +62,11 @@ def verdict_identity(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[
     ident = gate.identity
     assert ident is not None
     if ident.holds is not None:
-        ok = ident.holds(values, _decimal_tolerance(gate, tol))
+        ok = ident.holds(values, _derived(gate, tol)[2])
         if ok is not None:
             return verdict_of(ok)
     lhs_p, rhs_p = ident.evaluate(values)
     return identity_verdict(gate, lhs_p, rhs_p, tol)
-
-
-_TOLERANCES: dict[int, tuple[Gate, Fraction, Decimal | Fraction]] = {}
-
-
-def _decimal_tolerance(gate: Gate, tol: Fraction) -> Decimal | Fraction:
-    """``tol`` as the equal Decimal where it terminates (made once per gate)."""
-    hit = _TOLERANCES.get(id(gate))
-    if hit is None or hit[0] is not gate or hit[1] is not tol:
-        hit = _TOLERANCES[id(gate)] = (gate, tol, exact_decimal(tol))
-    return hit[2]
 
 
 def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
@@ -91,25 +80,27 @@ def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> t
 
 
 Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open
-_BOUNDS: dict[int, tuple[Gate, Bounds, Bounds]] = {}
+_DERIVED: dict[int, tuple[Gate, Fraction, tuple[Bounds, Bounds, Decimal | Fraction]]] = {}
 
 
-def effective_bounds(gate: Gate, tol: Fraction, decimal: bool = False) -> Bounds:
-    """``min - tol`` and ``max + tol`` of a range gate, computed once per gate:
-    as Fractions, or (``decimal``) as the equal Decimals where they terminate,
-    for comparing a parsed Decimal at C speed (exact either way)."""
-    hit = _BOUNDS.get(id(gate))
-    if hit is None or hit[0] is not gate:
+def _derived(gate: Gate, tol: Fraction) -> tuple[Bounds, Bounds, Decimal | Fraction]:
+    """What a gate's predicate reads of its constants at tolerance ``tol``, made
+    once per gate: a range's ``min - tol`` and ``max + tol`` as Fractions and as
+    the equal Decimals where they terminate (for comparing a parsed Decimal at
+    C speed, exact either way), and ``tol`` as a Decimal where it terminates."""
+    hit = _DERIVED.get(id(gate))
+    if hit is None or hit[0] is not gate or hit[1] is not tol:
         exact = (gate.lower.value - tol if gate.lower is not None else None,
                  gate.upper.value + tol if gate.upper is not None else None)
-        hit = (gate, exact, tuple(exact_decimal(b) if b is not None else None for b in exact))
-        _BOUNDS[id(gate)] = hit
-    return hit[2] if decimal else hit[1]
+        decimal = tuple(exact_decimal(b) if b is not None else None for b in exact)
+        hit = _DERIVED[id(gate)] = (gate, tol, (exact, decimal, exact_decimal(tol)))
+    return hit[2]
 
 
 def range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
     lo, hi = gate.lower, gate.upper
-    lo_eff, hi_eff = effective_bounds(gate, tol, type(x) is not Fraction)
+    exact, decimal, _ = _derived(gate, tol)
+    lo_eff, hi_eff = exact if type(x) is Fraction else decimal
     ok = True
     if lo is not None:
         ok = x > lo_eff if lo.strict else x >= lo_eff
