@@ -39,10 +39,8 @@ def _higher_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], 
 
     def higher(xn: int, xd: int) -> Fraction:
         shortfall = an * xd - xn * ad          # (a - x) * ad * xd
-        if shortfall <= 0:
-            return ONE
-        s, d = shortfall * wd, adwn * xd       # shortfall / w, over a common denominator
-        return ZERO if s >= d else Fraction(d - s, d)
+        # shortfall / w over a common denominator
+        return ONE if shortfall <= 0 else _falloff(shortfall * wd, adwn * xd)
     return higher
 
 
@@ -51,10 +49,7 @@ def _lower_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], F
 
     def lower(xn: int, xd: int) -> Fraction:
         shortfall = xn * ad - an * xd          # (x - a) * ad * xd
-        if shortfall <= 0:
-            return ONE
-        s, d = shortfall * wd, adwn * xd
-        return ZERO if s >= d else Fraction(d - s, d)
+        return ONE if shortfall <= 0 else _falloff(shortfall * wd, adwn * xd)
     return lower
 
 
