@@ -21,7 +21,7 @@ from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
 
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
-from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar, value_at
+from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar
 from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, hard_gaps, support_factor, unverified_improvement,
                     unwitnessed_among)
 
@@ -305,17 +305,15 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
         keys = lists.get(mp.list_key)
         if keys is None:
             keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by, mp.head)
-        read = read_list(metric, data, mp.want, detail, keys, mp.segments)
+        read = read_list(metric, data, mp.want, detail, keys, mp.tail)
         value, status, reason = read.text, read.status, read.detail
     else:
-        raw = value_at(data, mp.segments)
+        raw = paths.get(data, mp.tail)
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
             status, value = "ok", decimal_text(raw) if detail else None
             ratio = raw.as_integer_ratio()      # x exactly, in lowest terms: what the kernels read
             x = decimal_fraction(raw) if credit is not None or mp.general else None
         else:
-            if isinstance(raw, paths.Missing) and detail:
-                raw = paths.get(data, metric.path)       # the same absence, with where it stopped
             x, status, value = read_scalar(raw, mp.want, detail)
             ratio = (x.numerator, x.denominator) if type(x) is Fraction else None
             if status == "missing":

@@ -40,17 +40,16 @@ class Anchor:
 
 
 class MetricPlan:
-    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "segments",
+    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "tail",
                  "head", "list_key", "general")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
-        # a scalar is read at its path's segments; a list's items are read once
-        # per artifact for every metric over the same list and match_by key, and
-        # each item at the segments after the [*]
+        # a scalar is read at its path; a list's items are read once per
+        # artifact for every metric over the same list and match_by key (at
+        # ``head``), and each item at the path after the [*] (``tail``)
         head, tail = metric.path.split() if metric.is_list else (None, metric.path)
-        self.segments = tail.segments
-        self.head = head.segments if head is not None else None
+        self.tail, self.head = tail, head
         self.list_key = (head.text, metric.match_by) if head is not None else None
         self.band = f"{metric.band.kind} {metric.band.text}" if metric.band else None
         sample = next((p.values[metric.id] for p in task.panel if metric.id in p.values), None)

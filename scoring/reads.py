@@ -92,25 +92,6 @@ def item_key(raw: Any) -> str | None:
     return fraction_text(num) if num is not None else None
 
 
-_ABSENT = paths.Missing("absent")   # a list item's value that is not there (its reason is never shown)
-
-
-def value_at(item: Any, segments: tuple[paths.Segment, ...]) -> Any:
-    """``paths.get(item, path)`` for a path without ``[*]`` given by its segments,
-    without the reason text of an absent value: one shared :class:`paths.Missing`."""
-    cur = item
-    for seg in segments:
-        if seg.__class__ is str:
-            if isinstance(cur, dict) and seg in cur:
-                cur = cur[seg]
-                continue
-        elif isinstance(cur, list) and seg < len(cur):
-            cur = cur[seg]
-            continue
-        return _ABSENT
-    return cur
-
-
 _NONE: Mapping[str, Any] = MappingProxyType({})    # an empty mapping no one can fill
 
 
@@ -127,12 +108,12 @@ class ListKeys(NamedTuple):
 
 
 def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
-              head: tuple[paths.Segment, ...] | None = None) -> ListKeys:
+              head: paths.FieldPath | None = None) -> ListKeys:
     """The items of the list a ``[*]`` path points into, keyed by position or by
     ``match_by`` (an item without a usable key is ``#i``, not keyed; a repeated
-    key keeps its first item). ``head``: the segments before the ``[*]`` when
+    key keeps its first item). ``head``: the path before the ``[*]`` when
     already split."""
-    raw_items = value_at(data, head) if head is not None else None
+    raw_items = paths.get(data, head) if head is not None else None
     if type(raw_items) is not list:
         raw_items = paths.list_items(data, path)    # (and why there is no list)
     if isinstance(raw_items, paths.Missing):
@@ -171,27 +152,28 @@ class ListRead(NamedTuple):
 
 
 def read_list(metric, data: Any, want: str, texts: bool = True, keys: ListKeys | None = None,
-              inner: tuple[paths.Segment, ...] | None = None) -> ListRead:
+              inner: paths.FieldPath | None = None) -> ListRead:
     """A list metric's values, keyed; ``keys`` is :func:`list_keys` of the same
-    data, list and ``match_by`` when already read, ``inner`` the segments of the
-    path inside an item (after the ``[*]``) when already split."""
+    data, list and ``match_by`` when already read, ``inner`` the path inside an
+    item (after the ``[*]``) when already split."""
     if keys is None:
         keys = list_keys(data, metric.path, metric.match_by)
     if keys.missing is not None:
         return ListRead("missing", keys.missing.reason, None, ())
     if inner is None:
-        inner = metric.path.split()[1].segments
+        inner = metric.path.split()[1]
     items = keys.items
     ok: dict[str, Any] = {}
     bad: dict[str, str] = {}
     by_key: dict[str, Any] = {}     # the value's text (as ``anchor_text``), None when absent
-    field_name = inner[0] if len(inner) == 1 and inner[0].__class__ is str else None   # the common ``[*].name``
+    segments = inner.segments
+    field_name = segments[0] if len(segments) == 1 and segments[0].__class__ is str else None   # ``[*].name``
     for key, i, keyed in keys.rows:
         item = items[i]
         if field_name is not None:
-            raw = item[field_name] if isinstance(item, dict) and field_name in item else _ABSENT
+            raw = item[field_name] if item.__class__ is dict and field_name in item else paths.get(item, inner)
         else:
-            raw = value_at(item, inner) if inner else item
+            raw = paths.get(item, inner) if segments else item
         if type(raw) is Decimal and raw.is_finite():     # the common case: a JSON number
             value, status = raw, "ok"
             if texts and keyed:

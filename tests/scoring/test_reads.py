@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from mmverify import paths
 from mmverify.numbers import fraction_text
-from mmverify.scoring.reads import item_key, list_keys, number_text, read_list, value_at
+from mmverify.scoring.reads import item_key, list_keys, number_text, read_list
 
 from tests.helpers.memtask import metric
 
@@ -35,13 +35,6 @@ def test_item_keys_pair_numbers_by_value_and_labels_by_text():
     assert item_key(True) is None and item_key(None) is None and item_key({}) is None
 
 
-def test_value_at_reads_as_paths_get_does():
-    data = {"a": {"b": [{"c": Decimal("1")}, "x"]}, "s": "text"}
-    for text in ("a.b[0].c", "a.b[1]", "a.b[2]", "a.b[1].c", "s.t", "a.q", "s"):
-        got, want = value_at(data, paths.parse_path(text).segments), paths.get(data, text)
-        assert got == want if not isinstance(want, paths.Missing) else isinstance(got, paths.Missing)
-
-
 items = st.lists(st.fixed_dictionaries({}, optional={
     "name": st.sampled_from(["a", "A ", "b", "0.5", Decimal("0.50"), True, None]),
     "value": st.one_of(st.decimals(-100, 100, places=2), st.sampled_from(["x", True, None])),
@@ -52,10 +45,10 @@ items = st.lists(st.fixed_dictionaries({}, optional={
 def test_a_list_read_with_shared_keys_equals_one_read_alone(items, match_by, texts):
     m = metric("v", "target_value", band=("abs", "1"), path="r.items[*].value", match_by=match_by)
     data = {"r": {"items": items}}
-    shared = read_list(m, data, "number", texts, list_keys(data, m.path, match_by), ("value",))
+    shared = read_list(m, data, "number", texts, list_keys(data, m.path, match_by), paths.parse_path("value"))
     assert shared == read_list(m, data, "number", texts)
     keys = list_keys(data, m.path, match_by)
-    assert keys == list_keys(data, m.path, match_by, ("r", "items"))     # the list's segments given
+    assert keys == list_keys(data, m.path, match_by, paths.parse_path("r.items"))     # the list's path given
     assert len(keys.order) + keys.dupes == len(items)
     assert set(shared.ok) | set(shared.bad) == {k for k, _, keyed in keys.rows if keyed}
 
@@ -65,5 +58,5 @@ def test_a_missing_or_non_list_reads_missing():
     assert read_list(m, {"r": {}}, "number").status == "missing"
     assert read_list(m, {"r": {"items": 3}}, "number").detail == "field 'r.items' is not a list"
     for data in ({"r": {}}, {"r": {"items": 3}}, {"r": []}):
-        given, alone = list_keys(data, m.path, None, ("r", "items")), list_keys(data, m.path, None)
+        given, alone = list_keys(data, m.path, None, paths.parse_path("r.items")), list_keys(data, m.path, None)
         assert given.missing.reason == alone.missing.reason and given[1:] == alone[1:]
