@@ -121,19 +121,29 @@ def load_oracles() -> list[tuple[Any, Any, bytes]]:
     return out
 
 
-def _decimal_leaves(data: Any, prefix: tuple = ()) -> list[tuple]:
+def node_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    """Segments of every node of a parsed JSON document (the root is ``()``)."""
+    out = [prefix]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out.extend(node_paths(value, prefix + (key,)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            out.extend(node_paths(value, prefix + (i,)))
+    return out
+
+
+def _decimal_leaves(data: Any) -> list[tuple]:
     """Segments of every number in ``data`` written with a fractional part."""
     from decimal import Decimal
 
-    out: list[tuple] = []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            out.extend(_decimal_leaves(value, prefix + (key,)))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            out.extend(_decimal_leaves(value, prefix + (i,)))
-    elif isinstance(data, Decimal) and data.is_finite() and data.as_tuple().exponent < 0:
-        out.append(prefix)
+    from mmverify import paths
+
+    out = []
+    for segs in node_paths(data):
+        v = paths.get(data, paths.FieldPath(paths.render_segments(segs), segs)) if segs else data
+        if isinstance(v, Decimal) and v.is_finite() and v.as_tuple().exponent < 0:
+            out.append(segs)
     return out
 
 

@@ -22,16 +22,7 @@ import sys
 from decimal import Decimal
 from typing import Any
 
-
-def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(node, dict):
-        for k, v in node.items():
-            out.extend(_paths(v, prefix + (k,)))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            out.extend(_paths(v, prefix + (i,)))
-    return out
+from bench_common import node_paths
 
 
 def _get(node: Any, path: tuple) -> Any:
@@ -58,7 +49,7 @@ REPLACEMENTS = [None, True, False, "", "x", "1.5", Decimal("0"), Decimal("-1"), 
 def mutate(data: Any, rng: random.Random) -> Any:
     data = copy.deepcopy(data)
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
-        paths = _paths(data)
+        paths = node_paths(data)
         path = rng.choice(paths)
         node = _get(data, path)
         op = rng.randrange(8)
