@@ -22,7 +22,7 @@ from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
 from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar
-from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, hard_gaps, support_factor, unverified_improvement,
+from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, unverified_improvement,
                     unwitnessed_among)
 
 
@@ -185,7 +185,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     plan = plan_of(task)
     guarded = ruleset == "verified"
     verified = _Verified(gates) if guarded else None
-    gaps = hard_gaps(gates) if gates is not None and plan.claimable else ()
+    gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[list[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
