@@ -15,8 +15,6 @@ its own. A differential test holds it to the instances.
 """
 from __future__ import annotations
 
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any, Callable
 
 from mmverify import paths
