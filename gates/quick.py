@@ -1,4 +1,4 @@
-"""A one-sided check of a task's hard gates, for the reward.
+"""A one-sided check of a task's hard gates, for the reward and a score.
 
 A reward needs three things of the gates: whether a hard gate fails, which
 artifact paths passing hard gates verify, and which hard gates cannot be
@@ -7,7 +7,8 @@ instance passes on usable values, the answers are "none", "all that the gates
 declare" and "none", and they can be had without building a verdict per
 instance. :func:`hard_gates_pass` answers exactly that case, straight from the
 artifact's values, with the same predicates as the instances
-(``verdict_<form>`` of :mod:`.predicates`, through the form table). Anything else
+(``verdict_<form>`` of :mod:`.predicates` through the form table, as
+``row_test``), in code generated once per task (:mod:`.quickcode`). Anything else
 (a value absent, null, of the wrong type, an empty or missing list, a failing
 row) gives None, and the caller evaluates the gates instance by instance
 (:func:`.forms.evaluate_gates`): the check is one-sided, never a verdict of

@@ -12,10 +12,12 @@ instance per row (an ``order`` chain, a whole ``partition_sum``) keep their
 form's check (``quick_<form>`` of :mod:`.quick`), called with ``values_of``.
 
 The source is made from the task's compiled gates only: path keys appear as
-``repr`` literals of the anchor's own keys, every other name is a constant of
-the function's namespace; nothing from an artifact is ever part of it. The
-generated check answers exactly where the closures of :mod:`.quick` answer
-(a differential test holds the two to each other and to the instances).
+``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*`` by the
+path grammar), every other name is a constant of the function's namespace,
+which holds no other builtins than the few it calls; nothing from an
+artifact is ever part of it. It is one-sided like the check it implements:
+a differential test plants numbers around every bound of every task and
+holds it to the instances.
 """
 from __future__ import annotations
 
