@@ -400,10 +400,11 @@ class GateReport:
 
     def __getattr__(self, name: str) -> Any:
         if name == "instances":
-            make = self.__dict__.get("_make")
+            d = self.__dict__
+            make = d.get("_make")
             if make is not None:
-                made = tuple(make())
-                object.__setattr__(self, "instances", made)
+                d["instances"] = made = tuple(make())
+                del d["_make"], d["_known"]        # the artifact's data is let go
                 return made
         raise AttributeError(name)
 
@@ -412,8 +413,7 @@ class GateReport:
 
     def _summary(self) -> Any:
         """The all-pass summary of a deferred report whose instances are not made yet, else None."""
-        d = self.__dict__
-        return d.get("_known") if "instances" not in d else None
+        return self.__dict__.get("_known")
 
     def verified(self) -> frozenset[str]:
         """Concrete artifact paths a passing hard gate verifies (``verifies``)."""

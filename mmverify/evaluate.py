@@ -70,10 +70,11 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
         return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO, error=decided[1],
                       schema_errors=shown, gates=gates)
 
-    from mmverify.scoring.panel import score_panel
+    from mmverify.scoring.panel import deferred_panel
 
-    # a value that breaks the schema is scored as absent; the gates above read it as written
-    panel = score_panel(task, violations.masked(artifact.data, schema_errors), gates, ruleset)
+    # a value that breaks the schema is scored as absent; the gates above read it as written.
+    # The panel's records, like the gates', are made when the report is rendered.
+    panel = deferred_panel(task, violations.masked(artifact.data, schema_errors), gates, ruleset)
     if decided is not None:
         return Report(task.id, info, artifact.source, artifact.sha256, decided[0], ZERO, error=decided[1],
                       schema_errors=shown, gates=gates, panel=panel)
