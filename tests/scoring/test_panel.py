@@ -282,4 +282,4 @@ def test_deferred_panel_makes_its_records_once_and_checks_its_oeval():
     wrong = object.__new__(PanelScore)
     wrong.__dict__.update(oeval=full.oeval + 1, ruleset="verified", _make=lambda: full)
     with pytest.raises(AssertionError, match="O-EVAL"):
-        wrong.papers
+        assert wrong.papers is None
