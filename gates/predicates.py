@@ -84,9 +84,10 @@ def row_test(gate: Gate, tol: Fraction, verdict: Callable[[Gate, Sequence[Any], 
     """``verdict(gate, values, tol)[0] == "pass"`` (``verdict`` being the gate's
     ``verdict_<form>`` above) as one function of a row of usable values, with
     the gate's constants looked up once: the all-pass check of :mod:`.quick`
-    calls it on every row. The range, exact integer and Decimal identity
-    cases are the same comparisons as their ``verdict_<form>``, inlined; every
-    other case asks ``verdict``."""
+    calls it on every row. The range, exact integer, exact domain and Decimal
+    identity cases are the same comparisons as their ``verdict_<form>``,
+    inlined (a domain's numbers as a set: equal numbers of any exact type hash
+    equal); every other case asks ``verdict``."""
     form = gate.form
     if form == "range":
         (lo_x, hi_x), (lo_d, hi_d), _ = _derived(gate, tol)
@@ -110,6 +111,14 @@ def row_test(gate: Gate, tol: Fraction, verdict: Callable[[Gate, Sequence[Any], 
             cls = x.__class__
             return True if cls is int else x == x.to_integral_value() if cls is Decimal else x.denominator == 1
         return whole
+    if form == "finite_domain" and not tol:
+        numbers = frozenset(v for v in gate.domain_numbers if v is not None)   # equal numbers hash equal
+        labels = frozenset(normalise(v) for v in gate.domain)
+
+        def member(values: Sequence[Any]) -> bool:
+            x = values[0]
+            return normalise(x) in labels if x.__class__ is str else x in numbers
+        return member
     holds = gate.identity.holds if form == "identity" and gate.identity is not None else None
     if holds is not None:
         tol_d = _derived(gate, tol)[2]

@@ -243,3 +243,36 @@ def test_generated_check_names_only_its_own_constants():
         assert source == generate(compile_gates(task), _special)[0]
         assert "import" not in source and "__" not in source.replace("__class__", "")
         compile(source, task.id, "exec")
+
+
+GATES = [(t.id, g) for t in TASKS for g in compile_gates(t) if g.form not in ("order", "partition_sum")]
+
+
+@st.composite
+def gate_rows(draw):
+    """A gate with one row of values: numbers near the task's constants, and
+    for a domain also its members' labels with other case and spacing."""
+    tid, gate = draw(st.sampled_from(GATES))
+    row = []
+    for _ in gate.inputs:
+        if gate.form == "finite_domain" and draw(st.booleans()):
+            label = draw(st.sampled_from(list(gate.domain) + ["none of them"]))
+            row.append(draw(st.sampled_from([label, label.upper(), f"  {label} ", label.replace(" ", "  ")])))
+        else:
+            row.append(draw(near(CONSTANTS[tid])))
+    return gate, row
+
+
+@given(case=gate_rows())
+@fuzz_settings(400)
+def test_row_tests_are_the_form_predicates(case):
+    """predicates.row_test, what the all-pass check runs on every row, is
+    ``verdict_<form>(...) == pass`` on every row of usable values."""
+    from mmverify.gates.formtable import FORM_TABLE
+    from mmverify.gates.predicates import row_test
+
+    gate, row = case
+    tol = gate.tolerance or Fraction(0)
+    verdict = FORM_TABLE[gate.form].verdict
+    for values in (row, [Fraction(x) if not isinstance(x, str) else x for x in row]):
+        assert row_test(gate, tol, verdict)(values) == (verdict(gate, values, tol)[0] == "pass")
