@@ -301,10 +301,10 @@ def compile_identity(expr: str, var_names: Sequence[str]):
 # verdict is left to the pair closures above. Each operation names the context
 # (``-x`` or ``x + y`` would round in the thread's 28-digit one).
 
-_EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                          traps=[decimal.Inexact, decimal.Rounded, decimal.InvalidOperation, decimal.Overflow,
                                 decimal.Underflow, decimal.Subnormal, decimal.Clamped])
-_UNDECIDED = (decimal.DecimalException, TypeError)
+UNDECIDED = (decimal.DecimalException, TypeError)
 
 
 def _folded(value: Fraction):
@@ -320,7 +320,7 @@ def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]) -> tuple[A
     decide those); a part without variables is folded once into its exact
     value, kept as a Decimal when it terminates (``489/100`` is ``4.89``).
     _Undefined for a constant division by zero."""
-    ctx = _EXACT
+    ctx = EXACT
     if isinstance(node, ast.Name):
         k = index[node.id]
         return (lambda v: v[k]), None
@@ -380,7 +380,7 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
         return None
     if left is None or right is None:
         return None
-    subtract = _EXACT.subtract
+    subtract = EXACT.subtract
 
     def holds(values, tol) -> bool | None:
         for x in values:
@@ -391,7 +391,7 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
             if not tol:
                 return _COMPARE[relation](lhs, rhs)
             diff = subtract(lhs, rhs)
-        except _UNDECIDED:
+        except UNDECIDED:
             return None
         if relation == "==":
             return diff.copy_abs() <= tol

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mmverify import paths
+from mmverify.numbers import exact_decimal
 
 from . import formtable, predicates
 from .compile import compile_gates
@@ -127,6 +128,8 @@ def quick_partition_sum(gate: Gate) -> Check | None:
     if gate.total is not None and gate.total.is_list:
         return None
     tol = gate.tolerance or ZERO
+    # a constant total as the equal Decimal where it terminates (the sum is then all Decimal)
+    constant = exact_decimal(gate.total_value) if gate.total is None else None
 
     def whole(values_of: Values) -> list[int | None] | None:
         values: list[Any] = []
@@ -138,11 +141,10 @@ def quick_partition_sum(gate: Gate) -> Check | None:
                 values.extend(got)         # an empty list of parts sums to 0
             else:
                 values.append(values_of.scalar(p))
-        values.append(values_of.scalar(gate.total) if gate.total is not None else gate.total_value)
+        values.append(values_of.scalar(gate.total) if gate.total is not None else constant)
         if not all(usable(v) for v in values):
             return None
-        *parts, total = [predicates.fraction(v) for v in values]
-        return [None] if predicates.partition_holds(parts, total, tol)[1] else None
+        return [None] if predicates.sum_holds(values, tol) else None
     return whole
 
 
