@@ -32,19 +32,15 @@ class HardGatesPassed:
     """What a score reads of the gate report of an artifact whose hard gate
     instances all pass: no failure, no gap to name (``instances`` holds the
     failing and gap instances a score looks at: none), and the concrete
-    paths the passing gates verify; ``soft_pass`` says whether every soft
-    gate instance passes too (None: not checked). (A plain class: this
-    module is loaded by every start, and a dataclass costs its generated
-    methods.)"""
+    paths the passing gates verify. (A plain class: this module is loaded by
+    every start, and a dataclass costs its generated methods.)"""
 
-    __slots__ = ("task_id", "verified_paths", "replay", "soft_pass")
+    __slots__ = ("task_id", "verified_paths", "replay")
     instances: tuple = ()
     hard_failures: tuple = ()
 
-    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None,
-                 soft_pass: bool | None = None):
+    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None):
         self.task_id, self.verified_paths, self.replay = task_id, verified_paths, replay
-        self.soft_pass = soft_pass
 
     def verified(self) -> frozenset[str]:
         return self.verified_paths
@@ -161,18 +157,14 @@ def _plan(task: Any) -> Callable[..., Any]:
     gates = compile_gates(task)
     hit = _PLANS.get(id(gates))
     if hit is None or hit[0] is not gates:
-        hit = _PLANS[id(gates)] = (gates, compile_check(gates, _special))
+        hit = _PLANS[id(gates)] = (gates, compile_check(tuple(g for g in gates if g.hard), _special))
     return hit[1]
 
 
-def hard_gates_pass(task: Any, view: Any, replayed: Any = None, *, soft: bool = False) -> HardGatesPassed | None:
+def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPassed | None:
     """:class:`HardGatesPassed` when every hard gate instance of ``task`` on
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)
     passes on usable values; None otherwise (then evaluate the instances).
-    With ``soft``, it also says whether every soft gate instance passes
-    (``soft_pass``; False is one-sided too: some soft instance may not pass).
     The check is generated per task (:mod:`.quickcode`)."""
-    got = _plan(task)(view, soft, Values)
-    if got is None:
-        return None
-    return HardGatesPassed(task.id, frozenset(got[0]), replayed, got[1])
+    verified = _plan(task)(view, Values)
+    return HardGatesPassed(task.id, frozenset(verified), replayed) if verified is not None else None
