@@ -161,6 +161,24 @@ def _plan(task: Any) -> Callable[..., Any]:
     return hit[1]
 
 
+_ASKED: dict[int, tuple[Gate, ...]] = {}
+
+
+def worth_it(task: Any) -> bool:
+    """Whether a score should take the all-pass check for ``task``: not for the
+    first artifact of the task in this process (then False, and the task is
+    noted), whose report is most likely rendered at once (a command scoring
+    one file); generating and compiling the check costs more than it saves
+    there (smoke-screen: 735 lines, about 9 ms)."""
+    gates = compile_gates(task)
+    if id(gates) in _PLANS and _PLANS[id(gates)][0] is gates:
+        return True
+    if _ASKED.get(id(gates)) is gates:
+        return True
+    _ASKED[id(gates)] = gates
+    return False
+
+
 def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPassed | None:
     """:class:`HardGatesPassed` when every hard gate instance of ``task`` on
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)

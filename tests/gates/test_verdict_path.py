@@ -290,3 +290,22 @@ def test_partition_sum_in_decimal_is_the_fraction_sum(parts, total, tol):
     want = partition_holds([Fraction(p) for p in parts], Fraction(total), tol)[1]
     assert sum_holds([*parts, total], tol) == want
     assert sum_holds([*parts, Fraction(total)], tol) == want
+
+
+def test_a_tasks_first_artifact_is_evaluated_at_once():
+    """A process that scores one artifact of a task never generates its
+    all-pass check (score_gates evaluates that first one at once); from the
+    second on the check runs and the records wait."""
+    from dataclasses import replace
+
+    from mmverify.gates import score_gates
+    from mmverify.gates.quick import _PLANS, worth_it
+
+    task = replace(next(t for t in TASKS if t.id == "mcm-2023-c-wordle"))   # a task object not seen yet
+    gates = compile_gates(task)
+    assert id(gates) not in _PLANS or _PLANS[id(gates)][0] is not gates
+    first = score_gates(task, ORACLES[task.id], REPLAYED[task.id])
+    assert "instances" in first.__dict__ and (id(gates) not in _PLANS or _PLANS[id(gates)][0] is not gates)
+    second = score_gates(task, ORACLES[task.id], REPLAYED[task.id])
+    assert "instances" not in second.__dict__ and worth_it(task)
+    assert first == second
