@@ -310,3 +310,24 @@ def test_a_tasks_first_artifact_is_evaluated_at_once():
     second = score_gates(task, ORACLES[task.id], REPLAYED[task.id])
     assert "instances" not in second.__dict__ and worth_it(task)
     assert first == second
+
+
+def test_deferred_records_made_by_several_threads_at_once():
+    """Threads reading one deferred report and panel at the same time all get
+    the records (equal ones), and none fails."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mmverify.evaluate import score_artifact
+    from mmverify.gates.quick import hard_gates_pass
+    from mmverify.replay import gate_view
+
+    task = next(t for t in TASKS if t.id == "cumcm-2025-c-nipt")
+    art = parse_file(task.oracle_path)
+    assert hard_gates_pass(task, gate_view(art.data, REPLAYED[task.id]), REPLAYED[task.id]) is not None
+    for _ in range(5):
+        score_artifact(task, art)          # past the task's first artifact: deferred from here on
+        report = score_artifact(task, art)
+        assert "instances" not in report.gates.__dict__
+        with ThreadPoolExecutor(8) as pool:
+            docs = list(pool.map(lambda _: report.as_dict(), range(16)))
+        assert all(d == docs[0] for d in docs)
