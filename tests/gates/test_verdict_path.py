@@ -329,5 +329,5 @@ def test_deferred_records_made_by_several_threads_at_once():
         report = score_artifact(task, art)
         assert "instances" not in report.gates.__dict__
         with ThreadPoolExecutor(8) as pool:
-            docs = list(pool.map(lambda _: report.as_dict(), range(16)))
+            docs = list(pool.map(lambda r: r.as_dict(), [report] * 16))
         assert all(d == docs[0] for d in docs)
