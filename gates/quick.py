@@ -150,6 +150,7 @@ def _special(gate: Gate) -> Check | None:
     return expanded(gate) if expanded is not None else None
 
 
+_KEPT = 256      # tasks whose checks a process keeps (a process loading more starts over)
 _PLANS: dict[int, tuple[tuple[Gate, ...], Callable[..., Any]]] = {}
 
 
@@ -157,6 +158,8 @@ def _plan(task: Any) -> Callable[..., Any]:
     gates = compile_gates(task)
     hit = _PLANS.get(id(gates))
     if hit is None or hit[0] is not gates:
+        if len(_PLANS) >= _KEPT:
+            _PLANS.clear()
         hit = _PLANS[id(gates)] = (gates, compile_check(tuple(g for g in gates if g.hard), _special))
     return hit[1]
 
@@ -175,6 +178,8 @@ def worth_it(task: Any) -> bool:
         return True
     if _ASKED.get(id(gates)) is gates:
         return True
+    if len(_ASKED) >= _KEPT:
+        _ASKED.clear()
     _ASKED[id(gates)] = gates
     return False
 

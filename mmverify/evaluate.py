@@ -102,6 +102,8 @@ def _oracle_findings(task: TaskSpec, artifact: Artifact, gates) -> dict[str, str
             from mmverify.gates.audit import oracle_findings
 
             found = oracle_findings(task, gates) or None
+        if len(_FINDINGS) >= 256:        # (a process loading more tasks starts over)
+            _FINDINGS.clear()
         hit = _FINDINGS[id(task)] = (task, artifact.sha256, found)
     return dict(hit[2]) if hit[2] is not None else None
 
