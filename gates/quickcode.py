@@ -6,9 +6,10 @@ once, walking the view with plain ``dict.get`` and list indexing (a step that
 is not there gives the sentinel ``MISSING``). It then tests every row of every
 hard gate with the gate's row predicate (:func:`.predicates.row_test`) and
 returns the set of verified paths, or None at the first doubt: a value absent,
-null, of the wrong type, an empty or missing list, or a failing row. Gates that are not one
-instance per row (an ``order`` chain, a whole ``partition_sum``) keep their
-form's check (``quick_<form>`` of :mod:`.quick`), called with ``values_of``.
+null, of the wrong type, an empty or missing list, or a failing row. Gates
+that are not one instance per row (an ``order`` chain, a whole
+``partition_sum``) keep their form's check (``quick_<form>`` of :mod:`.quick`),
+called with ``values_of(view)``.
 
 The source is made from the task's compiled gates only: path keys appear as
 ``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*`` by the
@@ -73,6 +74,7 @@ class _Writer:
                                       "ALL_UN": _all_usable, "ALL_UL": _all_usable_labels,
                                       "repeat": repeat}
         self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
+        self.values = False                            # whether ``values = values_of(view)`` is written
 
     def const(self, value: Any, stem: str) -> str:
         name = f"{stem}{len(self.names)}"
@@ -165,8 +167,8 @@ def _verified_rows(gate: Gate) -> Callable[[int], frozenset[str]]:
 def _special_gate(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> None:
     """The lines calling a form's own check (an order chain, a whole partition)."""
     name = w.const(check, "Q")
-    if "values" not in w.reads.values():
-        w.reads[("values",)] = "values"
+    if not w.values:
+        w.values = True
         w.lines.append("    values = values_of(view)")
     w.lines.append(f"    got = {name}(values)")
     w.lines.append("    if got is None:")
@@ -196,7 +198,8 @@ def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[A
                   ) -> Callable[[Any, Callable[[Any], Any]], Any]:
     """``all_pass`` for ``gates``, compiled (see :func:`generate`)."""
     source, names = generate(gates, special)
-    namespace = dict(names, __builtins__={"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list})
+    builtins = {"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list}
+    namespace = dict(names, __builtins__=builtins)
     exec(compile(source, "<gate all-pass check>", "exec"), namespace)
     return namespace["all_pass"]
 
