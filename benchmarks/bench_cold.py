@@ -91,7 +91,10 @@ def bench_cold(reps: int) -> dict[str, Any]:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["MMVERIFY_CACHE"] = os.path.join(tmp, "cache")
         reward_dir = os.path.join(tmp, "reward")
-        cases: dict[str, list[str]] = {"python -c pass": [py, "-c", "pass"]}
+        # the interpreter's start with and without ``site`` (which runs the
+        # .pth files: an editable install's finder costs every start, python
+        # -c pass included, and so lowers every ratio below a regular install's)
+        cases: dict[str, list[str]] = {"python -c pass": [py, "-c", "pass"], "python -S -c pass": [py, "-S", "-c", "pass"]}
         for t in tasks:
             cases[f"score {t.id}"] = [py, "-m", "mmverify", "score", t.oracle_path]
         for t in tasks:
@@ -149,7 +152,9 @@ def bench_cold(reps: int) -> dict[str, Any]:
     worst_score = max(score_rows, key=lambda k: score_rows[k]["ratio_wall"])
     worst_verify = max(verify_rows, key=lambda k: verify_rows[k]["ratio_wall"])
     first_ratio = {k: v["wall_s"] / base_w for k, v in first.items()}
-    return {"reps": reps, "cases": rows, "phases_ms_cpu": phases, "imports": imports,
+    editable = subprocess.run([py, "-c", "import sys; print(any(m.startswith('__editable__') for m in sys.modules))"],
+                              capture_output=True, text=True).stdout.strip() == "True"
+    return {"reps": reps, "cases": rows, "phases_ms_cpu": phases, "imports": imports, "editable_install": editable,
             "worst_score": worst_score, "worst_verify": worst_verify,
             "worst_score_ratio_wall": score_rows[worst_score]["ratio_wall"],
             "worst_score_ratio_cpu": max(v["ratio_cpu"] for v in score_rows.values()),

@@ -414,6 +414,12 @@ def table(res: dict[str, Any]) -> str:
         base = cold["cases"]["python -c pass"]
         rows.append(("cold start: python -c pass", f"{base['wall_s'] * 1000:.0f} ms wall, {base['cpu_s'] * 1000:.0f} ms cpu",
                      "", ""))
+        bare = cold["cases"].get("python -S -c pass")
+        if bare:
+            rows.append(("  python -S -c pass (no site, no .pth files)",
+                         f"{bare['cpu_s'] * 1000:.0f} ms cpu; editable install's finder run at every start: "
+                         f"{'yes (every ratio here is lower than a regular install gives)' if cold.get('editable_install') else 'no'}",
+                         "", ""))
         for kind in ("score", "verify"):
             worst = cold[f"worst_{kind}"]
             c = cold["cases"][worst]
