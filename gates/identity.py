@@ -272,7 +272,20 @@ def compile_identity(expr: str, var_names: Sequence[str]):
     ``var_names`` order) and returns ``(lhs, rhs)``, each an unreduced integer
     pair ``(numerator, denominator > 0)`` or None where that side divides by
     zero (decide with :func:`pair_holds`; ``Fraction(*pair)`` is the value). IdentityError on any defect (the same
-    checks as :func:`parse_identity`)."""
+    checks as :func:`parse_identity`). Compiled once per text and variable
+    names: a task repeats one identity over many gates (the closures are pure,
+    so the gates share them)."""
+    if isinstance(expr, str):
+        return _identity_once(expr, tuple(var_names))
+    return _compile_identity(expr, var_names)
+
+
+@lru_cache(maxsize=1024)
+def _identity_once(expr: str, var_names: tuple[str, ...]):
+    return _compile_identity(expr, var_names)
+
+
+def _compile_identity(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     left = _compile_node(left_tree, text, index)
@@ -370,7 +383,19 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     divides, a value is a Fraction, the exact result is out of the context's
     reach): the caller then decides on the pair closures. ``tol`` is a Decimal
     or a Fraction (both compare exactly with a Decimal). None instead of a
-    function when a side divides."""
+    function when a side divides. Compiled once per text and variable names,
+    as :func:`compile_identity`."""
+    if isinstance(expr, str):
+        return _decimal_check_once(expr, tuple(var_names))
+    return _compile_decimal_check(expr, var_names)
+
+
+@lru_cache(maxsize=1024)
+def _decimal_check_once(expr: str, var_names: tuple[str, ...]):
+    return _compile_decimal_check(expr, var_names)
+
+
+def _compile_decimal_check(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     try:

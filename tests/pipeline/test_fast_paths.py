@@ -97,6 +97,49 @@ def test_decimal_check_declines_division():
     assert compile_decimal_check("1/3 * 3 * x == y", ["x", "y"])((Decimal(2), 2), 0) is True   # folded whole: 1
 
 
+@given(x=small, y=small)
+@fuzz_settings(40)
+def test_an_identity_text_is_compiled_once_and_decides_as_a_fresh_compile(x, y):
+    # gates that repeat one identity text share its closures; they decide as
+    # closures compiled afresh from that text
+    from mmverify.gates.identity import _compile_decimal_check, _compile_identity, compile_decimal_check
+
+    expr = "x * 0.1 + 1.5e-3 == 3 / 7 * y ** 2"
+    assert compile_identity(expr, ["x", "y"]) is compile_identity(expr, ("x", "y"))
+    assert compile_identity(expr, ("y", "x")) is not compile_identity(expr, ("x", "y"))
+    relation, shared = compile_identity(expr, ("x", "y"))
+    fresh_relation, fresh = _compile_identity(expr, ("x", "y"))
+    assert relation == fresh_relation and shared([x, y]) == fresh([x, y])
+    poly = "x ** 2 - 3 * y >= 0.25"
+    assert compile_decimal_check(poly, ["x", "y"]) is compile_decimal_check(poly, ("x", "y"))
+    values = (Decimal(x.numerator), Decimal(y.numerator))
+    assert compile_decimal_check(poly, ("x", "y"))(values, 0) == _compile_decimal_check(poly, ("x", "y"))(values, 0)
+
+
+def test_repeated_anchor_identities_share_their_closures():
+    for task in TASKS:
+        by_text = {}
+        for gate in compile_gates(task):
+            if gate.identity is not None:
+                key = (gate.identity.expr, gate.identity.var_names)
+                first = by_text.setdefault(key, gate.identity)
+                assert gate.identity.evaluate is first.evaluate and gate.identity.holds is first.holds
+
+
+@given(data=st.binary(max_size=3000), cut=st.integers(0, 3000))
+@fuzz_settings(60)
+def test_digest_sha256_is_hashlib_sha256(data, cut):
+    import hashlib
+
+    from mmverify import digest
+
+    assert digest.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    h = digest.sha256()
+    h.update(data[:cut])
+    h.update(data[cut:])
+    assert h.digest() == hashlib.sha256(data).digest()
+
+
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
     # "1 / (x - x)" is zoo for sympy whatever x is: rejected when the gates
     # are compiled (as before the closures), not left to fail at scoring time
