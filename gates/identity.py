@@ -37,7 +37,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from mmverify.errors import MmverifyError
 from mmverify.numbers import exact_decimal
 
@@ -468,6 +468,34 @@ def side_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:
         hit = (texts[0], texts[1])
         _TEXTS[key] = hit
     return hit
+
+
+def load_side_texts(identities: Iterable[tuple[Any, Any]]) -> None:
+    """:func:`side_texts` of many identities at once (those of one task, as
+    ``(expr, var_names)`` pairs): one compiled-task cache record for them all
+    instead of one per identity. A record that is absent, stale or of the
+    wrong shape is ignored: the texts are then made one by one, and the
+    record written for the next process, unless an identity is defective
+    (its gate then says so when it is compiled)."""
+    keys = sorted({(" ".join(expr.split()), tuple(names)) for expr, names in identities
+                   if isinstance(expr, str) and expr.strip()})
+    if not keys or all(k in _TEXTS for k in keys):
+        return
+    from mmverify import cache
+
+    record_key = cache.key_of("identity-sides-set",
+                              *[part for expr, names in keys for part in (expr, str(len(names)), *names)])
+    record = cache.load(record_key)
+    if (isinstance(record, list) and len(record) == len(keys)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p) for p in record)):
+        for k, (lhs, rhs) in zip(keys, record):
+            _TEXTS.setdefault(k, (lhs, rhs))
+        return
+    try:
+        texts = [side_texts(*k) for k in keys]
+    except IdentityError:
+        return
+    cache.store(record_key, [list(t) for t in texts])
 
 
 def _sympy_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:

@@ -270,6 +270,39 @@ def test_cache_round_trip_corrupt_and_off(tmp_path, monkeypatch):
     assert not (tmp_path / (key + "x.json")).exists()
 
 
+def test_side_texts_of_a_task_in_one_record(tmp_path, monkeypatch):
+    # one record holds sympy's reading of every identity of a task; read back,
+    # it gives the texts sympy gives; a corrupt or misshapen record is ignored
+    from mmverify.gates import identity
+    from mmverify.gates.identity import _sympy_texts, load_side_texts
+
+    monkeypatch.setenv("MMVERIFY_CACHE", str(tmp_path))
+    task = next(t for t in TASKS if t.id == "cumcm-2025-a-smoke-screen")
+    pairs = [(s["expr"], tuple(s["vars"])) for s in task.gates if s["form"] == "identity"]
+    want = {(" ".join(e.split()), n): _sympy_texts(e, n) for e, n in pairs}
+    monkeypatch.setattr(identity, "_TEXTS", {})
+    load_side_texts(pairs)
+    records = [p for p in tmp_path.iterdir() if p.name.startswith("identity-sides-set-")]
+    assert len(records) == 1
+    assert identity._TEXTS == want
+    for content in (None, b"{not json", json.dumps({"key": records[0].stem, "value": [["x"]]}).encode()):
+        monkeypatch.setattr(identity, "_TEXTS", {})
+        if content is not None:
+            # a record of the wrong shape: the per-identity records are dropped
+            # too, so that only sympy can give the texts back
+            for p in tmp_path.iterdir():
+                if p.name.startswith("identity-sides-"):
+                    p.write_bytes(content)
+        load_side_texts(pairs)
+        assert identity._TEXTS == want
+        assert cache.load(records[0].stem) == [list(want[k]) for k in sorted(want)]
+    bad = [("x == y +", ("x", "y"))]                     # a defective identity: nothing stored
+    monkeypatch.setattr(identity, "_TEXTS", {})
+    before = set(tmp_path.iterdir())
+    load_side_texts(bad)
+    assert set(tmp_path.iterdir()) == before and identity._TEXTS == {}
+
+
 def test_cache_never_hides_a_broken_task(tmp_path, monkeypatch):
     import shutil
 
