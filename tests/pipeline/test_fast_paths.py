@@ -270,6 +270,18 @@ def test_cache_round_trip_corrupt_and_off(tmp_path, monkeypatch):
     assert not (tmp_path / (key + "x.json")).exists()
 
 
+def test_engine_stamp_names_the_gate_modules_in_use():
+    # an edit of the identity parser or the gate compiler changes every key
+    import mmverify.gates.compile
+    import mmverify.gates.identity
+
+    stamp = cache._engine_stamp()
+    for module in (mmverify.gates.identity, mmverify.gates.compile):
+        path = os.path.abspath(module.__file__)
+        st = os.stat(path)
+        assert f"{path}:{st.st_size}:{st.st_mtime_ns}" in stamp.splitlines()
+
+
 def test_side_texts_of_a_task_in_one_record(tmp_path, monkeypatch):
     # one record holds sympy's reading of every identity of a task; read back,
     # it gives the texts sympy gives; a corrupt or misshapen record is ignored
