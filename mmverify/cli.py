@@ -50,9 +50,13 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         mod, attr = COMMANDS[name]
-        if importlib.util.find_spec(mod) is None:
+        try:
+            module = importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:     # a module it imports is missing: a real error
+                raise
             return None
-        return getattr(importlib.import_module(mod), attr)
+        return getattr(module, attr)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
