@@ -6,6 +6,8 @@ Public API
     validate every gate spec of a task (TaskLoadError on a defect); cached.
 ``evaluate_gates(task, data) -> GateReport``
     every gate instance of parsed artifact ``data``; pure and exact.
+``score_gates(task, data) -> GateReport``
+    the same report, its records made on first read when every hard gate passes.
 ``audit_anchors(anchors_dir) -> AuditReport``
     the self-audit of the references (``mmverify audit``).
 
@@ -18,13 +20,13 @@ the verdict rules (wrong type -> fail, absent -> gap, else the exact predicate o
 all-pass check.
 """
 from .compile import compile_gates
-from .forms import evaluate_gate, evaluate_gates
+from .forms import evaluate_gate, evaluate_gates, score_gates
 from .formtable import FORM_TABLE, FORMS, Form
 from .model import LEVELS, RELATIONS, VERDICTS, Bound, Gate, GateInstance, GateReport, Identity
 
 __all__ = [
     "FORM_TABLE", "FORMS", "Form", "LEVELS", "RELATIONS", "VERDICTS", "Bound", "Gate", "GateInstance", "GateReport", "Identity",
-    "compile_gates", "evaluate_gate", "evaluate_gates", "audit_anchors",
+    "compile_gates", "evaluate_gate", "evaluate_gates", "score_gates", "audit_anchors",
 ]
 
 

@@ -376,15 +376,50 @@ def verified_paths(gate: Gate, index: int | None) -> list[str]:
 
 @dataclass(frozen=True)
 class GateReport:
-    """Every gate instance of one artifact against one task, in gate order then index."""
+    """Every gate instance of one artifact against one task, in gate order then index.
+
+    A report made by :meth:`deferred` holds what a score reads (no hard
+    failure, no hard gap, the verified paths, whether every soft instance
+    passes) and makes its instances when first read (rendering, counts,
+    equality, pickling): the same instances, from the same pure evaluation."""
 
     task_id: str
     instances: tuple[GateInstance, ...]
     gates: tuple[Gate, ...] = field(default=(), repr=False)
     replay: Any = None         # mmverify.replay.ReplayReport, None for a task without replay
 
+    @classmethod
+    def deferred(cls, task_id: str, gates: tuple[Gate, ...], replay: Any, make: Callable[[], Any],
+                 known: Any) -> "GateReport":
+        """A report whose every hard instance is known to pass (``known``, a
+        :class:`mmverify.gates.quick.HardGatesPassed`), its instances made by
+        ``make()`` on first read."""
+        report = object.__new__(cls)
+        report.__dict__.update(task_id=task_id, gates=gates, replay=replay, _make=make, _known=known)
+        return report
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "instances":
+            d = self.__dict__
+            make = d.get("_make")
+            if make is not None:
+                d["instances"] = made = tuple(make())
+                del d["_make"], d["_known"]        # the artifact's data is let go
+                return made
+        raise AttributeError(name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "instances": self.instances, "gates": self.gates, "replay": self.replay}
+
+    def _summary(self) -> Any:
+        """The all-pass summary of a deferred report whose instances are not made yet, else None."""
+        return self.__dict__.get("_known")
+
     def verified(self) -> frozenset[str]:
         """Concrete artifact paths a passing hard gate verifies (``verifies``)."""
+        known = self._summary()
+        if known is not None:
+            return known.verified_paths
         by_id = {g.id: g for g in self.gates}
         out: set[str] = set()
         for inst in self.instances:
@@ -396,7 +431,23 @@ class GateReport:
 
     @property
     def hard_failures(self) -> tuple[GateInstance, ...]:
+        if self._summary() is not None:
+            return ()
         return tuple(i for i in self.instances if i.verdict == "fail" and i.hard)
+
+    def hard_gaps(self) -> tuple[GateInstance, ...]:
+        """The hard instances that could not be checked (verdict ``gap``), in order."""
+        if self._summary() is not None:
+            return ()
+        gaps = [i for i in self.instances if i.verdict == "gap"]
+        return tuple(i for i in gaps if i.hard) if gaps else ()
+
+    def any_failure(self) -> bool:
+        """Whether some instance, hard or soft, fails."""
+        known = self._summary()
+        if known is not None and known.soft_pass:
+            return False
+        return any(i.verdict == "fail" for i in self.instances)
 
     @property
     def soft_failures(self) -> tuple[GateInstance, ...]:

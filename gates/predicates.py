@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from mmverify.labels import normalise_label as normalise
 from mmverify.numbers import decimal_fraction, exact_decimal
@@ -77,6 +77,57 @@ def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> t
 def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
     n_parts = len(gate.parts)
     return verdict_of(partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
+
+
+def row_test(gate: Gate, tol: Fraction, verdict: Callable[[Gate, Sequence[Any], Fraction], tuple[str, str | None]]
+             ) -> Callable[[Sequence[Any]], bool]:
+    """``verdict(gate, values, tol)[0] == "pass"`` (``verdict`` being the gate's
+    ``verdict_<form>`` above) as one function of a row of usable values, with
+    the gate's constants looked up once: the all-pass check of :mod:`.quick`
+    calls it on every row. The range, exact integer, exact domain and Decimal
+    identity cases are the same comparisons as their ``verdict_<form>``,
+    inlined (a domain's numbers as a set: equal numbers of any exact type hash
+    equal); every other case asks ``verdict``."""
+    form = gate.form
+    if form == "range":
+        (lo_x, hi_x), (lo_d, hi_d), _ = _derived(gate, tol)
+        lo_s = gate.lower is not None and gate.lower.strict
+        hi_s = gate.upper is not None and gate.upper.strict
+
+        def in_range(values: Sequence[Any]) -> bool:
+            x = values[0]
+            lo, hi = (lo_x, hi_x) if x.__class__ is Fraction else (lo_d, hi_d)
+            if lo is not None and not (x > lo if lo_s else x >= lo):
+                return False
+            return hi is None or (x < hi if hi_s else x <= hi)
+        return in_range
+    if form == "integer" and not tol:
+        binary = gate.binary
+
+        def whole(values: Sequence[Any]) -> bool:
+            x = values[0]
+            if binary:
+                return x == 0 or x == 1
+            cls = x.__class__
+            return True if cls is int else x == x.to_integral_value() if cls is Decimal else x.denominator == 1
+        return whole
+    if form == "finite_domain" and not tol:
+        numbers = frozenset(v for v in gate.domain_numbers if v is not None)   # equal numbers hash equal
+        labels = frozenset(normalise(v) for v in gate.domain)
+
+        def member(values: Sequence[Any]) -> bool:
+            x = values[0]
+            return normalise(x) in labels if x.__class__ is str else x in numbers
+        return member
+    holds = gate.identity.holds if form == "identity" and gate.identity is not None else None
+    if holds is not None:
+        tol_d = _derived(gate, tol)[2]
+
+        def identity_holds(values: Sequence[Any]) -> bool:
+            ok = holds(values, tol_d)
+            return ok if ok is not None else verdict(gate, values, tol)[0] == "pass"
+        return identity_holds
+    return lambda values: verdict(gate, values, tol)[0] == "pass"
 
 
 Bounds = tuple[Any, Any]   # (min - tol, max + tol), None where open

@@ -1,4 +1,4 @@
-"""A one-sided check of a task's hard gates, for the reward.
+"""A one-sided check of a task's hard gates, for the reward and a score.
 
 A reward needs three things of the gates: whether a hard gate fails, which
 artifact paths passing hard gates verify, and which hard gates cannot be
@@ -7,7 +7,8 @@ instance passes on usable values, the answers are "none", "all that the gates
 declare" and "none", and they can be had without building a verdict per
 instance. :func:`hard_gates_pass` answers exactly that case, straight from the
 artifact's values, with the same predicates as the instances
-(``verdict_<form>`` of :mod:`.predicates`, through the form table). Anything else
+(``verdict_<form>`` of :mod:`.predicates` through the form table, as
+``row_test``), in code generated once per task (:mod:`.quickcode`). Anything else
 (a value absent, null, of the wrong type, an empty or missing list, a failing
 row) gives None, and the caller evaluates the gates instance by instance
 (:func:`.forms.evaluate_gates`): the check is one-sided, never a verdict of
@@ -15,16 +16,14 @@ its own. A differential test holds it to the instances.
 """
 from __future__ import annotations
 
-from decimal import Decimal
-from fractions import Fraction
-from itertools import repeat
 from typing import Any, Callable
 
 from mmverify import paths
 
 from . import formtable, predicates
 from .compile import compile_gates
-from .model import Gate, verified_paths
+from .model import Gate
+from .quickcode import compile_check, usable
 from .predicates import ZERO
 
 
@@ -32,40 +31,40 @@ class HardGatesPassed:
     """What a score reads of the gate report of an artifact whose hard gate
     instances all pass: no failure, no gap to name (``instances`` holds the
     failing and gap instances a score looks at: none), and the concrete
-    paths the passing gates verify. (A plain class: this module is loaded
-    by every start, and a dataclass costs its generated methods.)"""
+    paths the passing gates verify; ``soft_pass`` says whether every soft
+    gate instance passes too (None: not checked). (A plain class: this
+    module is loaded by every start, and a dataclass costs its generated
+    methods.)"""
 
-    __slots__ = ("task_id", "verified_paths", "replay")
+    __slots__ = ("task_id", "verified_paths", "replay", "soft_pass")
     instances: tuple = ()
     hard_failures: tuple = ()
 
-    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None):
+    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None,
+                 soft_pass: bool | None = None):
         self.task_id, self.verified_paths, self.replay = task_id, verified_paths, replay
+        self.soft_pass = soft_pass
 
     def verified(self) -> frozenset[str]:
         return self.verified_paths
 
-
-def usable(value: Any, labels: bool = False) -> bool:
-    """Whether the gate forms read ``value`` as a number (or, for ``labels``, a
-    label): the parser's exact types only; anything else is left to the
-    instances (``exact.read``)."""
-    cls = value.__class__
-    return ((cls is Decimal and value.is_finite()) or cls is int or cls is Fraction
-            or (labels and cls is str))
+    def hard_gaps(self) -> tuple:
+        return ()
 
 
 class Values:
     """The values of one gate view, each path read once (gates share inputs),
-    and whether they are usable, each decided once."""
+    and whether they are usable, each decided once (per path text, for
+    numbers and for numbers or labels)."""
 
-    __slots__ = ("view", "scalars", "columns", "usable")
+    __slots__ = ("view", "scalars", "columns", "usable", "labels")
 
     def __init__(self, view: Any):
         self.view = view
         self.scalars: dict[str, Any] = {}
         self.columns: dict[str, Any] = {}
-        self.usable: dict[tuple[str, bool], Any] = {}
+        self.usable: dict[str, Any] = {}
+        self.labels: dict[str, Any] = {}
 
     def scalar(self, path: paths.FieldPath) -> Any:
         hit = self.scalars.get(path.text, self)
@@ -82,60 +81,26 @@ class Values:
 
     def number(self, path: paths.FieldPath, labels: bool = False) -> Any:
         """The value at a scalar path when it is usable, else None."""
-        key = (path.text, labels)
-        hit = self.usable.get(key, self)
+        memo = self.labels if labels else self.usable
+        hit = memo.get(path.text, self)
         if hit is self:
             value = self.scalar(path)
-            hit = self.usable[key] = value if usable(value, labels) else None
+            hit = memo[path.text] = value if usable(value, labels) else None
         return hit
 
     def numbers(self, path: paths.FieldPath, labels: bool = False) -> list[Any] | None:
         """The values of a ``[*]`` path when its list is there, not empty, and
         every value is usable; else None."""
-        key = (path.text, labels)
-        hit = self.usable.get(key, self)
+        memo = self.labels if labels else self.usable
+        hit = memo.get(path.text, self)
         if hit is self:
             col = self.column(path)
             ok = isinstance(col, list) and col and all(usable(v, labels) for v in col)
-            hit = self.usable[key] = col if ok else None
+            hit = memo[path.text] = col if ok else None
         return hit
 
 
 Check = Callable[[Values], "list[int | None] | None"]
-
-
-def _row_check(gate: Gate) -> Check:
-    """The instance indices of a gate with one instance per row of its inputs,
-    when every row passes on usable values; else None."""
-    entry = formtable.FORM_TABLE[gate.form]
-    verdict, tol, labels = entry.verdict, gate.tolerance or ZERO, entry.reads_labels
-    inputs = gate.inputs
-    flags = tuple(p.is_list for p in inputs)
-
-    if not any(flags):
-        def scalar_rows(values_of: Values) -> list[int | None] | None:
-            values = [values_of.number(p, labels) for p in inputs]
-            if None not in values and verdict(gate, values, tol)[0] == "pass":
-                return [None]
-            return None
-        return scalar_rows
-
-    def list_rows(values_of: Values) -> list[int | None] | None:
-        columns: list[Any] = []
-        n = 0
-        for p, is_list in zip(inputs, flags):
-            col = values_of.numbers(p, labels) if is_list else values_of.number(p, labels)
-            if col is None:       # absent, null, not a list, empty, or a value not usable: not all passes
-                return None
-            if is_list:
-                n = len(col)
-            columns.append(col)
-        rows = zip(*[col if is_list else repeat(col, n) for col, is_list in zip(columns, flags)])
-        for row in rows:
-            if verdict(gate, row, tol)[0] != "pass":
-                return None
-        return list(range(n))
-    return list_rows
 
 
 # ``quick_<form>(gate)``: for a gate ``expand_<form>`` of gates/forms.py
@@ -181,37 +146,31 @@ def quick_partition_sum(gate: Gate) -> Check | None:
     return whole
 
 
-def _check(gate: Gate) -> Check:
+def _special(gate: Gate) -> Check | None:
+    """The form's own check of a gate that is not one instance per row, else None."""
     expanded = formtable.FORM_TABLE[gate.form].quick
-    if expanded is not None:
-        own = expanded(gate)
-        if own is not None:
-            return own
-    return _row_check(gate)
+    return expanded(gate) if expanded is not None else None
 
 
-_PLANS: dict[int, tuple[tuple[Gate, ...], tuple[tuple[Gate, Check], ...]]] = {}
+_PLANS: dict[int, tuple[tuple[Gate, ...], Callable[..., Any]]] = {}
 
 
-def _plan(task: Any) -> tuple[tuple[Gate, Check], ...]:
+def _plan(task: Any) -> Callable[..., Any]:
     gates = compile_gates(task)
     hit = _PLANS.get(id(gates))
     if hit is None or hit[0] is not gates:
-        hit = _PLANS[id(gates)] = (gates, tuple((g, _check(g)) for g in gates if g.hard))
+        hit = _PLANS[id(gates)] = (gates, compile_check(gates, _special))
     return hit[1]
 
 
-def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPassed | None:
+def hard_gates_pass(task: Any, view: Any, replayed: Any = None, *, soft: bool = False) -> HardGatesPassed | None:
     """:class:`HardGatesPassed` when every hard gate instance of ``task`` on
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)
-    passes on usable values; None otherwise (then evaluate the instances)."""
-    verified: set[str] = set()
-    values = Values(view)
-    for gate, check in _plan(task):
-        indices = check(values)
-        if indices is None:
-            return None
-        if gate.verifies:
-            for index in indices:
-                verified.update(verified_paths(gate, index))
-    return HardGatesPassed(task.id, frozenset(verified), replayed)
+    passes on usable values; None otherwise (then evaluate the instances).
+    With ``soft``, it also says whether every soft gate instance passes
+    (``soft_pass``; False is one-sided too: some soft instance may not pass).
+    The check is generated per task (:mod:`.quickcode`)."""
+    got = _plan(task)(view, soft, Values)
+    if got is None:
+        return None
+    return HardGatesPassed(task.id, frozenset(got[0]), replayed, got[1])

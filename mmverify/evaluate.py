@@ -57,11 +57,11 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
     if run_gates:
         # gates are pure and robust to malformed data, so they run before the
         # schema verdict: an invalid artifact's report still names the gate
-        from mmverify.gates import evaluate_gates
+        from mmverify.gates import score_gates
         from mmverify.replay import run_replay
 
         replayed = run_replay(task, artifact.data)          # level C: witness -> derived values
-        gates = evaluate_gates(task, artifact.data, replayed)
+        gates = score_gates(task, artifact.data, replayed)  # records made when the report is rendered
     schema_errors = validate_artifact(task.artifact_schema, artifact.data, limit=None)
     schema_errors = violations.annotate(task, schema_errors, strict_schema=strict_schema)
     shown = schema_errors[:SHOWN_SCHEMA_ERRORS]
@@ -70,10 +70,11 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
         return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO, error=decided[1],
                       schema_errors=shown, gates=gates)
 
-    from mmverify.scoring.panel import score_panel
+    from mmverify.scoring.panel import deferred_panel
 
-    # a value that breaks the schema is scored as absent; the gates above read it as written
-    panel = score_panel(task, violations.masked(artifact.data, schema_errors), gates, ruleset)
+    # a value that breaks the schema is scored as absent; the gates above read it as written.
+    # The panel's records, like the gates', are made when the report is rendered.
+    panel = deferred_panel(task, violations.masked(artifact.data, schema_errors), gates, ruleset)
     if decided is not None:
         return Report(task.id, info, artifact.source, artifact.sha256, decided[0], ZERO, error=decided[1],
                       schema_errors=shown, gates=gates, panel=panel)
@@ -82,16 +83,25 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
                   gates=gates, panel=panel, findings=_oracle_findings(task, artifact, gates))
 
 
+_FINDINGS: dict[int, tuple[TaskSpec, str, dict[str, str] | None]] = {}
+
+
 def _oracle_findings(task: TaskSpec, artifact: Artifact, gates) -> dict[str, str] | None:
     """When the artifact is the task's own oracle, its failing (soft) gates are
-    the documented findings of ``mmverify audit``: say so in the report."""
-    if gates is None or not gates.instances or artifact.sha256 != _file_sha256(task.oracle_path):
+    the documented findings of ``mmverify audit``: say so in the report. The
+    oracle's bytes fix its gate instances, so they are worked out once per
+    task (keyed on the task object and the bytes' digest)."""
+    if gates is None or artifact.sha256 != _file_sha256(task.oracle_path):
         return None
-    if not any(i.verdict == "fail" for i in gates.instances):
-        return None
-    from mmverify.gates.audit import oracle_findings
+    hit = _FINDINGS.get(id(task))
+    if hit is None or hit[0] is not task or hit[1] != artifact.sha256:
+        found = None
+        if gates.any_failure():
+            from mmverify.gates.audit import oracle_findings
 
-    return oracle_findings(task, gates)
+            found = oracle_findings(task, gates) or None
+        hit = _FINDINGS[id(task)] = (task, artifact.sha256, found)
+    return dict(hit[2]) if hit[2] is not None else None
 
 
 @lru_cache(maxsize=64)

@@ -22,7 +22,7 @@ from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
 from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar
-from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, hard_gaps, support_factor, unverified_improvement,
+from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, unverified_improvement,
                     unwitnessed_among)
 
 
@@ -73,8 +73,15 @@ class PaperResult:
     r: Fraction | None              # R(m, S_p); None when S_p is empty (does not vote)
 
 
+_RECORDS = ("metrics", "papers", "rules")
+
+
 @dataclass(frozen=True)
 class PanelScore:
+    """The panel's score of one artifact. One made by :func:`deferred_panel`
+    holds its O-EVAL and makes its records (metrics, papers, rules) when one
+    is first read, by the same code, checking that they give the same O-EVAL."""
+
     metrics: tuple[MetricResult, ...]
     papers: tuple[PaperResult, ...]
     oeval: Fraction | None          # None when no paper votes
@@ -84,6 +91,21 @@ class PanelScore:
     @property
     def voting(self) -> tuple[PaperResult, ...]:
         return tuple(p for p in self.papers if p.r is not None)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        if name in _RECORDS and "_make" in d:
+            full = d["_make"]()
+            if full.oeval != d["oeval"]:
+                raise AssertionError(f"panel records give O-EVAL {full.oeval}, the score {d['oeval']}")
+            for k in _RECORDS:
+                d[k] = full.__dict__[k]
+            del d["_make"]          # the artifact's data is let go
+            return d[name]
+        raise AttributeError(name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (*_RECORDS, "oeval", "ruleset")}
 
 
 # ---------------------------------------------------------------- records
@@ -164,6 +186,17 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     return out
 
 
+def deferred_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> PanelScore:
+    """``score_panel(task, data, gates, ruleset)`` with its O-EVAL worked out now
+    (:func:`panel_oeval`) and its records when first read: a score that is
+    never rendered never makes them. ``data`` is read again then, so it must
+    not be changed in between (the parser's documents are not)."""
+    report = object.__new__(PanelScore)
+    report.__dict__.update(oeval=panel_oeval(task, data, gates, ruleset), ruleset=ruleset,
+                           _make=lambda: score_panel(task, data, gates, ruleset))
+    return report
+
+
 class _Verified:
     """The concrete paths a passing hard gate verifies (``gates.verified()``),
     worked out at the first question: most artifacts never ask one."""
@@ -185,7 +218,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     plan = plan_of(task)
     guarded = ruleset == "verified"
     verified = _Verified(gates) if guarded else None
-    gaps = hard_gaps(gates) if gates is not None and plan.claimable else ()
+    gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[list[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []

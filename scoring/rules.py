@@ -183,18 +183,12 @@ def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: C
 
 def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
     """The unwitnessed_claim rule for one scalar one-sided metric, or None."""
-    return unwitnessed_among(metric, hard_gaps(gates)) if gates is not None else None
-
-
-def hard_gaps(gates) -> tuple:
-    """The hard gate instances of a gate report that could not be checked (verdict
-    ``gap``), in order: the only ones :func:`unwitnessed` looks at."""
-    gaps = [inst for inst in gates.instances if inst.verdict == "gap"]
-    return tuple(inst for inst in gaps if inst.hard) if gaps else ()
+    return unwitnessed_among(metric, gates.hard_gaps()) if gates is not None else None
 
 
 def unwitnessed_among(metric: "MetricSpec", gaps: Sequence) -> RuleApplication | None:
-    """:func:`unwitnessed` over the :func:`hard_gaps` of a gate report."""
+    """:func:`unwitnessed` over the hard gaps of a gate report (``hard_gaps()``:
+    the hard instances that could not be checked, the only ones it looks at)."""
     if not gaps or metric.direction not in ONE_SIDED or metric.is_list:
         return None
     target = metric.path.text

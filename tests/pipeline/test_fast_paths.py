@@ -233,6 +233,15 @@ def test_verdict_only_stages_equal_the_report_stages(case):
             want = score_panel(task, data, gates, ruleset).oeval
             got = panel_oeval(task, data, gates, ruleset)
             assert got == want and type(got) is type(want)
+    # the gate report and the panel a score holds, their records made when first read
+    from mmverify.gates import score_gates
+    from mmverify.scoring.panel import deferred_panel
+
+    deferred = score_gates(task, data)
+    assert deferred == full and deferred.verified() == full.verified()
+    panel = deferred_panel(task, data, score_gates(task, data))
+    assert panel.oeval == score_panel(task, data, full).oeval and "_make" in panel.__dict__
+    assert panel == score_panel(task, data, full) and "_make" not in panel.__dict__
 
 
 def _verdicts(instances) -> list[tuple]:

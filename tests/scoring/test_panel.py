@@ -1,6 +1,8 @@
 """Panel scoring: per-paper R, O-EVAL, renormalisation, exclusions, named rules."""
 from fractions import Fraction
 
+import pytest
+
 from hypothesis import given, settings, strategies as st
 
 from mmverify.scoring.panel import score_panel
@@ -258,3 +260,26 @@ def test_support_factor_is_the_mean_of_the_supporting_r(rs):
     got = support_factor(conclusion, {i: [r] for i, r in zip(ids, rs)}, 0)
     voting = [r for r in rs if r is not None]
     assert got == (sum(voting, Fraction(0)) / len(voting) if voting else None)
+
+
+def test_deferred_panel_makes_its_records_once_and_checks_its_oeval():
+    """A deferred panel answers its O-EVAL at once; its records, made at the
+    first read, are score_panel's, it pickles as them, and records that would
+    give another O-EVAL than the one already answered are refused."""
+    import pickle
+
+    from mmverify.scoring.panel import PanelScore, deferred_panel
+
+    ms = [metric("a"), metric("b", "lower_is_better")]
+    t = task(ms, [paper("P1", {"a": "10", "b": "2"}), paper("P2", {"a": "8"})])
+    d = data(a=Fraction(9), b=Fraction(3))
+    full = score_panel(t, d)
+    lazy = deferred_panel(t, d)
+    assert lazy.oeval == full.oeval and "metrics" not in lazy.__dict__
+    assert pickle.loads(pickle.dumps(lazy)) == full
+    assert lazy.metrics is lazy.metrics and lazy == full
+
+    wrong = object.__new__(PanelScore)
+    wrong.__dict__.update(oeval=full.oeval + 1, ruleset="verified", _make=lambda: full)
+    with pytest.raises(AssertionError, match="O-EVAL"):
+        assert wrong.papers is None

@@ -33,6 +33,9 @@ class _Verified:
     def verified(self):
         return self._paths
 
+    def hard_gaps(self):
+        return ()
+
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):

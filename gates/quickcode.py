@@ -1,0 +1,193 @@
+"""The all-pass check of :mod:`.quick`, generated once per task as straight code.
+
+For a task's gates, :func:`generate` writes the source of one function
+``all_pass(view, soft, values_of)``. It reads every path the row gates read
+once, walking the view with plain ``dict.get`` and list indexing (a step that
+is not there gives the sentinel ``MISSING``). It then tests every row of every
+hard gate with the gate's row predicate (:func:`.predicates.row_test`) and
+returns the set of verified paths, or None at the first doubt: a value absent,
+null, of the wrong type, an empty or missing list, or a failing row. With
+``soft``, it also says whether every soft gate passes. Gates that are not one
+instance per row (an ``order`` chain, a whole ``partition_sum``) keep their
+form's check (``quick_<form>`` of :mod:`.quick`), called with ``values_of``.
+
+The source is made from the task's compiled gates only: path keys appear as
+``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*`` by the
+path grammar), every other name is a constant of the function's namespace,
+which holds no other builtins than the few it calls; nothing from an
+artifact is ever part of it. It is one-sided like the check it implements:
+a differential test plants numbers around every bound of every task and
+holds it to the instances.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from itertools import repeat
+from typing import Any, Callable
+
+from mmverify import paths
+from mmverify.paths import FieldPath
+
+from . import formtable, predicates
+from .model import Gate, verified_paths
+from .predicates import ZERO
+
+MISSING = paths.Missing("not read")
+
+
+def usable(value: Any, labels: bool = False) -> bool:
+    """Whether the gate forms read ``value`` as a number (or, for ``labels``, a
+    label): the parser's exact types only; anything else is left to the
+    instances (``exact.read``)."""
+    cls = value.__class__
+    return ((cls is Decimal and value.is_finite()) or cls is int or cls is Fraction
+            or (labels and cls is str))
+
+
+def _usable_label(value: Any) -> bool:
+    return usable(value, True)
+
+
+class _Writer:
+    """The lines of the generated function and the constants it names."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, Any] = {"MISSING": MISSING, "UN": usable, "UL": _usable_label,
+                                      "repeat": repeat}
+        self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
+
+    def const(self, value: Any, stem: str) -> str:
+        name = f"{stem}{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def walk(self, segments: tuple[Any, ...]) -> str:
+        """The local holding the value at ``segments`` (a concrete path), read once."""
+        if segments in self.reads:
+            return self.reads[segments]
+        parent = self.walk(segments[:-1]) if segments else "view"
+        if not segments:
+            return "view"
+        seg = segments[-1]
+        local = f"r{len(self.reads)}"
+        self.reads[segments] = local
+        if seg.__class__ is str:
+            self.lines.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict else MISSING")
+        else:
+            self.lines.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
+                              "else MISSING")
+        return local
+
+    def column(self, path: FieldPath, usable: str) -> str:
+        """The local holding the item values of a ``[*]`` path, each usable, read once;
+        the generated code declines when the list is absent, empty or holds one not usable."""
+        key = ("column", path.text, usable)
+        if key in self.reads:
+            return self.reads[key]
+        head, tail = path.split()
+        container = self.walk(head.segments)
+        local = f"c{len(self.reads)}"
+        self.reads[key] = local
+        self.lines.append(f"    if {container}.__class__ is not list or not {container}:")
+        self.lines.append("        return FAIL")
+        if len(tail.segments) == 1 and tail.segments[0].__class__ is str:
+            k = tail.segments[0]
+            self.lines.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
+                              f"for e in {container}]")
+        else:
+            getter = self.const(lambda item, _tail=tail: paths.get(item, _tail) if _tail.segments else item, "G")
+            self.lines.append(f"    {local} = [{getter}(e) for e in {container}]")
+        self.lines.append(f"    if not all(map({usable}, {local})):")
+        self.lines.append("        return FAIL")
+        return local
+
+
+def _row_gate(w: _Writer, gate: Gate) -> None:
+    """The lines testing every row of a gate with one instance per row."""
+    entry = formtable.FORM_TABLE[gate.form]
+    usable = "UL" if entry.reads_labels else "UN"
+    test = w.const(predicates.row_test(gate, gate.tolerance or ZERO, entry.verdict), "T")
+    inputs = gate.inputs
+    for p in inputs:
+        if not p.is_list:
+            local = w.walk(p.segments)
+            w.lines.append(f"    if not {usable}({local}):")
+            w.lines.append("        return FAIL")
+    if not any(p.is_list for p in inputs):
+        row = ", ".join(w.reads[p.segments] for p in inputs)
+        w.lines.append(f"    if not {test}(({row},)):")
+        w.lines.append("        return FAIL")
+        if gate.verifies:
+            w.lines.append(f"    verified.update({w.const(tuple(verified_paths(gate, None)), 'V')})")
+        return
+    cols = [w.column(p, usable) if p.is_list else None for p in inputs]
+    n = f"len({next(c for c in cols if c is not None)})"
+    parts = [c if c is not None else f"repeat({w.reads[p.segments]}, {n})" for c, p in zip(cols, inputs)]
+    w.lines.append(f"    for row in zip({', '.join(parts)}):")
+    w.lines.append(f"        if not {test}(row):")
+    w.lines.append("            return FAIL")
+    if gate.verifies:
+        paths_of = w.const(_verified_rows(gate), "V")
+        w.lines.append(f"    verified.update({paths_of}({n}))")
+
+
+def _verified_rows(gate: Gate) -> Callable[[int], frozenset[str]]:
+    """The paths a gate's passing rows 0..n-1 verify, worked out once per n."""
+    memo: dict[int, frozenset[str]] = {}
+
+    def of(n: int) -> frozenset[str]:
+        hit = memo.get(n)
+        if hit is None:
+            hit = memo[n] = frozenset(p for i in range(n) for p in verified_paths(gate, i))
+        return hit
+    return of
+
+
+def _special_gate(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> None:
+    """The lines calling a form's own check (an order chain, a whole partition)."""
+    name = w.const(check, "Q")
+    if "values" not in w.reads.values():
+        w.reads[("values",)] = "values"
+        w.lines.append("    values = values_of(view)")
+    w.lines.append(f"    got = {name}(values)")
+    w.lines.append("    if got is None:")
+    w.lines.append("        return FAIL")
+    if gate.verifies:
+        w.lines.append("    for index in got:")
+        w.lines.append(f"        verified.update({w.const(lambda i, _g=gate: verified_paths(_g, i), 'V')}(index))")
+
+
+def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]) -> tuple[str, dict[str, Any]]:
+    """The source of ``all_pass`` for ``gates`` and the namespace it runs in.
+    ``special(gate)`` is a form's own check for a gate that is not one
+    instance per row, else None."""
+    w = _Writer()
+    hard = [g for g in gates if g.hard]
+    soft = [g for g in gates if not g.hard]
+    for part, group in (("hard", hard), ("soft", soft)):
+        if part == "soft":
+            w.lines.append("    if not soft:")
+            w.lines.append("        return verified, None")
+            w.lines.append("    FAIL = verified, False")
+        for gate in group:
+            own = special(gate)
+            if own is not None:
+                _special_gate(w, gate, own)
+            else:
+                _row_gate(w, gate)
+    w.lines.append("    return verified, True if soft else None")
+    head = ["def all_pass(view, soft, values_of):", "    FAIL = None", "    verified = set()"]
+    source = "\n".join(head + w.lines) + "\n"
+    return source, w.names
+
+
+def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]
+                  ) -> Callable[[Any, bool, Callable[[Any], Any]], Any]:
+    """``all_pass`` for ``gates``, compiled (see :func:`generate`)."""
+    source, names = generate(gates, special)
+    namespace = dict(names, __builtins__={"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list})
+    exec(compile(source, "<gate all-pass check>", "exec"), namespace)
+    return namespace["all_pass"]
+
