@@ -82,9 +82,9 @@ def score_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
     replayed)``, but when every hard gate instance passes (the one-sided check
     :func:`.quick.hard_gates_pass`) the instances are made only when first read
     (:meth:`GateReport.deferred`): a score reads no more than "no hard failure,
-    no hard gap, these verified paths" (and, for a task's own oracle, whether
-    some soft instance fails), and a report that is never rendered never pays
-    for its records. ``data`` is read again then, so it must not be changed
+    no hard gap, these verified paths" (a task's own oracle also its failing
+    soft instances, once per task), and a report that is never rendered never
+    pays for its records. ``data`` is read again then, so it must not be changed
     after scoring (the parser's documents are not)."""
     from mmverify.replay import gate_view, run_replay
 
@@ -92,7 +92,7 @@ def score_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
 
     if replayed is _RUN:
         replayed = run_replay(task, data)
-    known = hard_gates_pass(task, gate_view(data, replayed), replayed, soft=True)
+    known = hard_gates_pass(task, gate_view(data, replayed), replayed)
     if known is None:
         return evaluate_gates(task, data, replayed)
     return GateReport.deferred(task.id, compile_gates(task), replayed,

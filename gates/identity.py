@@ -314,41 +314,57 @@ def _compile_identity(expr: str, var_names: Sequence[str]):
 # verdict is left to the pair closures above. Each operation names the context
 # (``-x`` or ``x + y`` would round in the thread's 28-digit one).
 
-_EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                          traps=[decimal.Inexact, decimal.Rounded, decimal.InvalidOperation, decimal.Overflow,
                                 decimal.Underflow, decimal.Subnormal, decimal.Clamped])
-_UNDECIDED = (decimal.DecimalException, TypeError)
+UNDECIDED = (decimal.DecimalException, TypeError)
 
 
-def _folded(value: Fraction):
-    """The closure of a constant part: its exact Decimal, when that terminates."""
-    folded = exact_decimal(value)
-    return (lambda v: folded) if isinstance(folded, Decimal) else None
+# A side is compiled into one Python expression over ``v`` (the tuple of
+# values) that calls the exact context's methods by name; the folded constants
+# are names of the function's namespace too, so the source holds nothing but
+# operator names, ``v[k]`` and the integer exponents of the task's text.
+_OPS = {"add": EXACT.add, "subtract": EXACT.subtract, "multiply": EXACT.multiply, "minus": EXACT.minus,
+        "power": EXACT.power}
 
 
-def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]) -> tuple[Any, Fraction | None]:
-    """(closure over a tuple of Decimal or int values, or None; the exact
-    value of a part without variables, else None). The closure is None for a
-    division or a negative power with a variable in it (the pair closures
-    decide those); a part without variables is folded once into its exact
-    value, kept as a Decimal when it terminates (``489/100`` is ``4.89``).
-    _Undefined for a constant division by zero."""
-    ctx = _EXACT
+class _Source:
+    """The source of one compiled check and the constants it names."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Any] = dict(_OPS)
+
+    def constant(self, value: Fraction) -> str | None:
+        """The name of a constant part: its exact Decimal, when that terminates."""
+        folded = exact_decimal(value)
+        if not isinstance(folded, Decimal):
+            return None
+        name = f"c{len(self.names)}"
+        self.names[name] = folded
+        return name
+
+
+def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int], src: _Source) -> tuple[str | None, Fraction | None]:
+    """(the source of the part over a tuple ``v`` of Decimal or int values, or
+    None; the exact value of a part without variables, else None). The source
+    is None for a division or a negative power with a variable in it (the
+    pair closures decide those); a part without variables is folded once into
+    its exact value, named as a Decimal when it terminates (``489/100`` is
+    ``4.89``). _Undefined for a constant division by zero."""
     if isinstance(node, ast.Name):
-        k = index[node.id]
-        return (lambda v: v[k]), None
+        return f"v[{index[node.id]}]", None
     if isinstance(node, ast.Constant):
         value = Fraction(_segment(text, node))
-        return _folded(value), value
+        return src.constant(value), value
     if isinstance(node, ast.UnaryOp):
-        inner, const = _decimal_node(node.operand, text, index)
+        inner, const = _decimal_node(node.operand, text, index, src)
         if not isinstance(node.op, ast.USub):
             return inner, const
         if const is not None:
-            return _folded(-const), -const
-        return (None if inner is None else (lambda v: ctx.minus(inner(v)))), None
+            return src.constant(-const), -const
+        return (None if inner is None else f"minus({inner})"), None
     assert isinstance(node, ast.BinOp)
-    left, lconst = _decimal_node(node.left, text, index)
+    left, lconst = _decimal_node(node.left, text, index, src)
     if isinstance(node.op, ast.Pow):
         exp = node.right
         sign = -1 if isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub) else 1
@@ -358,22 +374,22 @@ def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int]) -> tuple[A
         if lconst is not None:
             if lconst == 0 and e < 0:
                 raise _Undefined
-            return _folded(lconst ** e), lconst ** e
+            return src.constant(lconst ** e), lconst ** e
         if left is None or e < 0:
             return None, None
-        return (lambda v: ctx.power(left(v), e)), None      # 0 ** 0 is InvalidOperation: undecided there
-    right, rconst = _decimal_node(node.right, text, index)
+        return f"power({left}, {int(e)})", None      # 0 ** 0 is InvalidOperation: undecided there
+    right, rconst = _decimal_node(node.right, text, index, src)
     op = type(node.op)
     if lconst is not None and rconst is not None:
         if op is ast.Div and rconst == 0:
             raise _Undefined
         value = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                  ast.Div: operator.truediv}[op](lconst, rconst)
-        return _folded(value), value
+        return src.constant(value), value
     if op is ast.Div or left is None or right is None:
         return None, None
-    fn = {ast.Add: ctx.add, ast.Sub: ctx.subtract, ast.Mult: ctx.multiply}[op]
-    return (lambda v: fn(left(v), right(v))), None
+    fn = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply"}[op]
+    return f"{fn}({left}, {right})", None
 
 
 def compile_decimal_check(expr: str, var_names: Sequence[str]):
@@ -383,8 +399,8 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     divides, a value is a Fraction, the exact result is out of the context's
     reach): the caller then decides on the pair closures. ``tol`` is a Decimal
     or a Fraction (both compare exactly with a Decimal). None instead of a
-    function when a side divides. Compiled once per text and variable names,
-    as :func:`compile_identity`."""
+    function when a side divides. The two sides are one compiled function,
+    compiled once per text and variable names, as :func:`compile_identity`."""
     if isinstance(expr, str):
         return _decimal_check_once(expr, tuple(var_names))
     return _compile_decimal_check(expr, var_names)
@@ -398,25 +414,30 @@ def _decimal_check_once(expr: str, var_names: tuple[str, ...]):
 def _compile_decimal_check(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
+    src = _Source()
     try:
-        left = _decimal_node(left_tree, text, index)[0]
-        right = _decimal_node(right_tree, text, index)[0]
+        left = _decimal_node(left_tree, text, index, src)[0]
+        right = _decimal_node(right_tree, text, index, src)[0]
     except _Undefined:
         return None
     if left is None or right is None:
         return None
-    subtract = _EXACT.subtract
+    namespace = dict(src.names, __builtins__={})
+    exec(compile(f"def sides(v):\n    return {left}, {right}\n", "<identity>", "exec"), namespace)
+    sides = namespace["sides"]
+    subtract = EXACT.subtract
+    compare = _COMPARE[relation]
 
     def holds(values, tol) -> bool | None:
         for x in values:
             if x.__class__ is not Decimal and x.__class__ is not int:
                 return None
         try:
-            lhs, rhs = left(values), right(values)
+            lhs, rhs = sides(values)
             if not tol:
-                return _COMPARE[relation](lhs, rhs)
+                return compare(lhs, rhs)
             diff = subtract(lhs, rhs)
-        except _UNDECIDED:
+        except UNDECIDED:
             return None
         if relation == "==":
             return diff.copy_abs() <= tol

@@ -379,8 +379,8 @@ class GateReport:
     """Every gate instance of one artifact against one task, in gate order then index.
 
     A report made by :meth:`deferred` holds what a score reads (no hard
-    failure, no hard gap, the verified paths, whether every soft instance
-    passes) and makes its instances when first read (rendering, counts,
+    failure, no hard gap, the verified paths) and makes its instances when
+    first read (rendering, counts,
     equality, pickling): the same instances, from the same pure evaluation."""
 
     task_id: str
@@ -444,9 +444,6 @@ class GateReport:
 
     def any_failure(self) -> bool:
         """Whether some instance, hard or soft, fails."""
-        known = self._summary()
-        if known is not None and known.soft_pass:
-            return False
         return any(i.verdict == "fail" for i in self.instances)
 
     @property

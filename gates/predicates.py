@@ -28,6 +28,7 @@ from . import identity
 from .model import Gate
 
 ZERO = Fraction(0)
+ZERO_DECIMAL = Decimal(0)
 
 
 def verdict_of(ok: bool) -> tuple[str, str | None]:
@@ -75,8 +76,25 @@ def verdict_finite_domain(gate: Gate, values: Sequence[Any], tol: Fraction) -> t
 
 
 def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> tuple[str, str | None]:
-    n_parts = len(gate.parts)
-    return verdict_of(partition_holds([fraction(x) for x in values[:n_parts]], fraction(values[n_parts]), tol)[1])
+    return verdict_of(sum_holds(values[:len(gate.parts) + 1], tol))
+
+
+def sum_holds(values: Sequence[Any], tol: Fraction) -> bool:
+    """``partition_holds`` on numbers as read: whether the parts (every value
+    but the last) sum to within ``tol`` of the total (the last). Summed in the
+    trapped exact Decimal context of :mod:`.identity` when every value is a
+    Decimal or an int (a sum that would round raises there), else, or then,
+    in Fractions."""
+    if all(v.__class__ is Decimal or v.__class__ is int for v in values):
+        exact = identity.EXACT
+        try:
+            total = ZERO_DECIMAL
+            for v in values[:-1]:
+                total = exact.add(total, v)
+            return exact.subtract(total, values[-1]).copy_abs() <= tol
+        except identity.UNDECIDED:
+            pass
+    return partition_holds([fraction(x) for x in values[:-1]], fraction(values[-1]), tol)[1]
 
 
 def row_test(gate: Gate, tol: Fraction, verdict: Callable[[Gate, Sequence[Any], Fraction], tuple[str, str | None]]

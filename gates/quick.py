@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mmverify import paths
+from mmverify.numbers import exact_decimal
 
 from . import formtable, predicates
 from .compile import compile_gates
@@ -31,19 +32,15 @@ class HardGatesPassed:
     """What a score reads of the gate report of an artifact whose hard gate
     instances all pass: no failure, no gap to name (``instances`` holds the
     failing and gap instances a score looks at: none), and the concrete
-    paths the passing gates verify; ``soft_pass`` says whether every soft
-    gate instance passes too (None: not checked). (A plain class: this
-    module is loaded by every start, and a dataclass costs its generated
-    methods.)"""
+    paths the passing gates verify. (A plain class: this module is loaded by
+    every start, and a dataclass costs its generated methods.)"""
 
-    __slots__ = ("task_id", "verified_paths", "replay", "soft_pass")
+    __slots__ = ("task_id", "verified_paths", "replay")
     instances: tuple = ()
     hard_failures: tuple = ()
 
-    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None,
-                 soft_pass: bool | None = None):
+    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None):
         self.task_id, self.verified_paths, self.replay = task_id, verified_paths, replay
-        self.soft_pass = soft_pass
 
     def verified(self) -> frozenset[str]:
         return self.verified_paths
@@ -127,6 +124,8 @@ def quick_partition_sum(gate: Gate) -> Check | None:
     if gate.total is not None and gate.total.is_list:
         return None
     tol = gate.tolerance or ZERO
+    # a constant total as the equal Decimal where it terminates (the sum is then all Decimal)
+    constant = exact_decimal(gate.total_value) if gate.total is None else None
 
     def whole(values_of: Values) -> list[int | None] | None:
         values: list[Any] = []
@@ -138,11 +137,10 @@ def quick_partition_sum(gate: Gate) -> Check | None:
                 values.extend(got)         # an empty list of parts sums to 0
             else:
                 values.append(values_of.scalar(p))
-        values.append(values_of.scalar(gate.total) if gate.total is not None else gate.total_value)
+        values.append(values_of.scalar(gate.total) if gate.total is not None else constant)
         if not all(usable(v) for v in values):
             return None
-        *parts, total = [predicates.fraction(v) for v in values]
-        return [None] if predicates.partition_holds(parts, total, tol)[1] else None
+        return [None] if predicates.sum_holds(values, tol) else None
     return whole
 
 
@@ -159,18 +157,14 @@ def _plan(task: Any) -> Callable[..., Any]:
     gates = compile_gates(task)
     hit = _PLANS.get(id(gates))
     if hit is None or hit[0] is not gates:
-        hit = _PLANS[id(gates)] = (gates, compile_check(gates, _special))
+        hit = _PLANS[id(gates)] = (gates, compile_check(tuple(g for g in gates if g.hard), _special))
     return hit[1]
 
 
-def hard_gates_pass(task: Any, view: Any, replayed: Any = None, *, soft: bool = False) -> HardGatesPassed | None:
+def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPassed | None:
     """:class:`HardGatesPassed` when every hard gate instance of ``task`` on
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)
     passes on usable values; None otherwise (then evaluate the instances).
-    With ``soft``, it also says whether every soft gate instance passes
-    (``soft_pass``; False is one-sided too: some soft instance may not pass).
     The check is generated per task (:mod:`.quickcode`)."""
-    got = _plan(task)(view, soft, Values)
-    if got is None:
-        return None
-    return HardGatesPassed(task.id, frozenset(got[0]), replayed, got[1])
+    verified = _plan(task)(view, Values)
+    return HardGatesPassed(task.id, frozenset(verified), replayed) if verified is not None else None

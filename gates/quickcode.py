@@ -1,13 +1,12 @@
 """The all-pass check of :mod:`.quick`, generated once per task as straight code.
 
 For a task's gates, :func:`generate` writes the source of one function
-``all_pass(view, soft, values_of)``. It reads every path the row gates read
+``all_pass(view, values_of)``. It reads every path the row gates read
 once, walking the view with plain ``dict.get`` and list indexing (a step that
 is not there gives the sentinel ``MISSING``). It then tests every row of every
 hard gate with the gate's row predicate (:func:`.predicates.row_test`) and
 returns the set of verified paths, or None at the first doubt: a value absent,
-null, of the wrong type, an empty or missing list, or a failing row. With
-``soft``, it also says whether every soft gate passes. Gates that are not one
+null, of the wrong type, an empty or missing list, or a failing row. Gates that are not one
 instance per row (an ``order`` chain, a whole ``partition_sum``) keep their
 form's check (``quick_<form>`` of :mod:`.quick`), called with ``values_of``.
 
@@ -91,7 +90,7 @@ class _Writer:
         local = f"c{len(self.reads)}"
         self.reads[key] = local
         self.lines.append(f"    if {container}.__class__ is not list or not {container}:")
-        self.lines.append("        return FAIL")
+        self.lines.append("        return None")
         if len(tail.segments) == 1 and tail.segments[0].__class__ is str:
             k = tail.segments[0]
             self.lines.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
@@ -100,7 +99,7 @@ class _Writer:
             getter = self.const(lambda item, _tail=tail: paths.get(item, _tail) if _tail.segments else item, "G")
             self.lines.append(f"    {local} = [{getter}(e) for e in {container}]")
         self.lines.append(f"    if not all(map({usable}, {local})):")
-        self.lines.append("        return FAIL")
+        self.lines.append("        return None")
         return local
 
 
@@ -114,11 +113,11 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
         if not p.is_list:
             local = w.walk(p.segments)
             w.lines.append(f"    if not {usable}({local}):")
-            w.lines.append("        return FAIL")
+            w.lines.append("        return None")
     if not any(p.is_list for p in inputs):
         row = ", ".join(w.reads[p.segments] for p in inputs)
         w.lines.append(f"    if not {test}(({row},)):")
-        w.lines.append("        return FAIL")
+        w.lines.append("        return None")
         if gate.verifies:
             w.lines.append(f"    verified.update({w.const(tuple(verified_paths(gate, None)), 'V')})")
         return
@@ -127,7 +126,7 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
     parts = [c if c is not None else f"repeat({w.reads[p.segments]}, {n})" for c, p in zip(cols, inputs)]
     w.lines.append(f"    for row in zip({', '.join(parts)}):")
     w.lines.append(f"        if not {test}(row):")
-    w.lines.append("            return FAIL")
+    w.lines.append("            return None")
     if gate.verifies:
         paths_of = w.const(_verified_rows(gate), "V")
         w.lines.append(f"    verified.update({paths_of}({n}))")
@@ -153,38 +152,30 @@ def _special_gate(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> None:
         w.lines.append("    values = values_of(view)")
     w.lines.append(f"    got = {name}(values)")
     w.lines.append("    if got is None:")
-    w.lines.append("        return FAIL")
+    w.lines.append("        return None")
     if gate.verifies:
         w.lines.append("    for index in got:")
         w.lines.append(f"        verified.update({w.const(lambda i, _g=gate: verified_paths(_g, i), 'V')}(index))")
 
 
 def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]) -> tuple[str, dict[str, Any]]:
-    """The source of ``all_pass`` for ``gates`` and the namespace it runs in.
+    """The source of ``all_pass`` for ``gates`` (a task's hard gates) and the namespace it runs in.
     ``special(gate)`` is a form's own check for a gate that is not one
     instance per row, else None."""
     w = _Writer()
-    hard = [g for g in gates if g.hard]
-    soft = [g for g in gates if not g.hard]
-    for part, group in (("hard", hard), ("soft", soft)):
-        if part == "soft":
-            w.lines.append("    if not soft:")
-            w.lines.append("        return verified, None")
-            w.lines.append("    FAIL = verified, False")
-        for gate in group:
-            own = special(gate)
-            if own is not None:
-                _special_gate(w, gate, own)
-            else:
-                _row_gate(w, gate)
-    w.lines.append("    return verified, True if soft else None")
-    head = ["def all_pass(view, soft, values_of):", "    FAIL = None", "    verified = set()"]
-    source = "\n".join(head + w.lines) + "\n"
-    return source, w.names
+    for gate in gates:
+        own = special(gate)
+        if own is not None:
+            _special_gate(w, gate, own)
+        else:
+            _row_gate(w, gate)
+    w.lines.append("    return verified")
+    head = ["def all_pass(view, values_of):", "    verified = set()"]
+    return "\n".join(head + w.lines) + "\n", w.names
 
 
 def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]
-                  ) -> Callable[[Any, bool, Callable[[Any], Any]], Any]:
+                  ) -> Callable[[Any, Callable[[Any], Any]], Any]:
     """``all_pass`` for ``gates``, compiled (see :func:`generate`)."""
     source, names = generate(gates, special)
     namespace = dict(names, __builtins__={"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list})
