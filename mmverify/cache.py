@@ -25,11 +25,10 @@ a shortcut, never a requirement.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import Any, Callable
-
-from mmverify import digest
 
 _OFF = {"", "0", "off", "no", "false", "none"}
 _STAMP: list[str] = []
@@ -76,7 +75,7 @@ def _engine_stamp() -> str:
 
 
 def key_of(kind: str, *content: bytes | str) -> str:
-    h = digest.sha256()
+    h = hashlib.sha256()
     h.update(kind.encode())
     h.update(b"\0" + _engine_stamp().encode())
     for c in content:
