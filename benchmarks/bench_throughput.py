@@ -43,26 +43,35 @@ def _score_all(oracles, rounds: int, per_task: dict[str, list[float]] | None = N
 
 
 def stage_split(oracles, rounds: int) -> dict[str, dict[str, float]]:
-    """CPU ms per artifact of each pipeline stage, per task (same calls as score_artifact)."""
-    from mmverify.gates import evaluate_gates
-    from mmverify.scoring.panel import score_panel
+    """CPU ms per artifact of each stage of ``score_artifact``, per task (the
+    same calls: the gate report and the panel whose records are made when the
+    report is rendered), and of rendering the report (``render``: its JSON
+    form, the gate instances and panel records made then)."""
+    from mmverify.evaluate import score_artifact
+    from mmverify.gates import score_gates
+    from mmverify.scoring.panel import deferred_panel
     from mmverify.validate import validate_artifact
 
     out = {}
     pc = time.process_time
     for task, art, _raw in oracles:
-        s = {"schema": [], "gates": [], "panel": []}
+        s = {"schema": [], "gates": [], "panel": [], "render": []}
         for _ in range(rounds):
             c0 = pc()
-            gates = evaluate_gates(task, art.data)
+            gates = score_gates(task, art.data)
             c1 = pc()
             validate_artifact(task.artifact_schema, art.data)
             c2 = pc()
-            score_panel(task, art.data, gates)
+            deferred_panel(task, art.data, gates)
             c3 = pc()
+            report = score_artifact(task, art)
+            c4 = pc()
+            report.as_dict()
+            c5 = pc()
             s["gates"].append(c1 - c0)
             s["schema"].append(c2 - c1)
             s["panel"].append(c3 - c2)
+            s["render"].append(c5 - c4)
         out[task.id] = {k: median(v) * 1000 for k, v in s.items()}
     return out
 
@@ -160,6 +169,8 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
     fresh = bench_varied(oracles, 10 if quick else 60)
     log(f"  new artifacts each time: score {fresh['score']['per_s_cpu']:.0f}/s, "
         f"reward {fresh['reward']['per_s_cpu']:.0f}/s (cpu)")
+    rendered = bench_rendered(oracles, max(1, rounds // 2))
+    log(f"  score and JSON report: {rendered['per_s_cpu']:.0f} artifacts/s (cpu)")
     reward = bench_reward(oracles, rounds)
     log(f"  reward path: {reward['per_s_cpu']:.0f} artifacts/s (cpu)")
     broken = bench_failing(oracles, max(1, rounds // 2))
@@ -169,6 +180,7 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
     floor = bench_floor(oracles, max(1, rounds // 2))
     return {
         "reward": reward, "reward_failing": broken, "parse_and_score": parse_score, "floor": floor,
+        "rendered": rendered,
         "varied": fresh,
         "artifacts": total, "chunks": chunks, "chunk_artifacts": chunk_n,
         "per_s_wall": chunk_n / median(walls), "per_s_cpu": chunk_n / median(cpus),
@@ -183,6 +195,20 @@ def _throughput(oracles, quick: bool) -> dict[str, Any]:
 def _rate(n: int, clk: Clock) -> dict[str, float]:
     return {"artifacts": n, "wall_s": clk.wall, "cpu_s": clk.cpu, "per_s_cpu": n / clk.cpu,
             "per_s_wall": n / clk.wall, "us_per_artifact_cpu": clk.cpu / n * 1e6}
+
+
+def bench_rendered(oracles, rounds: int) -> dict[str, Any]:
+    """``score_artifact`` and the report's JSON form (``as_dict``): what a
+    board or a batch row pays, every gate instance and panel record made."""
+    from mmverify.evaluate import score_artifact
+
+    n = 0
+    with Clock() as clk:
+        for _ in range(rounds):
+            for task, art, _raw in oracles:
+                score_artifact(task, art).as_dict()
+                n += 1
+    return _rate(n, clk)
 
 
 def bench_reward(oracles, rounds: int) -> dict[str, Any]:

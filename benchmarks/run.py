@@ -449,6 +449,9 @@ def table(res: dict[str, Any]) -> str:
                      f"({tp['ms_per_artifact_cpu']:.2f} ms/artifact cpu)", ">= 5,000/s", res["targets"]["throughput_per_s"]))
         sh = tp["stage_share"]
         rows.append(("  stage share (cpu)", ", ".join(f"{k} {v * 100:.0f}%" for k, v in sh.items()), "", ""))
+        rd = tp["rendered"]
+        rows.append(("  score and the JSON report (records made)",
+                     f"{rd['per_s_cpu']:,.0f}/s cpu ({rd['us_per_artifact_cpu']:.0f} us/artifact cpu)", "", ""))
         rw = tp["reward"]
         rows.append((f"reward path ({rw['artifacts']:,} artifacts, verdict only)",
                      f"{rw['per_s_cpu']:,.0f}/s cpu, {rw['per_s_wall']:,.0f}/s wall "
@@ -526,10 +529,11 @@ def table(res: dict[str, Any]) -> str:
     tp = res.get("throughput")
     if tp:
         add("")
-        add("per-task cost (cpu ms per artifact; stage split schema / gates / panel):")
+        add("per-task cost (cpu ms per artifact; stage split schema / gates / panel; then rendering the report):")
         for tid, t in sorted(tp["tasks"].items(), key=lambda kv: -kv[1]["ms_cpu"]):
             add(f"  {tid:36s} {t['ms_cpu']:7.2f} ms   {t['schema_ms']:5.2f} / {t['gates_ms']:6.2f} / "
-                f"{t['panel_ms']:5.2f}   {t['gate_instances']:4d} gate inst.  {t['bytes'] / 1024:6.1f} KB  {t['status']}")
+                f"{t['panel_ms']:5.2f}; render {t['render_ms']:5.2f}   {t['gate_instances']:4d} gate inst.  "
+                f"{t['bytes'] / 1024:6.1f} KB  {t['status']}")
     pr = res.get("profile")
     if pr:
         add("")

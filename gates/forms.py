@@ -85,14 +85,15 @@ def score_gates(task, data: Any, replayed: Any = _RUN) -> GateReport:
     no hard gap, these verified paths" (a task's own oracle also its failing
     soft instances, once per task), and a report that is never rendered never
     pays for its records. ``data`` is read again then, so it must not be changed
-    after scoring (the parser's documents are not)."""
+    after scoring (the parser's documents are not). A task's first artifact in
+    a process is evaluated at once (:func:`.quick.worth_it`)."""
     from mmverify.replay import gate_view, run_replay
 
-    from .quick import hard_gates_pass
+    from .quick import hard_gates_pass, worth_it
 
     if replayed is _RUN:
         replayed = run_replay(task, data)
-    known = hard_gates_pass(task, gate_view(data, replayed), replayed)
+    known = hard_gates_pass(task, gate_view(data, replayed), replayed) if worth_it(task) else None
     if known is None:
         return evaluate_gates(task, data, replayed)
     return GateReport.deferred(task.id, compile_gates(task), replayed,

@@ -403,9 +403,12 @@ class GateReport:
             d = self.__dict__
             make = d.get("_make")
             if make is not None:
-                d["instances"] = made = tuple(make())
-                del d["_make"], d["_known"]        # the artifact's data is let go
+                made = d.setdefault("instances", tuple(make()))   # (two threads may both make them: equal)
+                d.pop("_make", None)                # the artifact's data is let go
+                d.pop("_known", None)
                 return made
+            if "instances" in d:                    # made by another thread meanwhile
+                return d["instances"]
         raise AttributeError(name)
 
     def __getstate__(self) -> dict[str, Any]:

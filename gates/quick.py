@@ -150,6 +150,7 @@ def _special(gate: Gate) -> Check | None:
     return expanded(gate) if expanded is not None else None
 
 
+_KEPT = 256      # tasks whose checks a process keeps (a process loading more starts over)
 _PLANS: dict[int, tuple[tuple[Gate, ...], Callable[..., Any]]] = {}
 
 
@@ -157,8 +158,30 @@ def _plan(task: Any) -> Callable[..., Any]:
     gates = compile_gates(task)
     hit = _PLANS.get(id(gates))
     if hit is None or hit[0] is not gates:
+        if len(_PLANS) >= _KEPT:
+            _PLANS.clear()
         hit = _PLANS[id(gates)] = (gates, compile_check(tuple(g for g in gates if g.hard), _special))
     return hit[1]
+
+
+_ASKED: dict[int, tuple[Gate, ...]] = {}
+
+
+def worth_it(task: Any) -> bool:
+    """Whether a score should take the all-pass check for ``task``: not for the
+    first artifact of the task in this process (then False, and the task is
+    noted), whose report is most likely rendered at once (a command scoring
+    one file); generating and compiling the check costs more than it saves
+    there (smoke-screen: 735 lines, about 9 ms)."""
+    gates = compile_gates(task)
+    if id(gates) in _PLANS and _PLANS[id(gates)][0] is gates:
+        return True
+    if _ASKED.get(id(gates)) is gates:
+        return True
+    if len(_ASKED) >= _KEPT:
+        _ASKED.clear()
+    _ASKED[id(gates)] = gates
+    return False
 
 
 def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPassed | None:

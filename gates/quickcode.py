@@ -48,12 +48,29 @@ def _usable_label(value: Any) -> bool:
     return usable(value, True)
 
 
+_FINITE = Decimal.is_finite
+
+
+def _all_usable(values: list[Any]) -> bool:
+    """``usable`` of every value; a column of Decimals only is tested in C."""
+    if set(map(type, values)) == {Decimal}:
+        return all(map(_FINITE, values))
+    return all(map(usable, values))
+
+
+def _all_usable_labels(values: list[Any]) -> bool:
+    if set(map(type, values)) == {Decimal}:
+        return all(map(_FINITE, values))
+    return all(map(_usable_label, values))
+
+
 class _Writer:
     """The lines of the generated function and the constants it names."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.names: dict[str, Any] = {"MISSING": MISSING, "UN": usable, "UL": _usable_label,
+        self.names: dict[str, Any] = {"MISSING": MISSING, "UN": usable, "UL": _usable_label, "Decimal": Decimal,
+                                      "ALL_UN": _all_usable, "ALL_UL": _all_usable_labels,
                                       "repeat": repeat}
         self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
 
@@ -98,7 +115,7 @@ class _Writer:
         else:
             getter = self.const(lambda item, _tail=tail: paths.get(item, _tail) if _tail.segments else item, "G")
             self.lines.append(f"    {local} = [{getter}(e) for e in {container}]")
-        self.lines.append(f"    if not all(map({usable}, {local})):")
+        self.lines.append(f"    if not ALL_{usable}({local}):")
         self.lines.append("        return None")
         return local
 
@@ -112,7 +129,8 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
     for p in inputs:
         if not p.is_list:
             local = w.walk(p.segments)
-            w.lines.append(f"    if not {usable}({local}):")
+            # (a finite Decimal, the common case, is usable without the call)
+            w.lines.append(f"    if not ({local}.__class__ is Decimal and {local}.is_finite() or {usable}({local})):")
             w.lines.append("        return None")
     if not any(p.is_list for p in inputs):
         row = ", ".join(w.reads[p.segments] for p in inputs)

@@ -10,12 +10,17 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from mmverify import replay
+from mmverify.errors import MmverifyError
+from mmverify.gates import evaluate_gates, score_gates
+from mmverify.gates.quick import hard_gates_pass
+from mmverify.scoring.panel import deferred_panel, panel_oeval
+
+from . import violations
 from .artifact import Artifact, ArtifactError, parse_file
 from .report import Report
 from .tasks import TaskSpec, load_index, load_task
-from . import violations
-from .validate import validate_artifact
-from mmverify.errors import MmverifyError
+from .validate import is_valid, validate_artifact
 
 DEFAULT_RULESET = "verified"  # mmverify.scoring.rules.DEFAULT_RULESET (kept import-light)
 
@@ -37,10 +42,12 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
 
     Schema violations are local (:mod:`mmverify.violations`) unless
     ``strict_schema`` or the task's ``strict_schema`` asks for all-or-nothing."""
-    from dataclasses import replace
-
     report = _score(task, artifact, run_gates, ruleset, strict_schema)
-    return replace(report, ruleset=ruleset) if ruleset != report.ruleset else report
+    if ruleset != report.ruleset:
+        from dataclasses import replace
+
+        report = replace(report, ruleset=ruleset)
+    return report
 
 
 def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates: bool, ruleset: str,
@@ -57,10 +64,7 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
     if run_gates:
         # gates are pure and robust to malformed data, so they run before the
         # schema verdict: an invalid artifact's report still names the gate
-        from mmverify.gates import score_gates
-        from mmverify.replay import run_replay
-
-        replayed = run_replay(task, artifact.data)          # level C: witness -> derived values
+        replayed = replay.run_replay(task, artifact.data)   # level C: witness -> derived values
         gates = score_gates(task, artifact.data, replayed)  # records made when the report is rendered
     schema_errors = validate_artifact(task.artifact_schema, artifact.data, limit=None)
     schema_errors = violations.annotate(task, schema_errors, strict_schema=strict_schema)
@@ -69,8 +73,6 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
     if decided is not None and decided[0] == "invalid":
         return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO, error=decided[1],
                       schema_errors=shown, gates=gates)
-
-    from mmverify.scoring.panel import deferred_panel
 
     # a value that breaks the schema is scored as absent; the gates above read it as written.
     # The panel's records, like the gates', are made when the report is rendered.
@@ -100,6 +102,8 @@ def _oracle_findings(task: TaskSpec, artifact: Artifact, gates) -> dict[str, str
             from mmverify.gates.audit import oracle_findings
 
             found = oracle_findings(task, gates) or None
+        if len(_FINDINGS) >= 256:        # (a process loading more tasks starts over)
+            _FINDINGS.clear()
         hit = _FINDINGS[id(task)] = (task, artifact.sha256, found)
     return dict(hit[2]) if hit[2] is not None else None
 
@@ -130,16 +134,9 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     and ``reward_batch``; keep it in step with :func:`_score`."""
     if artifact is None or isinstance(artifact, ArtifactError):
         return 0.0
-    from mmverify.gates import evaluate_gates
-    from mmverify.gates.quick import hard_gates_pass
-    from mmverify.replay import gate_view, run_replay
-    from mmverify.scoring.panel import panel_oeval
-
-    from .validate import is_valid
-
-    replayed = run_replay(task, artifact.data)
+    replayed = replay.run_replay(task, artifact.data)
     # the common case (every hard gate passes) without one verdict per instance
-    gates = hard_gates_pass(task, gate_view(artifact.data, replayed), replayed) or \
+    gates = hard_gates_pass(task, replay.gate_view(artifact.data, replayed), replayed) or \
         evaluate_gates(task, artifact.data, replayed, hard_only=True)
     if gates.hard_failures:
         return 0.0

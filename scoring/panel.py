@@ -94,13 +94,15 @@ class PanelScore:
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        if name in _RECORDS and "_make" in d:
-            full = d["_make"]()
+        make = d.get("_make") if name in _RECORDS else None
+        if make is not None:
+            full = make()
             if full.oeval != d["oeval"]:
                 raise AssertionError(f"panel records give O-EVAL {full.oeval}, the score {d['oeval']}")
-            for k in _RECORDS:
-                d[k] = full.__dict__[k]
-            del d["_make"]          # the artifact's data is let go
+            for k in _RECORDS:              # (two threads may both make them: equal)
+                d.setdefault(k, full.__dict__[k])
+            d.pop("_make", None)            # the artifact's data is let go
+        if name in _RECORDS and name in d:
             return d[name]
         raise AttributeError(name)
 

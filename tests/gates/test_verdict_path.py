@@ -290,3 +290,44 @@ def test_partition_sum_in_decimal_is_the_fraction_sum(parts, total, tol):
     want = partition_holds([Fraction(p) for p in parts], Fraction(total), tol)[1]
     assert sum_holds([*parts, total], tol) == want
     assert sum_holds([*parts, Fraction(total)], tol) == want
+
+
+def test_a_tasks_first_artifact_is_evaluated_at_once():
+    """A process that scores one artifact of a task never generates its
+    all-pass check (score_gates evaluates that first one at once); from the
+    second on the check runs and the records wait."""
+    from dataclasses import replace
+
+    from mmverify.gates import score_gates
+    from mmverify.gates.quick import _PLANS, worth_it
+
+    wordle = next(t for t in TASKS if t.id == "mcm-2023-c-wordle")
+    task = replace(wordle, gates=tuple(list(wordle.gates)))    # compiled anew: gates not seen yet
+    gates = compile_gates(task)
+    assert id(gates) not in _PLANS or _PLANS[id(gates)][0] is not gates
+    first = score_gates(task, ORACLES[task.id], REPLAYED[task.id])
+    assert "instances" in first.__dict__ and (id(gates) not in _PLANS or _PLANS[id(gates)][0] is not gates)
+    second = score_gates(task, ORACLES[task.id], REPLAYED[task.id])
+    assert "instances" not in second.__dict__ and worth_it(task)
+    assert first == second
+
+
+def test_deferred_records_made_by_several_threads_at_once():
+    """Threads reading one deferred report and panel at the same time all get
+    the records (equal ones), and none fails."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mmverify.evaluate import score_artifact
+    from mmverify.gates.quick import hard_gates_pass
+    from mmverify.replay import gate_view
+
+    task = next(t for t in TASKS if t.id == "cumcm-2025-c-nipt")
+    art = parse_file(task.oracle_path)
+    assert hard_gates_pass(task, gate_view(art.data, REPLAYED[task.id]), REPLAYED[task.id]) is not None
+    for _ in range(5):
+        score_artifact(task, art)          # past the task's first artifact: deferred from here on
+        report = score_artifact(task, art)
+        assert "instances" not in report.gates.__dict__
+        with ThreadPoolExecutor(8) as pool:
+            docs = list(pool.map(lambda r: r.as_dict(), [report] * 16))
+        assert all(d == docs[0] for d in docs)
