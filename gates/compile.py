@@ -12,7 +12,8 @@ Checks, beyond what the shipped ``task.schema.json`` already enforces:
 * order: a single ``path`` must hold ``[*]``;
 * identity: the restricted parse of :mod:`mmverify.gates.identity`, compiled
   into an exact closure, and sympy's reading of it (its result cached on disk
-  with the anchors' content, see :mod:`mmverify.cache`);
+  with the anchors' content, one record for all the identities of a task, see
+  :mod:`mmverify.cache`);
 * finite_domain: members distinct after trim + case-fold;
 * partition_sum: a ``[*]`` total needs its ``[*]`` parts on the same list.
 
@@ -34,7 +35,7 @@ from mmverify.tasks import TaskLoadError, TaskSpec
 from mmverify.replay import ROOT as REPLAY_ROOT
 from mmverify.replay import declared_names
 
-from .identity import IdentityError, side_texts
+from .identity import IdentityError, load_side_texts, side_texts
 from .model import Bound, Gate, identity_of
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
@@ -61,6 +62,9 @@ def compile_gates(task: TaskSpec) -> tuple[Gate, ...]:
         _remember(task, hit[1])
         return hit[1]
     file = os.path.join(task.directory, "task.json")
+    # sympy's reading of every identity of the task, from one cache record
+    load_side_texts((spec.get("expr"), tuple(spec["vars"])) for spec in task.gates
+                    if spec.get("form") == "identity" and isinstance(spec.get("vars"), dict))
     compiled = tuple(_compile(spec, i, task, file) for i, spec in enumerate(task.gates))
     ids = [g.id for g in compiled]
     for gid in ids:

@@ -37,7 +37,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from mmverify.errors import MmverifyError
 from mmverify.numbers import exact_decimal
 
@@ -272,7 +272,20 @@ def compile_identity(expr: str, var_names: Sequence[str]):
     ``var_names`` order) and returns ``(lhs, rhs)``, each an unreduced integer
     pair ``(numerator, denominator > 0)`` or None where that side divides by
     zero (decide with :func:`pair_holds`; ``Fraction(*pair)`` is the value). IdentityError on any defect (the same
-    checks as :func:`parse_identity`)."""
+    checks as :func:`parse_identity`). Compiled once per text and variable
+    names: a task repeats one identity over many gates (the closures are pure,
+    so the gates share them)."""
+    if isinstance(expr, str):
+        return _identity_once(expr, tuple(var_names))
+    return _compile_identity(expr, var_names)
+
+
+@lru_cache(maxsize=1024)
+def _identity_once(expr: str, var_names: tuple[str, ...]):
+    return _compile_identity(expr, var_names)
+
+
+def _compile_identity(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     left = _compile_node(left_tree, text, index)
@@ -386,7 +399,19 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     divides, a value is a Fraction, the exact result is out of the context's
     reach): the caller then decides on the pair closures. ``tol`` is a Decimal
     or a Fraction (both compare exactly with a Decimal). None instead of a
-    function when a side divides. The two sides are one compiled function."""
+    function when a side divides. The two sides are one compiled function,
+    compiled once per text and variable names, as :func:`compile_identity`."""
+    if isinstance(expr, str):
+        return _decimal_check_once(expr, tuple(var_names))
+    return _compile_decimal_check(expr, var_names)
+
+
+@lru_cache(maxsize=1024)
+def _decimal_check_once(expr: str, var_names: tuple[str, ...]):
+    return _compile_decimal_check(expr, var_names)
+
+
+def _compile_decimal_check(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     src = _Source()
@@ -464,6 +489,34 @@ def side_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:
         hit = (texts[0], texts[1])
         _TEXTS[key] = hit
     return hit
+
+
+def load_side_texts(identities: Iterable[tuple[Any, Any]]) -> None:
+    """:func:`side_texts` of many identities at once (those of one task, as
+    ``(expr, var_names)`` pairs): one compiled-task cache record for them all
+    instead of one per identity. A record that is absent, stale or of the
+    wrong shape is ignored: the texts are then made one by one, and the
+    record written for the next process, unless an identity is defective
+    (its gate then says so when it is compiled)."""
+    keys = sorted({(" ".join(expr.split()), tuple(names)) for expr, names in identities
+                   if isinstance(expr, str) and expr.strip()})
+    if not keys or all(k in _TEXTS for k in keys):
+        return
+    from mmverify import cache
+
+    record_key = cache.key_of("identity-sides-set",
+                              *[part for expr, names in keys for part in (expr, str(len(names)), *names)])
+    record = cache.load(record_key)
+    if (isinstance(record, list) and len(record) == len(keys)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p) for p in record)):
+        for k, (lhs, rhs) in zip(keys, record):
+            _TEXTS.setdefault(k, (lhs, rhs))
+        return
+    try:
+        texts = [side_texts(*k) for k in keys]
+    except IdentityError:
+        return
+    cache.store(record_key, [list(t) for t in texts])
 
 
 def _sympy_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:

@@ -54,10 +54,12 @@ def _engine_stamp() -> str:
              os.path.join(here, "schemas", "task.schema.json"),
              # the oracle check of a task load: the parser and the path reader
              os.path.join(here, "artifact.py"), os.path.join(here, "paths.py")]
-    gates = importlib.util.find_spec("mmverify.gates")
-    if gates is not None and gates.submodule_search_locations:
-        gdir = list(gates.submodule_search_locations)[0]
-        files += [os.path.join(gdir, "identity.py"), os.path.join(gdir, "compile.py")]
+    # the gates package: inside this one when installed, beside it in a source
+    # checkout (found without an import search, which costs more than the stats)
+    gdir = os.path.join(here, "gates")
+    if not os.path.isdir(gdir):
+        gdir = os.path.join(os.path.dirname(here), "gates")
+    files += [os.path.join(gdir, "identity.py"), os.path.join(gdir, "compile.py")]
     for dep in ("jsonschema", "sympy"):
         spec = importlib.util.find_spec(dep)
         files.append(spec.origin if spec is not None and spec.origin else dep)

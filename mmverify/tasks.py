@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path as FsPath
 from typing import Any, Mapping
 
 from . import paths
@@ -47,6 +46,9 @@ class TaskLoadError(MmverifyError, ValueError):
 
 @dataclass(frozen=True)
 class Band:
+    """A metric's closeness band: ``kind`` (abs, rel or endpoint), its exact
+    ``value`` and its ``text`` as written in ``task.json``."""
+
     kind: str  # "abs" | "rel" | "endpoint"
     value: Fraction
     text: str
@@ -54,6 +56,9 @@ class Band:
 
 @dataclass(frozen=True)
 class MetricSpec:
+    """One scored metric of a task: the artifact path it reads, its unit,
+    direction, weight and band, and how a list is matched."""
+
     id: str
     path: paths.FieldPath
     unit: str
@@ -79,6 +84,10 @@ PanelValue = Any
 
 @dataclass(frozen=True)
 class Paper:
+    """One paper of a task's panel: title, award, whether it is the oracle, its
+    values (exact) and their texts, units, exclusions with their reasons,
+    context, provenance and audit."""
+
     paper_id: str
     title: str
     award: str
@@ -147,7 +156,9 @@ def default_anchors_dir() -> str:
     if os.path.isdir(bundled):
         return bundled
     # editable/source checkout: anchors/ sits beside the package folder
-    return str(FsPath(__file__).resolve().parent.parent / "anchors")
+    from pathlib import Path   # here only: an installed package's start never needs it
+
+    return str(Path(__file__).resolve().parent.parent / "anchors")
 
 
 def read_trusted_json(file: str) -> Any:

@@ -5,7 +5,6 @@ threads) by an asynchronous exception. Used by the batch engine
 """
 from __future__ import annotations
 
-import signal
 import threading
 import time
 from contextlib import contextmanager
@@ -18,6 +17,8 @@ class ScoreTimeout(BaseException):
 
 
 def _signal_cap_available() -> bool:
+    import signal          # only when a cap is asked for: its enums cost every start that needs none
+
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
@@ -65,6 +66,8 @@ def time_cap(seconds: float | None, exc: type[BaseException] = ScoreTimeout) -> 
 
 @contextmanager
 def _signal_cap(seconds: float, exc: type[BaseException]) -> Iterator[None]:
+    import signal
+
     outer_left, outer_repeat = signal.getitimer(signal.ITIMER_REAL)
     if outer_left and outer_left <= seconds:
         yield

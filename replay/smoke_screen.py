@@ -68,6 +68,8 @@ import math
 from bisect import bisect_right
 from decimal import Decimal
 from fractions import Fraction
+from itertools import compress
+from operator import not_
 from typing import Any, Mapping
 
 from .base import Derived
@@ -311,15 +313,15 @@ class _Cloud:
         the k-th latest end.
         """
         lo, hi, blocked, point = self.lo, self.hi, self.blocked, self._point
-        n = len(lo)
-        for i in range(n):
-            if not lo[i] <= t <= hi[i]:
+        for i, start in enumerate(lo):
+            if not start <= t <= hi[i]:
                 point(i, t, mis, centre)
-        yes = [i for i in range(n) if blocked[i]]
-        state = len(yes) >= SAMPLED_MIN_BLOCKED
-        side, k = (yes, SAMPLED_MIN_BLOCKED) if state else \
-            ([i for i in range(n) if not blocked[i]], n - SAMPLED_MIN_BLOCKED + 1)
-        return (state, sorted([lo[i] for i in side])[k - 1], sorted([hi[i] for i in side])[-k])
+        if blocked.count(True) >= SAMPLED_MIN_BLOCKED:
+            k = SAMPLED_MIN_BLOCKED
+            return (True, sorted(compress(lo, blocked))[k - 1], sorted(compress(hi, blocked))[-k])
+        k = len(lo) - SAMPLED_MIN_BLOCKED + 1
+        return (False, sorted(compress(lo, map(not_, blocked)))[k - 1],
+                sorted(compress(hi, map(not_, blocked)))[-k])
 
     def _full(self, t: float, mis: Point, centre: Point) -> tuple[bool, float, float]:
         """Every rim point blocked: the point that failed last is tried first."""

@@ -33,8 +33,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mmverify.report import SCHEMA_VERSION, STATUSES, dumps
 
@@ -50,8 +49,12 @@ _TASK_MEANING = "the task is unknown or its anchors are broken: reward 0"
 _INTERNAL_MEANING = "the engine failed on this input (a bug, not a verdict): reward 0"
 
 
-@dataclass(frozen=True)
-class VerifyResult:
+class VerifyResult(NamedTuple):
+    """What :func:`run_verifier` did: the reward, the details written, the exit
+    code, and the two files (None when they could not be written). Immutable
+    as a frozen dataclass, and a named tuple because every start of ``mmverify
+    verify`` defines it: a dataclass generates its methods at that point."""
+
     reward: float
     details: dict
     exit_code: int

@@ -124,3 +124,30 @@ def test_reports_are_byte_identical_across_processes_and_hash_seeds(tmp_path, an
     outs = {run("score", art, "--task", "t-speed", "--anchors", anchors, "--json",
                 env={"PYTHONHASHSEED": seed}).stdout for seed in ("0", "1", "12345")}
     assert len(outs) == 1
+
+
+def test_a_command_freezes_the_heap_at_exit_once(monkeypatch, tmp_path, anchors):
+    # every object is frozen when the process ends (the interpreter's last
+    # collection then skips them), registered once however many commands run
+    import atexit
+    import gc
+
+    from click.testing import CliRunner
+
+    from mmverify import cli
+
+    registered = []
+    monkeypatch.setattr(cli, "_EXIT_FREEZE", [])
+    monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append(fn))
+    runner = CliRunner()
+    for _ in range(2):
+        assert runner.invoke(cli.main, ["tasks", "--anchors", anchors]).exit_code == 0
+    assert registered == [gc.freeze]
+    # a process that ends frozen has written and flushed everything
+    out = tmp_path / "reward"
+    oracle = os.path.join(anchors, "t-speed", "oracle.json")
+    r = run("verify", "--task", "t-speed", "--artifact", oracle, "--reward-dir", str(out), "--anchors", anchors)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "reward.json").read_text()) == {"reward": 1.0}
+    assert json.loads((out / "reward-details.json").read_text())["status"] == "scored"
+    assert r.stdout.startswith("reward 1.000000 (scored)")

@@ -97,6 +97,35 @@ def test_decimal_check_declines_division():
     assert compile_decimal_check("1/3 * 3 * x == y", ["x", "y"])((Decimal(2), 2), 0) is True   # folded whole: 1
 
 
+@given(x=small, y=small)
+@fuzz_settings(40)
+def test_an_identity_text_is_compiled_once_and_decides_as_a_fresh_compile(x, y):
+    # gates that repeat one identity text share its closures; they decide as
+    # closures compiled afresh from that text
+    from mmverify.gates.identity import _compile_decimal_check, _compile_identity, compile_decimal_check
+
+    expr = "x * 0.1 + 1.5e-3 == 3 / 7 * y ** 2"
+    assert compile_identity(expr, ["x", "y"]) is compile_identity(expr, ("x", "y"))
+    assert compile_identity(expr, ("y", "x")) is not compile_identity(expr, ("x", "y"))
+    relation, shared = compile_identity(expr, ("x", "y"))
+    fresh_relation, fresh = _compile_identity(expr, ("x", "y"))
+    assert relation == fresh_relation and shared([x, y]) == fresh([x, y])
+    poly = "x ** 2 - 3 * y >= 0.25"
+    assert compile_decimal_check(poly, ["x", "y"]) is compile_decimal_check(poly, ("x", "y"))
+    values = (Decimal(x.numerator), Decimal(y.numerator))
+    assert compile_decimal_check(poly, ("x", "y"))(values, 0) == _compile_decimal_check(poly, ("x", "y"))(values, 0)
+
+
+def test_repeated_anchor_identities_share_their_closures():
+    for task in TASKS:
+        by_text = {}
+        for gate in compile_gates(task):
+            if gate.identity is not None:
+                key = (gate.identity.expr, gate.identity.var_names)
+                first = by_text.setdefault(key, gate.identity)
+                assert gate.identity.evaluate is first.evaluate and gate.identity.holds is first.holds
+
+
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
     # "1 / (x - x)" is zoo for sympy whatever x is: rejected when the gates
     # are compiled (as before the closures), not left to fail at scoring time
@@ -234,6 +263,51 @@ def test_cache_round_trip_corrupt_and_off(tmp_path, monkeypatch):
     assert cache.cache_dir() is None
     cache.store(key + "x", 1)
     assert not (tmp_path / (key + "x.json")).exists()
+
+
+def test_engine_stamp_names_the_gate_modules_in_use():
+    # an edit of the identity parser or the gate compiler changes every key
+    import mmverify.gates.compile
+    import mmverify.gates.identity
+
+    stamp = cache._engine_stamp()
+    for module in (mmverify.gates.identity, mmverify.gates.compile):
+        path = os.path.abspath(module.__file__)
+        st = os.stat(path)
+        assert f"{path}:{st.st_size}:{st.st_mtime_ns}" in stamp.splitlines()
+
+
+def test_side_texts_of_a_task_in_one_record(tmp_path, monkeypatch):
+    # one record holds sympy's reading of every identity of a task; read back,
+    # it gives the texts sympy gives; a corrupt or misshapen record is ignored
+    from mmverify.gates import identity
+    from mmverify.gates.identity import _sympy_texts, load_side_texts
+
+    monkeypatch.setenv("MMVERIFY_CACHE", str(tmp_path))
+    task = next(t for t in TASKS if t.id == "cumcm-2025-a-smoke-screen")
+    pairs = [(s["expr"], tuple(s["vars"])) for s in task.gates if s["form"] == "identity"]
+    want = {(" ".join(e.split()), n): _sympy_texts(e, n) for e, n in pairs}
+    monkeypatch.setattr(identity, "_TEXTS", {})
+    load_side_texts(pairs)
+    records = [p for p in tmp_path.iterdir() if p.name.startswith("identity-sides-set-")]
+    assert len(records) == 1
+    assert identity._TEXTS == want
+    for content in (None, b"{not json", json.dumps({"key": records[0].stem, "value": [["x"]]}).encode()):
+        monkeypatch.setattr(identity, "_TEXTS", {})
+        if content is not None:
+            # a record of the wrong shape: the per-identity records are dropped
+            # too, so that only sympy can give the texts back
+            for p in tmp_path.iterdir():
+                if p.name.startswith("identity-sides-"):
+                    p.write_bytes(content)
+        load_side_texts(pairs)
+        assert identity._TEXTS == want
+        assert cache.load(records[0].stem) == [list(want[k]) for k in sorted(want)]
+    bad = [("x == y +", ("x", "y"))]                     # a defective identity: nothing stored
+    monkeypatch.setattr(identity, "_TEXTS", {})
+    before = set(tmp_path.iterdir())
+    load_side_texts(bad)
+    assert set(tmp_path.iterdir()) == before and identity._TEXTS == {}
 
 
 def test_cache_never_hides_a_broken_task(tmp_path, monkeypatch):
