@@ -18,7 +18,6 @@ input, and nothing from the artifact is ever executed or opened as a path.
 from __future__ import annotations
 
 import decimal
-import hashlib
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 from mmverify.errors import MmverifyError
+from mmverify import digest
 from mmverify.jsonstrict import loads_strict
 from mmverify.numbers import DECIMAL_TEXT
 
@@ -252,7 +252,7 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
         raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(data)}")
     if _SURROGATE_ESCAPE.search(text):
         _check_surrogates(data)
-    return Artifact(data=data, source=source, sha256=hashlib.sha256(raw).hexdigest())
+    return Artifact(data=data, source=source, sha256=digest.sha256(raw).hexdigest())
 
 
 def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -312,7 +312,7 @@ def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT
     if not isinstance(converted, dict):
         raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(converted)}")
     text = json.dumps(data, default=str, sort_keys=True, ensure_ascii=True)
-    return Artifact(data=converted, source=source, sha256=hashlib.sha256(text.encode()).hexdigest())
+    return Artifact(data=converted, source=source, sha256=digest.sha256(text.encode()).hexdigest())
 
 
 def _convert(value: Any, depth: int, max_depth: int) -> Any:

@@ -34,13 +34,13 @@ Promises
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container, Sequence
 
+from . import digest
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes, read_bounded
 from .timecap import ScoreTimeout, time_cap, time_cap_available  # noqa: F401
 
@@ -70,7 +70,7 @@ def anchors_fingerprint(anchors_dir: str | None = None) -> str:
     from .tasks import default_anchors_dir
 
     root = os.path.abspath(anchors_dir or default_anchors_dir())
-    h = hashlib.sha256()
+    h = digest.sha256()
     names = ["index.json"]
     try:
         from .tasks import task_ids
@@ -82,7 +82,7 @@ def anchors_fingerprint(anchors_dir: str | None = None) -> str:
         h.update(name.encode() + b"\0")
         try:
             with open(os.path.join(root, name), "rb") as fh:
-                h.update(hashlib.sha256(fh.read()).digest())
+                h.update(digest.sha256(fh.read()).digest())
         except OSError:
             h.update(b"(absent)")
     return h.hexdigest()
@@ -107,7 +107,7 @@ def row_key(path: str, sha256: str | None, read_error: str | None, task_id: str 
              "strict-schema" if strict_schema else "local-schema"]
     if ruleset != "verified":
         ident.append(ruleset)
-    return hashlib.sha256(json.dumps(ident, ensure_ascii=True).encode()).hexdigest()
+    return digest.sha256(json.dumps(ident, ensure_ascii=True).encode()).hexdigest()
 
 
 def _batch_block(path: str, sha256: str | None, key: str, full: str | None = None) -> dict:
@@ -178,7 +178,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 exc = ArtifactError(exc.code, exc.message.replace(full, path)) if full != path else exc
                 artifact, read_error = exc, exc.code
             else:
-                sha256 = hashlib.sha256(raw).hexdigest()
+                sha256 = digest.sha256(raw).hexdigest()
             key = row_key(full, sha256, read_error, task_id, run_gates, fingerprint, ruleset, strict_schema)
             if done is not None and key in done:
                 stored = _as_given(done[key], path) if isinstance(done, dict) else None

@@ -25,10 +25,11 @@ a shortcut, never a requirement.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import Any, Callable
+
+from mmverify import digest
 
 _OFF = {"", "0", "off", "no", "false", "none"}
 _STAMP: list[str] = []
@@ -75,7 +76,7 @@ def _engine_stamp() -> str:
 
 
 def key_of(kind: str, *content: bytes | str) -> str:
-    h = hashlib.sha256()
+    h = digest.sha256()
     h.update(kind.encode())
     h.update(b"\0" + _engine_stamp().encode())
     for c in content:

@@ -126,6 +126,20 @@ def test_repeated_anchor_identities_share_their_closures():
                 assert gate.identity.evaluate is first.evaluate and gate.identity.holds is first.holds
 
 
+@given(data=st.binary(max_size=3000), cut=st.integers(0, 3000))
+@fuzz_settings(60)
+def test_digest_sha256_is_hashlib_sha256(data, cut):
+    import hashlib
+
+    from mmverify import digest
+
+    assert digest.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    h = digest.sha256()
+    h.update(data[:cut])
+    h.update(data[cut:])
+    assert h.digest() == hashlib.sha256(data).digest()
+
+
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
     # "1 / (x - x)" is zoo for sympy whatever x is: rejected when the gates
     # are compiled (as before the closures), not left to fail at scoring time
