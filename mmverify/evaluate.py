@@ -110,11 +110,11 @@ def _oracle_findings(task: TaskSpec, artifact: Artifact, gates) -> dict[str, str
 
 @lru_cache(maxsize=64)
 def _file_sha256(path: str) -> str | None:
-    import hashlib
+    from .digest import sha256
 
     try:
         with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
+            return sha256(fh.read()).hexdigest()
     except OSError:
         return None
 
