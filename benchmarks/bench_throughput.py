@@ -198,15 +198,16 @@ def _rate(n: int, clk: Clock) -> dict[str, float]:
 
 
 def bench_rendered(oracles, rounds: int) -> dict[str, Any]:
-    """``score_artifact`` and the report's JSON form (``as_dict``): what a
-    board or a batch row pays, every gate instance and panel record made."""
+    """``score_artifact(..., records=True)`` and the report's JSON form
+    (``as_dict``): what a batch row or the verifier pays, every gate instance
+    and panel record made."""
     from mmverify.evaluate import score_artifact
 
     n = 0
     with Clock() as clk:
         for _ in range(rounds):
             for task, art, _raw in oracles:
-                score_artifact(task, art).as_dict()
+                score_artifact(task, art, records=True).as_dict()
                 n += 1
     return _rate(n, clk)
 

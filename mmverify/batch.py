@@ -217,7 +217,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
         # (tens of thousands of gate instances take seconds to render too)
         with time_cap(remaining()):
             report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset,
-                                    strict_schema=strict_schema)
+                                    strict_schema=strict_schema, records=as_row)
             if isinstance(artifact, ArtifactError):
                 report = replace(report, source=path)
             row = report.as_dict() if as_row else {}

@@ -14,7 +14,7 @@ from mmverify import replay
 from mmverify.errors import MmverifyError
 from mmverify.gates import evaluate_gates, score_gates
 from mmverify.gates.quick import hard_gates_pass
-from mmverify.scoring.panel import deferred_panel, panel_oeval
+from mmverify.scoring.panel import deferred_panel, panel_oeval, score_panel
 
 from . import violations
 from .artifact import Artifact, ArtifactError, parse_file
@@ -36,13 +36,17 @@ SHOWN_SCHEMA_ERRORS = 20
 
 
 def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
-                   run_gates: bool = True, ruleset: str = DEFAULT_RULESET, strict_schema: bool = False) -> Report:
+                   run_gates: bool = True, ruleset: str = DEFAULT_RULESET, strict_schema: bool = False,
+                   records: bool = False) -> Report:
     """Score one artifact (or the error met reading it) against one task, under
     a named ruleset (``verified``, the default, or ``paper``).
 
     Schema violations are local (:mod:`mmverify.violations`) unless
-    ``strict_schema`` or the task's ``strict_schema`` asks for all-or-nothing."""
-    report = _score(task, artifact, run_gates, ruleset, strict_schema)
+    ``strict_schema`` or the task's ``strict_schema`` asks for all-or-nothing.
+    The gate instances and panel records are made when first read, unless
+    ``records`` asks for them now (a caller that renders the report at once:
+    the same report, without first working out what a score reads)."""
+    report = _score(task, artifact, run_gates, ruleset, strict_schema, records)
     if ruleset != report.ruleset:
         from dataclasses import replace
 
@@ -51,7 +55,7 @@ def score_artifact(task: TaskSpec, artifact: Artifact | ArtifactError | None, *,
 
 
 def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates: bool, ruleset: str,
-           strict_schema: bool = False) -> Report:
+           strict_schema: bool = False, records: bool = False) -> Report:
     info = task_info(task)
     if artifact is None or (isinstance(artifact, ArtifactError) and artifact.code == "missing_artifact"):
         err = artifact.as_dict() if isinstance(artifact, ArtifactError) else {
@@ -65,7 +69,8 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
         # gates are pure and robust to malformed data, so they run before the
         # schema verdict: an invalid artifact's report still names the gate
         replayed = replay.run_replay(task, artifact.data)   # level C: witness -> derived values
-        gates = score_gates(task, artifact.data, replayed)  # records made when the report is rendered
+        # (records made when the report is rendered, unless asked for now)
+        gates = (evaluate_gates if records else score_gates)(task, artifact.data, replayed)
     schema_errors = validate_artifact(task.artifact_schema, artifact.data, limit=None)
     schema_errors = violations.annotate(task, schema_errors, strict_schema=strict_schema)
     shown = schema_errors[:SHOWN_SCHEMA_ERRORS]
@@ -74,9 +79,9 @@ def _score(task: TaskSpec, artifact: Artifact | ArtifactError | None, run_gates:
         return Report(task.id, info, artifact.source, artifact.sha256, "invalid", ZERO, error=decided[1],
                       schema_errors=shown, gates=gates)
 
-    # a value that breaks the schema is scored as absent; the gates above read it as written.
-    # The panel's records, like the gates', are made when the report is rendered.
-    panel = deferred_panel(task, violations.masked(artifact.data, schema_errors), gates, ruleset)
+    # a value that breaks the schema is scored as absent; the gates above read it as written
+    panel = (score_panel if records else deferred_panel)(task, violations.masked(artifact.data, schema_errors),
+                                                          gates, ruleset)
     if decided is not None:
         return Report(task.id, info, artifact.source, artifact.sha256, decided[0], ZERO, error=decided[1],
                       schema_errors=shown, gates=gates, panel=panel)

@@ -116,7 +116,7 @@ def evaluate(task_id: str, artifact_path: str, anchors_dir: str | None = None) -
             artifact = parse_file(artifact_path)
         except ArtifactError as exc:
             artifact = exc
-        report = score_artifact(task, artifact)
+        report = score_artifact(task, artifact, records=True)
         details = report.as_dict()
         if isinstance(artifact, ArtifactError):
             details["artifact"]["source"] = artifact_path

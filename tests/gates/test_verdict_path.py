@@ -331,3 +331,25 @@ def test_deferred_records_made_by_several_threads_at_once():
         with ThreadPoolExecutor(8) as pool:
             docs = list(pool.map(lambda r: r.as_dict(), [report] * 16))
         assert all(d == docs[0] for d in docs)
+
+
+def test_records_now_or_when_read_give_the_same_report():
+    """score_artifact(..., records=True), what a batch row and the verifier
+    ask for, makes the instances and records at once; the report is the one
+    whose records wait, on every oracle and on one breaking a hard gate."""
+    from mmverify.evaluate import score_artifact
+    from mmverify.artifact import from_python
+
+    for task in TASKS:
+        art = parse_file(task.oracle_path)
+        score_artifact(task, art)                       # past the task's first artifact
+        now, later = score_artifact(task, art, records=True), score_artifact(task, art)
+        assert "instances" in now.gates.__dict__ and "metrics" in now.panel.__dict__
+        assert now.as_dict() == later.as_dict() and now == later
+    task = next(t for t in TASKS if t.id == "cumcm-2024-a-dragon-dance")
+    data = copy.deepcopy(ORACLES[task.id])
+    hard = next(g for g in compile_gates(task) if g.hard and not g.inputs[0].is_list
+                and g.inputs[0].segments[0] != "$replay")
+    set_at(data, hard.inputs[0].segments, "not a number")
+    art = from_python(data)
+    assert score_artifact(task, art, records=True).as_dict() == score_artifact(task, art).as_dict()
