@@ -380,8 +380,8 @@ class GateReport:
 
     A report made by :meth:`deferred` holds what a score reads (no hard
     failure, no hard gap, the verified paths) and makes its instances when
-    first read (rendering, counts,
-    equality, pickling): the same instances, from the same pure evaluation."""
+    first read (rendering, counts, equality, pickling): the same instances,
+    from the same pure evaluation."""
 
     task_id: str
     instances: tuple[GateInstance, ...]
