@@ -423,7 +423,11 @@ def _compile_decimal_check(expr: str, var_names: Sequence[str]):
     if left is None or right is None:
         return None
     namespace = dict(src.names, __builtins__={})
-    exec(compile(f"def sides(v):\n    return {left}, {right}\n", "<identity>", "exec"), namespace)
+    try:
+        code = compile(f"def sides(v):\n    return {left}, {right}\n", "<identity>", "exec")
+    except (SyntaxError, RecursionError, MemoryError):     # nested past the compiler's limits: the pairs decide
+        return None
+    exec(code, namespace)
     sides = namespace["sides"]
     subtract = EXACT.subtract
     compare = _COMPARE[relation]

@@ -160,8 +160,18 @@ def _plan(task: Any) -> Callable[..., Any]:
     if hit is None or hit[0] is not gates:
         if len(_PLANS) >= _KEPT:
             _PLANS.clear()
-        hit = _PLANS[id(gates)] = (gates, compile_check(tuple(g for g in gates if g.hard), _special))
+        try:
+            check = compile_check(tuple(g for g in gates if g.hard), _special)
+        except (SyntaxError, RecursionError, MemoryError):   # past the compiler's limits: always decline
+            check = _declines
+        hit = _PLANS[id(gates)] = (gates, check)
     return hit[1]
+
+
+def _declines(view: Any, values_of: Any) -> None:
+    """The all-pass check of a task whose generated one could not be compiled:
+    it never answers, and the gates are evaluated instance by instance."""
+    return None
 
 
 _ASKED: dict[int, tuple[Gate, ...]] = {}

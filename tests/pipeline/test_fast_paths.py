@@ -140,6 +140,24 @@ def test_digest_sha256_is_hashlib_sha256(data, cut):
     assert h.digest() == hashlib.sha256(data).digest()
 
 
+def test_decimal_check_of_a_long_identity_is_compiled_or_left_to_the_pairs():
+    # one function of both sides nests a call per operation: past the
+    # compiler's nesting limit there is no Decimal check, and the pair
+    # closures decide as for a division
+    from mmverify.gates.identity import compile_decimal_check
+
+    for n in (150, 330):                        # (an identity is at most 2,000 characters)
+        names = [f"x{i}" for i in range(n)]
+        expr = "+".join(names) + f"=={n}"
+        holds = compile_decimal_check(expr, names)
+        assert holds is None or holds((Decimal(1),) * n, 0) is True
+        relation, evaluate = compile_identity(expr, names)
+        lhs, rhs = evaluate([Fraction(1)] * n)
+        assert pair_holds(relation, lhs, rhs, Fraction(0))
+    assert compile_decimal_check(" + ".join(f"x{i}" for i in range(150)) + " == 1",
+                                 [f"x{i}" for i in range(150)]) is not None
+
+
 def test_a_side_sympy_folds_to_infinity_is_a_task_defect():
     # "1 / (x - x)" is zoo for sympy whatever x is: rejected when the gates
     # are compiled (as before the closures), not left to fail at scoring time
