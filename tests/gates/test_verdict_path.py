@@ -353,3 +353,23 @@ def test_records_now_or_when_read_give_the_same_report():
     set_at(data, hard.inputs[0].segments, "not a number")
     art = from_python(data)
     assert score_artifact(task, art, records=True).as_dict() == score_artifact(task, art).as_dict()
+
+
+def test_an_all_pass_check_that_cannot_be_compiled_always_declines(monkeypatch):
+    """Should the generated check not compile, the task's artifacts are
+    evaluated instance by instance: the same reports, nothing raised."""
+    from dataclasses import replace
+
+    from mmverify.gates import quick, score_gates
+
+    def refuse(*_args):
+        raise SyntaxError("too many nested parentheses")
+
+    wordle = next(t for t in TASKS if t.id == "mcm-2023-c-wordle")
+    task = replace(wordle, gates=tuple(list(wordle.gates)))
+    monkeypatch.setattr(quick, "compile_check", refuse)
+    for _ in range(3):
+        got = score_gates(task, ORACLES[task.id], REPLAYED[task.id])
+        assert "instances" in got.__dict__
+        assert got == evaluate_gates(task, ORACLES[task.id], REPLAYED[task.id])
+    assert quick.hard_gates_pass(task, ORACLES[task.id], REPLAYED[task.id]) is None
