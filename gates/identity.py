@@ -36,7 +36,7 @@ import operator
 import re
 from decimal import Decimal
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import Any, Iterable, Mapping, Sequence
 from mmverify.errors import MmverifyError
 from mmverify.numbers import exact_decimal
@@ -126,15 +126,23 @@ def _segment(text: str, node: ast.AST) -> str:
     return text.encode()[node.col_offset:node.end_col_offset].decode()
 
 
+def _once_per_text(make):
+    """``make(expr, var_names)`` made once per identity text and variable names
+    (the results are pure: gates repeating an identity share them); a value
+    that is not a text is passed on each time, to meet ``make``'s own check."""
+    cached = lru_cache(maxsize=1024)(make)
+
+    @wraps(make)
+    def once(expr, var_names):
+        return cached(expr, tuple(var_names)) if isinstance(expr, str) else make(expr, var_names)
+    return once
+
+
+@_once_per_text
 def _checked(expr: str, var_names: Sequence[str]) -> tuple[str, str, ast.AST, ast.AST]:
     """Step 1: (one-line text, relation, left tree, right tree); IdentityError on
     any defect. Made once per expression (the closures, the Decimal check and
     the sympy form all start here); the trees are only read."""
-    return _checked_once(expr, tuple(var_names)) if isinstance(expr, str) else _check_text(expr, var_names)
-
-
-@lru_cache(maxsize=1024)
-def _checked_once(expr: str, var_names: tuple[str, ...]) -> tuple[str, str, ast.AST, ast.AST]:
     return _check_text(expr, var_names)
 
 
@@ -265,6 +273,7 @@ def _compile_node(node: ast.AST, text: str, index: Mapping[str, int]):
     return div
 
 
+@_once_per_text
 def compile_identity(expr: str, var_names: Sequence[str]):
     """(relation, evaluate) of an anchor's identity text, without sympy.
 
@@ -275,17 +284,6 @@ def compile_identity(expr: str, var_names: Sequence[str]):
     checks as :func:`parse_identity`). Compiled once per text and variable
     names: a task repeats one identity over many gates (the closures are pure,
     so the gates share them)."""
-    if isinstance(expr, str):
-        return _identity_once(expr, tuple(var_names))
-    return _compile_identity(expr, var_names)
-
-
-@lru_cache(maxsize=1024)
-def _identity_once(expr: str, var_names: tuple[str, ...]):
-    return _compile_identity(expr, var_names)
-
-
-def _compile_identity(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     left = _compile_node(left_tree, text, index)
@@ -392,6 +390,7 @@ def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int], src: _Sour
     return f"{fn}({left}, {right})", None
 
 
+@_once_per_text
 def compile_decimal_check(expr: str, var_names: Sequence[str]):
     """``holds(values, tol)``: the identity's verdict (as :func:`relation_holds`)
     at parsed artifact numbers (Decimal or int, ``var_names`` order) when both
@@ -401,17 +400,6 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     or a Fraction (both compare exactly with a Decimal). None instead of a
     function when a side divides. The two sides are one compiled function,
     compiled once per text and variable names, as :func:`compile_identity`."""
-    if isinstance(expr, str):
-        return _decimal_check_once(expr, tuple(var_names))
-    return _compile_decimal_check(expr, var_names)
-
-
-@lru_cache(maxsize=1024)
-def _decimal_check_once(expr: str, var_names: tuple[str, ...]):
-    return _compile_decimal_check(expr, var_names)
-
-
-def _compile_decimal_check(expr: str, var_names: Sequence[str]):
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
     src = _Source()
