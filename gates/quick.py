@@ -24,7 +24,7 @@ from mmverify.numbers import exact_decimal
 from . import formtable, predicates
 from .compile import compile_gates
 from .model import Gate
-from .quickcode import compile_check, usable
+from .quickcode import all_usable, compile_check
 from .predicates import ZERO
 
 
@@ -50,18 +50,17 @@ class HardGatesPassed:
 
 
 class Values:
-    """The values of one gate view, each path read once (gates share inputs),
-    and whether they are usable, each decided once (per path text, for
-    numbers and for numbers or labels)."""
+    """The values of one gate view that the form checks read (an order
+    chain's list, a partition's parts and total), each path read once, and
+    whether a list's values are usable, decided once."""
 
-    __slots__ = ("view", "scalars", "columns", "usable", "labels")
+    __slots__ = ("view", "scalars", "columns", "usable")
 
     def __init__(self, view: Any):
         self.view = view
         self.scalars: dict[str, Any] = {}
         self.columns: dict[str, Any] = {}
         self.usable: dict[str, Any] = {}
-        self.labels: dict[str, Any] = {}
 
     def scalar(self, path: paths.FieldPath) -> Any:
         hit = self.scalars.get(path.text, self)
@@ -76,24 +75,14 @@ class Values:
             hit = self.columns[path.text] = paths.items(self.view, path)
         return hit
 
-    def number(self, path: paths.FieldPath, labels: bool = False) -> Any:
-        """The value at a scalar path when it is usable, else None."""
-        memo = self.labels if labels else self.usable
-        hit = memo.get(path.text, self)
-        if hit is self:
-            value = self.scalar(path)
-            hit = memo[path.text] = value if usable(value, labels) else None
-        return hit
-
-    def numbers(self, path: paths.FieldPath, labels: bool = False) -> list[Any] | None:
+    def numbers(self, path: paths.FieldPath) -> list[Any] | None:
         """The values of a ``[*]`` path when its list is there, not empty, and
         every value is usable; else None."""
-        memo = self.labels if labels else self.usable
-        hit = memo.get(path.text, self)
+        hit = self.usable.get(path.text, self)
         if hit is self:
             col = self.column(path)
-            ok = isinstance(col, list) and col and all(usable(v, labels) for v in col)
-            hit = memo[path.text] = col if ok else None
+            ok = isinstance(col, list) and col and all_usable(col)
+            hit = self.usable[path.text] = col if ok else None
         return hit
 
 
@@ -138,7 +127,7 @@ def quick_partition_sum(gate: Gate) -> Check | None:
             else:
                 values.append(values_of.scalar(p))
         values.append(values_of.scalar(gate.total) if gate.total is not None else constant)
-        if not all(usable(v) for v in values):
+        if not all_usable(values):
             return None
         return [None] if predicates.sum_holds(values, tol) else None
     return whole

@@ -52,7 +52,7 @@ def _usable_label(value: Any) -> bool:
 _FINITE = Decimal.is_finite
 
 
-def _all_usable(values: list[Any]) -> bool:
+def all_usable(values: list[Any]) -> bool:
     """``usable`` of every value; a column of Decimals only is tested in C."""
     if set(map(type, values)) == {Decimal}:
         return all(map(_FINITE, values))
@@ -71,7 +71,7 @@ class _Writer:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.names: dict[str, Any] = {"MISSING": MISSING, "UN": usable, "UL": _usable_label, "Decimal": Decimal,
-                                      "ALL_UN": _all_usable, "ALL_UL": _all_usable_labels,
+                                      "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
                                       "repeat": repeat}
         self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
         self.values = False                            # whether ``values = values_of(view)`` is written
