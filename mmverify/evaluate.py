@@ -15,6 +15,7 @@ from mmverify.errors import MmverifyError
 from mmverify.gates import evaluate_gates, score_gates
 from mmverify.gates.quick import hard_gates_pass
 from mmverify.scoring.panel import deferred_panel, panel_oeval, score_panel
+from mmverify.scoring.rules import DEFAULT_RULESET
 
 from . import violations
 from .artifact import Artifact, ArtifactError, parse_file
@@ -22,7 +23,6 @@ from .report import Report
 from .tasks import TaskSpec, load_index, load_task
 from .validate import is_valid, validate_artifact
 
-DEFAULT_RULESET = "verified"  # mmverify.scoring.rules.DEFAULT_RULESET (kept import-light)
 
 ZERO = Fraction(0)
 
