@@ -37,7 +37,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache, wraps
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 from mmverify.errors import MmverifyError
 from mmverify.numbers import exact_decimal
 
@@ -306,63 +306,55 @@ def compile_identity(expr: str, var_names: Sequence[str]):
 # --------------------------------------------------------- decimal closures
 #
 # The verdict path (a reward) reads artifact numbers as the Decimals the parser
-# made. A side without division is a polynomial, so it is evaluated on them in
-# a context whose precision no artifact number can reach in practice, with
-# every rounding trapped: a result is either exact or raises, and then the
-# verdict is left to the pair closures above. Each operation names the context
-# (``-x`` or ``x + y`` would round in the thread's 28-digit one).
+# made. A side without division is a polynomial, so it is evaluated on them
+# with ``EXACT`` as the current context: a precision no artifact number can
+# reach in practice, with every rounding trapped, so that a result is either
+# exact or raises, and then the verdict is left to the pair closures above.
+# The sides are written with Python's operators (``+ - * **``, unary ``-``):
+# on Decimals each is the context's own operation (``EXACT.add`` and the
+# rest), at a fraction of a method call's cost; on ints and Fractions, exact
+# arithmetic of their own; a Decimal meeting a Fraction raises TypeError.
 
 EXACT = decimal.Context(prec=100_000, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                          traps=[decimal.Inexact, decimal.Rounded, decimal.InvalidOperation, decimal.Overflow,
                                 decimal.Underflow, decimal.Subnormal, decimal.Clamped])
 UNDECIDED = (decimal.DecimalException, TypeError)
+# A Fraction (a replayed value) becomes its equal Decimal by ``QUOTIENT.divide(Decimal(numerator),
+# denominator)``: exact, or a trapped signal where the expansion does not end within 200 digits
+# (EXACT would carry every division to its full precision first: some 50 us each).
+QUOTIENT = decimal.Context(prec=200, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, traps=EXACT.traps.copy())
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 
 
-# A side is compiled into one Python expression over ``v`` (the tuple of
-# values) that calls the exact context's methods by name; the folded constants
-# are names of the function's namespace too, so the source holds nothing but
-# operator names, ``v[k]`` and the integer exponents of the task's text.
-_OPS = {"add": EXACT.add, "subtract": EXACT.subtract, "multiply": EXACT.multiply, "minus": EXACT.minus,
-        "power": EXACT.power}
+def _named(value: Fraction, name: Callable[[Decimal], str]) -> str | None:
+    """The name ``name`` gives a constant part's exact Decimal, when that terminates."""
+    folded = exact_decimal(value)
+    return name(folded) if isinstance(folded, Decimal) else None
 
 
-class _Source:
-    """The source of one compiled check and the constants it names."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, Any] = dict(_OPS)
-
-    def constant(self, value: Fraction) -> str | None:
-        """The name of a constant part: its exact Decimal, when that terminates."""
-        folded = exact_decimal(value)
-        if not isinstance(folded, Decimal):
-            return None
-        name = f"c{len(self.names)}"
-        self.names[name] = folded
-        return name
-
-
-def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int], src: _Source) -> tuple[str | None, Fraction | None]:
-    """(the source of the part over a tuple ``v`` of Decimal or int values, or
-    None; the exact value of a part without variables, else None). The source
-    is None for a division or a negative power with a variable in it (the
-    pair closures decide those); a part without variables is folded once into
-    its exact value, named as a Decimal when it terminates (``489/100`` is
-    ``4.89``). _Undefined for a constant division by zero."""
+def _decimal_node(node: ast.AST, text: str, variables: Sequence[str], index: Mapping[str, int],
+                  name: Callable[[Decimal], str]) -> tuple[str | None, Fraction | None]:
+    """(the source of the part, over the variables' sources ``variables`` (in
+    ``var_names`` order), or None; the exact value of a part without
+    variables, else None). The source is None for a division or a negative
+    power with a variable in it (the pair closures decide those); a part
+    without variables is folded once into its exact value, named by
+    ``name`` as a Decimal when it terminates (``489/100`` is ``4.89``).
+    _Undefined for a constant division by zero."""
     if isinstance(node, ast.Name):
-        return f"v[{index[node.id]}]", None
+        return variables[index[node.id]], None
     if isinstance(node, ast.Constant):
         value = Fraction(_segment(text, node))
-        return src.constant(value), value
+        return _named(value, name), value
     if isinstance(node, ast.UnaryOp):
-        inner, const = _decimal_node(node.operand, text, index, src)
+        inner, const = _decimal_node(node.operand, text, variables, index, name)
         if not isinstance(node.op, ast.USub):
             return inner, const
         if const is not None:
-            return src.constant(-const), -const
-        return (None if inner is None else f"minus({inner})"), None
+            return _named(-const, name), -const
+        return (None if inner is None else f"(-{inner})"), None
     assert isinstance(node, ast.BinOp)
-    left, lconst = _decimal_node(node.left, text, index, src)
+    left, lconst = _decimal_node(node.left, text, variables, index, name)
     if isinstance(node.op, ast.Pow):
         exp = node.right
         sign = -1 if isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub) else 1
@@ -372,22 +364,42 @@ def _decimal_node(node: ast.AST, text: str, index: Mapping[str, int], src: _Sour
         if lconst is not None:
             if lconst == 0 and e < 0:
                 raise _Undefined
-            return src.constant(lconst ** e), lconst ** e
+            return _named(lconst ** e, name), lconst ** e
         if left is None or e < 0:
             return None, None
-        return f"power({left}, {int(e)})", None      # 0 ** 0 is InvalidOperation: undecided there
-    right, rconst = _decimal_node(node.right, text, index, src)
+        return f"({left} ** {int(e)})", None      # Decimal 0 ** 0 is InvalidOperation: undecided there
+    right, rconst = _decimal_node(node.right, text, variables, index, name)
     op = type(node.op)
     if lconst is not None and rconst is not None:
         if op is ast.Div and rconst == 0:
             raise _Undefined
         value = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                  ast.Div: operator.truediv}[op](lconst, rconst)
-        return src.constant(value), value
+        return _named(value, name), value
     if op is ast.Div or left is None or right is None:
         return None, None
-    fn = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply"}[op]
-    return f"{fn}({left}, {right})", None
+    return f"({left} {_OPERATORS[op]} {right})", None
+
+
+def decimal_sides(expr: str, var_names: Sequence[str], variables: Sequence[str],
+                  name: Callable[[Decimal], str]) -> tuple[str, str, str] | None:
+    """(relation, left, right): both sides of an identity as Python
+    expressions over the sources ``variables`` (one per name of
+    ``var_names``), each constant part folded into its exact Decimal and
+    named by ``name(value)``. Evaluated with :data:`EXACT` as the
+    current context on Decimal and int values, each side is exact or raises
+    one of :data:`UNDECIDED`. None when a side divides by a variable, has a
+    negative power of one, or a constant whose expansion does not terminate."""
+    text, relation, left_tree, right_tree = _checked(expr, var_names)
+    index = {n: k for k, n in enumerate(var_names)}
+    try:
+        left = _decimal_node(left_tree, text, variables, index, name)[0]
+        right = _decimal_node(right_tree, text, variables, index, name)[0]
+    except _Undefined:
+        return None
+    if left is None or right is None:
+        return None
+    return relation, left, right
 
 
 @_once_per_text
@@ -400,32 +412,42 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     or a Fraction (both compare exactly with a Decimal). None instead of a
     function when a side divides. The two sides are one compiled function,
     compiled once per text and variable names, as :func:`compile_identity`."""
-    text, relation, left_tree, right_tree = _checked(expr, var_names)
-    index = {n: k for k, n in enumerate(var_names)}
-    src = _Source()
-    try:
-        left = _decimal_node(left_tree, text, index, src)[0]
-        right = _decimal_node(right_tree, text, index, src)[0]
-    except _Undefined:
+    constants: dict[str, Decimal] = {}
+
+    def name(value: Decimal) -> str:
+        constants[f"c{len(constants)}"] = value
+        return f"c{len(constants) - 1}"
+    sides_text = decimal_sides(expr, var_names, [f"v[{k}]" for k in range(len(var_names))], name)
+    if sides_text is None:
         return None
-    if left is None or right is None:
-        return None
-    namespace = dict(src.names, __builtins__={})
+    relation, left, right = sides_text
+    namespace = dict(constants, __builtins__={})
     try:
         code = compile(f"def sides(v):\n    return {left}, {right}\n", "<identity>", "exec")
     except (SyntaxError, RecursionError, MemoryError):     # nested past the compiler's limits: the pairs decide
         return None
     exec(code, namespace)
     sides = namespace["sides"]
+    # (every operation is parenthesised: a side without one reads a value or a constant as it is)
+    arithmetic = "(" in left or "(" in right
     subtract = EXACT.subtract
     compare = _COMPARE[relation]
+    getcontext, setcontext = decimal.getcontext, decimal.setcontext
 
     def holds(values, tol) -> bool | None:
         for x in values:
             if x.__class__ is not Decimal and x.__class__ is not int:
                 return None
         try:
-            lhs, rhs = sides(values)
+            if arithmetic:
+                prior = getcontext()
+                setcontext(EXACT)
+                try:
+                    lhs, rhs = sides(values)
+                finally:
+                    setcontext(prior)
+            else:
+                lhs, rhs = sides(values)
             if not tol:
                 return compare(lhs, rhs)
             diff = subtract(lhs, rhs)

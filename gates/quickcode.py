@@ -21,7 +21,7 @@ holds it to the instances.
 """
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, DecimalException, getcontext, setcontext
 from fractions import Fraction
 from itertools import repeat
 from typing import Any, Callable
@@ -29,7 +29,10 @@ from typing import Any, Callable
 from mmverify import paths
 from mmverify.paths import FieldPath
 
-from . import formtable, predicates
+from mmverify.numbers import exact_decimal
+from mmverify.replay import ROOT as REPLAY_ROOT
+
+from . import formtable, identity, predicates
 from .model import Gate, verified_paths
 from .predicates import ZERO
 
@@ -72,9 +75,11 @@ class _Writer:
         self.lines: list[str] = []
         self.names: dict[str, Any] = {"MISSING": MISSING, "UN": usable, "UL": _usable_label, "Decimal": Decimal,
                                       "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
-                                      "repeat": repeat}
+                                      "repeat": repeat, "UNDECIDED": identity.UNDECIDED, "Fraction": Fraction,
+                                      "DIVIDE": identity.QUOTIENT.divide}
         self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
         self.values = False                            # whether ``values = values_of(view)`` is written
+        self.exact = False                             # whether an identity's sides are written out
 
     def const(self, value: Any, stem: str) -> str:
         name = f"{stem}{len(self.names)}"
@@ -134,6 +139,8 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
             # (a finite Decimal, the common case, is usable without the call)
             w.lines.append(f"    if not ({local}.__class__ is Decimal and {local}.is_finite() or {usable}({local})):")
             w.lines.append("        return None")
+    if gate.form == "identity" and _identity_rows(w, gate, test, usable):
+        return
     if not any(p.is_list for p in inputs):
         row = ", ".join(w.reads[p.segments] for p in inputs)
         w.lines.append(f"    if not {test}(({row},)):")
@@ -150,6 +157,79 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
     if gate.verifies:
         paths_of = w.const(_verified_rows(gate), "V")
         w.lines.append(f"    verified.update({paths_of}({n}))")
+
+
+def _identity_condition(w: _Writer, gate: Gate, variables: list[str]) -> str | None:
+    """An identity gate's verdict on one row as a Python condition over the
+    row's values ``variables`` (the sides of :func:`.identity.decimal_sides`,
+    which is exact or raises one of ``UNDECIDED`` with ``EXACT`` as the current
+    context, as the generated check runs), or None where there is none."""
+    ident = gate.identity
+    if ident is None or ident.holds is None or tuple(gate.inputs) != tuple(ident.var_paths):
+        return None
+    sides = identity.decimal_sides(ident.expr, ident.var_names, variables, lambda d: w.const(d, "K"))
+    if sides is None:
+        return None
+    relation, left, right = sides
+    tol = gate.tolerance or ZERO
+    if not tol:
+        condition = f"{left} {relation} {right}"
+    else:
+        tol_d = exact_decimal(tol)
+        diff = f"({left} - {right})"
+        if relation == "==":
+            condition = f"abs{diff} <= {w.const(tol_d, 'K')}"
+        elif relation in ("<=", "<"):
+            condition = f"{diff} {relation} {w.const(tol_d, 'K')}"
+        else:   # (-tol would round a Decimal in the thread's context)
+            neg = tol_d.copy_negate() if tol_d.__class__ is Decimal else -tol_d
+            condition = f"{diff} {relation} {w.const(neg, 'K')}"
+    try:        # nested past the compiler's limits: the row test decides
+        compile(f"not {condition}", "<identity row>", "eval")
+    except (SyntaxError, RecursionError, MemoryError):
+        return None
+    return condition
+
+
+def _identity_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
+    """The lines deciding every row of an identity gate in place, its sides
+    written out (a row they cannot decide is left to the row test ``test``);
+    False (and no lines) where the identity has no such sides."""
+    inputs = gate.inputs
+    lists = [p for p in inputs if p.is_list]
+    loop = {text: f"x{k}" for k, text in enumerate(dict.fromkeys(p.text for p in lists))}   # one per column
+    values = [loop[p.text] if p.is_list else w.reads[p.segments] for p in inputs]
+    # a replayed value is a Fraction: its equal Decimal where that terminates (``identity.QUOTIENT``)
+    replayed = {k: f"y{k}" for k, p in enumerate(inputs) if p.segments[0] == REPLAY_ROOT}
+    condition = _identity_condition(w, gate, [replayed.get(k, v) for k, v in enumerate(values)])
+    if condition is None:
+        return False
+    row = ", ".join(values)
+    indent = "    "
+    if lists:
+        cols = {p.text: w.column(p, usable) for p in lists}
+        names = list(loop.values())
+        target = names[0] if len(names) == 1 else ", ".join(names)
+        source = cols[lists[0].text] if len(names) == 1 else f"zip({', '.join(cols.values())})"
+        w.lines.append(f"    for {target} in {source}:")
+        indent = "        "
+    w.lines.append(f"{indent}try:")
+    for k, y in replayed.items():
+        x = values[k]
+        w.lines.append(f"{indent}    {y} = {x} if {x}.__class__ is not Fraction else DIVIDE(Decimal({x}.numerator), {x}.denominator)")
+    w.lines.append(f"{indent}    if not {condition}:")
+    w.lines.append(f"{indent}        return None")
+    w.lines.append(f"{indent}except UNDECIDED:")
+    w.lines.append(f"{indent}    if not {test}(({row},)):")
+    w.lines.append(f"{indent}        return None")
+    if gate.verifies:
+        if lists:
+            paths_of = w.const(_verified_rows(gate), "V")
+            w.lines.append(f"    verified.update({paths_of}(len({cols[lists[0].text]})))")
+        else:
+            w.lines.append(f"    verified.update({w.const(tuple(verified_paths(gate, None)), 'V')})")
+    w.exact = True
+    return True
 
 
 def _verified_rows(gate: Gate) -> Callable[[int], frozenset[str]]:
@@ -181,7 +261,9 @@ def _special_gate(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> None:
 def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]) -> tuple[str, dict[str, Any]]:
     """The source of ``all_pass`` for ``gates`` (a task's hard gates) and the namespace it runs in.
     ``special(gate)`` is a form's own check for a gate that is not one
-    instance per row, else None."""
+    instance per row, else None. ``EXACT`` in the namespace says that the
+    source writes out an identity's sides: it must run with that context as
+    the current one (:func:`compile_check` sees to it)."""
     w = _Writer()
     for gate in gates:
         own = special(gate)
@@ -191,6 +273,8 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
             _row_gate(w, gate)
     w.lines.append("    return verified")
     head = ["def all_pass(view, values_of):", "    verified = set()"]
+    if w.exact:
+        w.names["EXACT"] = identity.EXACT
     return "\n".join(head + w.lines) + "\n", w.names
 
 
@@ -198,8 +282,29 @@ def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[A
                   ) -> Callable[[Any, Callable[[Any], Any]], Any]:
     """``all_pass`` for ``gates``, compiled (see :func:`generate`)."""
     source, names = generate(gates, special)
-    builtins = {"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list}
+    builtins = {"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list,
+                "abs": abs}
     namespace = dict(names, __builtins__=builtins)
     exec(compile(source, "<gate all-pass check>", "exec"), namespace)
-    return namespace["all_pass"]
+    check = namespace["all_pass"]
+    return _in_exact_context(check) if "EXACT" in names else check
+
+
+def _in_exact_context(check: Callable[[Any, Callable[[Any], Any]], Any]) -> Callable[[Any, Callable[[Any], Any]], Any]:
+    """``check`` run with :data:`.identity.EXACT` as the thread's current
+    context (the one the written-out identity sides are exact in), the prior
+    one restored after. A Decimal signal it lets through (none is expected:
+    the forms compare and the identities trap their own) declines."""
+    exact = identity.EXACT
+
+    def all_pass(view: Any, values_of: Callable[[Any], Any]) -> Any:
+        prior = getcontext()
+        setcontext(exact)
+        try:
+            return check(view, values_of)
+        except DecimalException:
+            return None
+        finally:
+            setcontext(prior)
+    return all_pass
 
