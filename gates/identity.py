@@ -326,79 +326,116 @@ QUOTIENT = decimal.Context(prec=200, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMI
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 
 
-def _named(value: Fraction, name: Callable[[Decimal], str]) -> str | None:
-    """The name ``name`` gives a constant part's exact Decimal, when that terminates."""
-    folded = exact_decimal(value)
-    return name(folded) if isinstance(folded, Decimal) else None
+class _Sides:
+    """Writes the sides of an identity as Python source over the variables'
+    sources, in two passes over the same trees: the first counts the parts
+    (by their canonical text), the second writes them. A part that occurs
+    twice is computed once: its first occurrence assigns a temporary
+    (``(t := ...)``), the later ones read it (Python evaluates operands left
+    to right, the order the source is written in). A square ``x ** 2`` is
+    written ``x * x`` (the same exact value; one multiplication costs half a
+    power)."""
 
+    def __init__(self, text: str, variables: Sequence[str], index: Mapping[str, int],
+                 name: Callable[[Decimal], str], temp: Callable[[], str]) -> None:
+        self.text, self.variables, self.index, self.name, self.temp = text, variables, index, name, temp
+        self.counts: dict[str, int] = {}
+        self.counting = True
+        self.assigned: dict[str, str] = {}
 
-def _decimal_node(node: ast.AST, text: str, variables: Sequence[str], index: Mapping[str, int],
-                  name: Callable[[Decimal], str]) -> tuple[str | None, Fraction | None]:
-    """(the source of the part, over the variables' sources ``variables`` (in
-    ``var_names`` order), or None; the exact value of a part without
-    variables, else None). The source is None for a division or a negative
-    power with a variable in it (the pair closures decide those); a part
-    without variables is folded once into its exact value, named by
-    ``name`` as a Decimal when it terminates (``489/100`` is ``4.89``).
-    _Undefined for a constant division by zero."""
-    if isinstance(node, ast.Name):
-        return variables[index[node.id]], None
-    if isinstance(node, ast.Constant):
-        value = Fraction(_segment(text, node))
-        return _named(value, name), value
-    if isinstance(node, ast.UnaryOp):
-        inner, const = _decimal_node(node.operand, text, variables, index, name)
-        if not isinstance(node.op, ast.USub):
-            return inner, const
-        if const is not None:
-            return _named(-const, name), -const
-        return (None if inner is None else f"(-{inner})"), None
-    assert isinstance(node, ast.BinOp)
-    left, lconst = _decimal_node(node.left, text, variables, index, name)
-    if isinstance(node.op, ast.Pow):
-        exp = node.right
-        sign = -1 if isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub) else 1
-        while isinstance(exp, ast.UnaryOp):
-            exp = exp.operand
-        e = sign * exp.value
-        if lconst is not None:
-            if lconst == 0 and e < 0:
+    def constant(self, value: Fraction) -> tuple[str | None, str | None, Fraction]:
+        folded = exact_decimal(value)
+        if not isinstance(folded, Decimal):
+            return None, None, value
+        canonical = f"[{folded}]"
+        return canonical, canonical if self.counting else self.name(folded), value
+
+    def compound(self, canonical: str, source: str) -> tuple[str, str, None]:
+        if self.counting:
+            self.counts[canonical] = self.counts.get(canonical, 0) + 1
+        elif self.counts.get(canonical, 0) > 1:
+            if canonical in self.assigned:
+                return canonical, self.assigned[canonical], None
+            t = self.assigned[canonical] = self.temp()
+            return canonical, f"({t} := {source})", None
+        return canonical, source, None
+
+    def node(self, node: ast.AST) -> tuple[str | None, str | None, Fraction | None]:
+        """(the canonical text of the part and its source, over the variables'
+        sources, or None twice; the exact value of a part without variables,
+        else None). No source for a division or a negative power with a
+        variable in it (the pair closures decide those); a part without
+        variables is folded once into its exact value, named by ``name`` as a
+        Decimal when it terminates (``489/100`` is ``4.89``). _Undefined for a
+        constant division by zero."""
+        if isinstance(node, ast.Name):
+            v = self.variables[self.index[node.id]]
+            return v, v, None
+        if isinstance(node, ast.Constant):
+            return self.constant(Fraction(_segment(self.text, node)))
+        if isinstance(node, ast.UnaryOp):
+            canonical, source, const = self.node(node.operand)
+            if not isinstance(node.op, ast.USub):
+                return canonical, source, const
+            if const is not None:
+                return self.constant(-const)
+            return (None, None, None) if canonical is None else self.compound(f"(-{canonical})", f"(-{source})")
+        assert isinstance(node, ast.BinOp)
+        lc, ls, lconst = self.node(node.left)
+        if isinstance(node.op, ast.Pow):
+            exp = node.right
+            sign = -1 if isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub) else 1
+            while isinstance(exp, ast.UnaryOp):
+                exp = exp.operand
+            e = sign * exp.value
+            if lconst is not None:
+                if lconst == 0 and e < 0:
+                    raise _Undefined
+                return self.constant(lconst ** e)
+            if lc is None or e < 0:
+                return None, None, None
+            if e != 2:      # (Decimal 0 ** 0 is InvalidOperation: undecided there)
+                return self.compound(f"({lc} ** {int(e)})", f"({ls} ** {int(e)})")
+            if "(" not in ls:     # a variable or a name
+                return self.compound(f"({lc} ** 2)", f"({ls} * {ls})")
+            if lc in self.assigned:   # (ls assigns it: the part occurs again)
+                return self.compound(f"({lc} ** 2)", f"({ls} * {self.assigned[lc]})")
+            t = self.temp()
+            return self.compound(f"({lc} ** 2)", f"(({t} := {ls}) * {t})")
+        rc, rs, rconst = self.node(node.right)
+        op = type(node.op)
+        if lconst is not None and rconst is not None:
+            if op is ast.Div and rconst == 0:
                 raise _Undefined
-            return _named(lconst ** e, name), lconst ** e
-        if left is None or e < 0:
-            return None, None
-        return f"({left} ** {int(e)})", None      # Decimal 0 ** 0 is InvalidOperation: undecided there
-    right, rconst = _decimal_node(node.right, text, variables, index, name)
-    op = type(node.op)
-    if lconst is not None and rconst is not None:
-        if op is ast.Div and rconst == 0:
-            raise _Undefined
-        value = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-                 ast.Div: operator.truediv}[op](lconst, rconst)
-        return _named(value, name), value
-    if op is ast.Div or left is None or right is None:
-        return None, None
-    return f"({left} {_OPERATORS[op]} {right})", None
+            return self.constant({ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                                  ast.Div: operator.truediv}[op](lconst, rconst))
+        if op is ast.Div or lc is None or rc is None:
+            return None, None, None
+        return self.compound(f"({lc} {_OPERATORS[op]} {rc})", f"({ls} {_OPERATORS[op]} {rs})")
 
 
 def decimal_sides(expr: str, var_names: Sequence[str], variables: Sequence[str],
-                  name: Callable[[Decimal], str]) -> tuple[str, str, str] | None:
+                  name: Callable[[Decimal], str], temp: Callable[[], str]) -> tuple[str, str, str] | None:
     """(relation, left, right): both sides of an identity as Python
     expressions over the sources ``variables`` (one per name of
     ``var_names``), each constant part folded into its exact Decimal and
-    named by ``name(value)``. Evaluated with :data:`EXACT` as the
+    named by ``name(value)``, a part computed once named by ``temp()`` (a
+    fresh local name each call). Evaluated with :data:`EXACT` as the
     current context on Decimal and int values, each side is exact or raises
     one of :data:`UNDECIDED`. None when a side divides by a variable, has a
     negative power of one, or a constant whose expansion does not terminate."""
     text, relation, left_tree, right_tree = _checked(expr, var_names)
     index = {n: k for k, n in enumerate(var_names)}
+    sides = _Sides(text, variables, index, name, temp)
     try:
-        left = _decimal_node(left_tree, text, variables, index, name)[0]
-        right = _decimal_node(right_tree, text, variables, index, name)[0]
+        if sides.node(left_tree)[0] is None or sides.node(right_tree)[0] is None:
+            return None
+        sides.counting = False
+        left = sides.node(left_tree)[1]
+        right = sides.node(right_tree)[1]
     except _Undefined:
         return None
-    if left is None or right is None:
-        return None
+    assert left is not None and right is not None
     return relation, left, right
 
 
@@ -417,7 +454,9 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     def name(value: Decimal) -> str:
         constants[f"c{len(constants)}"] = value
         return f"c{len(constants) - 1}"
-    sides_text = decimal_sides(expr, var_names, [f"v[{k}]" for k in range(len(var_names))], name)
+    temps = iter(range(MAX_EXPR_LENGTH))
+    sides_text = decimal_sides(expr, var_names, [f"v[{k}]" for k in range(len(var_names))], name,
+                               lambda: f"t{next(temps)}")
     if sides_text is None:
         return None
     relation, left, right = sides_text

@@ -169,6 +169,13 @@ def _derived(gate: Gate, tol: Fraction) -> tuple[Bounds, Bounds, Decimal | Fract
     return hit[2]
 
 
+def tolerated_bounds(gate: Gate, tol: Fraction) -> Bounds:
+    """A range's ``min - tol`` and ``max + tol`` (None where open), each the
+    equal Decimal where it terminates, else the Fraction: exact to compare
+    with any number as read."""
+    return _derived(gate, tol)[1]
+
+
 def range_holds(gate: Gate, x: Decimal | int | Fraction, tol: Fraction) -> bool:
     lo, hi = gate.lower, gate.upper
     exact, decimal, _ = _derived(gate, tol)

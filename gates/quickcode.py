@@ -29,6 +29,7 @@ from typing import Any, Callable
 from mmverify import paths
 from mmverify.paths import FieldPath
 
+from mmverify.labels import normalise_label
 from mmverify.numbers import exact_decimal
 from mmverify.replay import ROOT as REPLAY_ROOT
 
@@ -80,6 +81,12 @@ class _Writer:
         self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
         self.values = False                            # whether ``values = values_of(view)`` is written
         self.exact = False                             # whether an identity's sides are written out
+        self.temps = 0
+
+    def temp(self) -> str:
+        """A fresh local name for a part of an identity computed once."""
+        self.temps += 1
+        return f"s{self.temps}"
 
     def const(self, value: Any, stem: str) -> str:
         name = f"{stem}{len(self.names)}"
@@ -139,24 +146,21 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
             # (a finite Decimal, the common case, is usable without the call)
             w.lines.append(f"    if not ({local}.__class__ is Decimal and {local}.is_finite() or {usable}({local})):")
             w.lines.append("        return None")
-    if gate.form == "identity" and _identity_rows(w, gate, test, usable):
+    if _inline_rows(w, gate, test, usable):
         return
     if not any(p.is_list for p in inputs):
         row = ", ".join(w.reads[p.segments] for p in inputs)
         w.lines.append(f"    if not {test}(({row},)):")
         w.lines.append("        return None")
-        if gate.verifies:
-            w.lines.append(f"    verified.update({w.const(tuple(verified_paths(gate, None)), 'V')})")
+        _verifies(w, gate, None)
         return
     cols = [w.column(p, usable) if p.is_list else None for p in inputs]
-    n = f"len({next(c for c in cols if c is not None)})"
-    parts = [c if c is not None else f"repeat({w.reads[p.segments]}, {n})" for c, p in zip(cols, inputs)]
+    first = next(c for c in cols if c is not None)
+    parts = [c if c is not None else f"repeat({w.reads[p.segments]}, len({first}))" for c, p in zip(cols, inputs)]
     w.lines.append(f"    for row in zip({', '.join(parts)}):")
     w.lines.append(f"        if not {test}(row):")
     w.lines.append("            return None")
-    if gate.verifies:
-        paths_of = w.const(_verified_rows(gate), "V")
-        w.lines.append(f"    verified.update({paths_of}({n}))")
+    _verifies(w, gate, first)
 
 
 def _identity_condition(w: _Writer, gate: Gate, variables: list[str]) -> str | None:
@@ -167,7 +171,7 @@ def _identity_condition(w: _Writer, gate: Gate, variables: list[str]) -> str | N
     ident = gate.identity
     if ident is None or ident.holds is None or tuple(gate.inputs) != tuple(ident.var_paths):
         return None
-    sides = identity.decimal_sides(ident.expr, ident.var_names, variables, lambda d: w.const(d, "K"))
+    sides = identity.decimal_sides(ident.expr, ident.var_names, variables, lambda d: w.const(d, "K"), w.temp)
     if sides is None:
         return None
     relation, left, right = sides
@@ -191,17 +195,64 @@ def _identity_condition(w: _Writer, gate: Gate, variables: list[str]) -> str | N
     return condition
 
 
-def _identity_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
-    """The lines deciding every row of an identity gate in place, its sides
-    written out (a row they cannot decide is left to the row test ``test``);
-    False (and no lines) where the identity has no such sides."""
+def _range_condition(w: _Writer, gate: Gate, low: str, high: str) -> str:
+    """A range gate's verdict (``row_test``'s ``in_range``) as a condition on the
+    least value ``low`` and the greatest ``high`` of its rows: its bounds with
+    the tolerance, as the equal Decimals where they terminate, compare exactly
+    with every usable value."""
+    lo_d, hi_d = predicates.tolerated_bounds(gate, gate.tolerance or ZERO)
+    parts = []
+    if lo_d is not None:
+        parts.append(f"{w.const(lo_d, 'K')} {'<' if gate.lower.strict else '<='} {low}")
+    if hi_d is not None:
+        parts.append(f"{high} {'<' if gate.upper.strict else '<='} {w.const(hi_d, 'K')}")
+    return " and ".join(parts) if parts else "True"
+
+
+def _value_condition(w: _Writer, gate: Gate, x: str, test: str) -> str | None:
+    """An integer or finite-domain gate's verdict (``row_test``'s) on the value
+    ``x`` as a condition, where the gate has no tolerance; else None."""
+    if gate.tolerance:
+        return None
+    if gate.form == "integer":
+        if gate.binary:
+            return f"({x} == 0 or {x} == 1)"
+        return (f"({x}.__class__ is int or ({x} == {x}.to_integral_value() if {x}.__class__ is Decimal "
+                f"else {test}(({x},))))")
+    if gate.form == "finite_domain":
+        numbers = frozenset(v for v in gate.domain_numbers if v is not None)   # equal numbers hash equal
+        labels = frozenset(normalise_label(v) for v in gate.domain)
+        return (f"({x} in {w.const(numbers, 'K')} if {x}.__class__ is not str else "
+                f"{w.const(normalise_label, 'N')}({x}) in {w.const(labels, 'K')})")
+    return None
+
+
+def _inline_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
+    """The lines deciding every row of a gate in place: an identity with its
+    sides written out, a range, integer or finite-domain gate with its
+    comparison (a row an identity's sides cannot decide is left to the row
+    test ``test``); False (and no lines) where the gate has no such form."""
     inputs = gate.inputs
     lists = [p for p in inputs if p.is_list]
     loop = {text: f"x{k}" for k, text in enumerate(dict.fromkeys(p.text for p in lists))}   # one per column
     values = [loop[p.text] if p.is_list else w.reads[p.segments] for p in inputs]
-    # a replayed value is a Fraction: its equal Decimal where that terminates (``identity.QUOTIENT``)
-    replayed = {k: f"y{k}" for k, p in enumerate(inputs) if p.segments[0] == REPLAY_ROOT}
-    condition = _identity_condition(w, gate, [replayed.get(k, v) for k, v in enumerate(values)])
+    replayed: dict[int, str] = {}
+    if gate.form == "identity":
+        # a replayed value is a Fraction: its equal Decimal where that terminates (``identity.QUOTIENT``)
+        replayed = {k: f"y{k}" for k, p in enumerate(inputs) if p.segments[0] == REPLAY_ROOT}
+        condition = _identity_condition(w, gate, [replayed.get(k, v) for k, v in enumerate(values)])
+    elif gate.form == "range" and len(inputs) == 1:
+        if lists:       # every row in range: the least and the greatest
+            col = w.column(lists[0], usable)
+            w.lines.append(f"    if not ({_range_condition(w, gate, f'min({col})', f'max({col})')}):")
+            w.lines.append("        return None")
+            _verifies(w, gate, col)
+            return True
+        condition = _range_condition(w, gate, values[0], values[0])
+    elif len(inputs) == 1:
+        condition = _value_condition(w, gate, values[0], test)
+    else:
+        condition = None
     if condition is None:
         return False
     row = ", ".join(values)
@@ -213,23 +264,34 @@ def _identity_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
         source = cols[lists[0].text] if len(names) == 1 else f"zip({', '.join(cols.values())})"
         w.lines.append(f"    for {target} in {source}:")
         indent = "        "
-    w.lines.append(f"{indent}try:")
-    for k, y in replayed.items():
-        x = values[k]
-        w.lines.append(f"{indent}    {y} = {x} if {x}.__class__ is not Fraction else DIVIDE(Decimal({x}.numerator), {x}.denominator)")
-    w.lines.append(f"{indent}    if not {condition}:")
-    w.lines.append(f"{indent}        return None")
-    w.lines.append(f"{indent}except UNDECIDED:")
-    w.lines.append(f"{indent}    if not {test}(({row},)):")
-    w.lines.append(f"{indent}        return None")
-    if gate.verifies:
-        if lists:
-            paths_of = w.const(_verified_rows(gate), "V")
-            w.lines.append(f"    verified.update({paths_of}(len({cols[lists[0].text]})))")
-        else:
-            w.lines.append(f"    verified.update({w.const(tuple(verified_paths(gate, None)), 'V')})")
-    w.exact = True
+    if gate.form == "identity":
+        w.lines.append(f"{indent}try:")
+        for k, y in replayed.items():
+            x = values[k]
+            w.lines.append(f"{indent}    {y} = {x} if {x}.__class__ is not Fraction "
+                           f"else DIVIDE(Decimal({x}.numerator), {x}.denominator)")
+        w.lines.append(f"{indent}    if not {condition}:")
+        w.lines.append(f"{indent}        return None")
+        w.lines.append(f"{indent}except UNDECIDED:")
+        w.lines.append(f"{indent}    if not {test}(({row},)):")
+        w.lines.append(f"{indent}        return None")
+        w.exact = True
+    else:
+        w.lines.append(f"{indent}if not ({condition}):")
+        w.lines.append(f"{indent}    return None")
+    _verifies(w, gate, cols[lists[0].text] if lists else None)
     return True
+
+
+def _verifies(w: _Writer, gate: Gate, column: str | None) -> None:
+    """The line adding the paths a gate's passing rows verify (``column``: the
+    local of its first list input, whose length is the number of rows)."""
+    if not gate.verifies:
+        return
+    if column is not None:
+        w.lines.append(f"    verified.update({w.const(_verified_rows(gate), 'V')}(len({column})))")
+    else:
+        w.lines.append(f"    verified.update({w.const(tuple(verified_paths(gate, None)), 'V')})")
 
 
 def _verified_rows(gate: Gate) -> Callable[[int], frozenset[str]]:
@@ -283,7 +345,7 @@ def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[A
     """``all_pass`` for ``gates``, compiled (see :func:`generate`)."""
     source, names = generate(gates, special)
     builtins = {"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list,
-                "abs": abs}
+                "abs": abs, "min": min, "max": max, "int": int, "str": str}
     namespace = dict(names, __builtins__=builtins)
     exec(compile(source, "<gate all-pass check>", "exec"), namespace)
     check = namespace["all_pass"]
