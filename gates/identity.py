@@ -470,7 +470,7 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     # (every operation is parenthesised: a side without one reads a value or a constant as it is)
     arithmetic = "(" in left or "(" in right
     subtract = EXACT.subtract
-    compare = _COMPARE[relation]
+    compare = COMPARE[relation]
     getcontext, setcontext = decimal.getcontext, decimal.setcontext
 
     def holds(values, tol) -> bool | None:
@@ -504,7 +504,7 @@ def compile_decimal_check(expr: str, var_names: Sequence[str]):
     return holds
 
 
-_COMPARE = {"==": operator.eq, "<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
+COMPARE = {"==": operator.eq, "<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 
 
 def pair_holds(relation: str, lhs: tuple[int, int], rhs: tuple[int, int], tol: Fraction) -> bool:

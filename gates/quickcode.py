@@ -237,6 +237,8 @@ def _inline_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
     loop = {text: f"x{k}" for k, text in enumerate(dict.fromkeys(p.text for p in lists))}   # one per column
     values = [loop[p.text] if p.is_list else w.reads[p.segments] for p in inputs]
     replayed: dict[int, str] = {}
+    if gate.form == "identity" and lists and _compared_columns(w, gate, values, loop, test, usable):
+        return True
     if gate.form == "identity":
         # a replayed value is a Fraction: its equal Decimal where that terminates (``identity.QUOTIENT``)
         replayed = {k: f"y{k}" for k, p in enumerate(inputs) if p.segments[0] == REPLAY_ROOT}
@@ -280,6 +282,50 @@ def _inline_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
         w.lines.append(f"{indent}if not ({condition}):")
         w.lines.append(f"{indent}    return None")
     _verifies(w, gate, cols[lists[0].text] if lists else None)
+    return True
+
+
+def _compared_columns(w: _Writer, gate: Gate, values: list[str], loop: dict[str, str], test: str,
+                      usable: str) -> bool:
+    """The lines of an identity gate over lists whose sides are a value each,
+    without a tolerance (``lo <= x``): its rows compared in one pass over the
+    columns (a scalar or a constant side repeated); False (and no lines) for
+    any other identity."""
+    if gate.tolerance or gate.identity is None or gate.identity.holds is None:
+        return False
+    sides = identity.decimal_sides(gate.identity.expr, gate.identity.var_names, values,
+                                   lambda d: w.const(d, "K"), w.temp)
+    if sides is None or "(" in sides[1] or "(" in sides[2]:
+        return False
+    relation, left, right = sides
+    lists = [p for p in gate.inputs if p.is_list]
+    cols = {p.text: w.column(p, usable) for p in lists}
+    of_loop = {x: cols[text] for text, x in loop.items()}
+    args = [of_loop[side] if side in of_loop else f"repeat({side})" for side in (left, right)]
+    compare = w.const(identity.COMPARE[relation], "O")
+    w.lines.append("    try:")
+    w.lines.append(f"        if not all(map({compare}, {args[0]}, {args[1]})):")
+    w.lines.append("            return None")
+    w.lines.append("    except UNDECIDED:")
+    names = list(loop.values())
+    source = cols[lists[0].text] if len(names) == 1 else f"zip({', '.join(cols.values())})"
+    w.lines.append(f"        for {', '.join(names)} in {source}:")
+    w.lines.append(f"            if not {test}(({', '.join(values)},)):")
+    w.lines.append("                return None")
+    _verifies(w, gate, cols[lists[0].text])
+    return True
+
+
+def _ordered_column(w: _Writer, gate: Gate) -> bool:
+    """The lines of an order gate over one list without a tolerance: each
+    value against the next, in one pass (``verdict_order``'s comparisons);
+    False (and no lines) for any other order gate."""
+    if gate.form != "order" or gate.chain_list is None or gate.tolerance or gate.verifies:
+        return False
+    col = w.column(gate.chain_list, "UN")
+    compare = w.const(identity.COMPARE["<" if gate.strict else "<="], "O")
+    w.lines.append(f"    if not all(map({compare}, {col}, {col}[1:])):")
+    w.lines.append("        return None")
     return True
 
 
@@ -328,6 +374,8 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
     the current one (:func:`compile_check` sees to it)."""
     w = _Writer()
     for gate in gates:
+        if _ordered_column(w, gate):
+            continue
         own = special(gate)
         if own is not None:
             _special_gate(w, gate, own)
