@@ -64,7 +64,10 @@ def all_usable(values: list[Any]) -> bool:
 
 
 def _all_usable_labels(values: list[Any]) -> bool:
-    if set(map(type, values)) == {Decimal}:
+    types = set(map(type, values))
+    if types == {str}:
+        return True
+    if types == {Decimal}:
         return all(map(_FINITE, values))
     return all(map(_usable_label, values))
 
@@ -143,8 +146,10 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
     for p in inputs:
         if not p.is_list:
             local = w.walk(p.segments)
-            # (a finite Decimal, the common case, is usable without the call)
-            w.lines.append(f"    if not ({local}.__class__ is Decimal and {local}.is_finite() or {usable}({local})):")
+            # (a finite Decimal, an int or a label, the common cases, are usable without the call)
+            cls = f"{local}.__class__"
+            common = f"{cls} is str or " if usable == "UL" else ""
+            w.lines.append(f"    if not ({common}{cls} is Decimal and {local}.is_finite() or {cls} is int or {usable}({local})):")
             w.lines.append("        return None")
     if _inline_rows(w, gate, test, usable):
         return
@@ -199,8 +204,10 @@ def _range_condition(w: _Writer, gate: Gate, low: str, high: str) -> str:
     """A range gate's verdict (``row_test``'s ``in_range``) as a condition on the
     least value ``low`` and the greatest ``high`` of its rows: its bounds with
     the tolerance, as the equal Decimals where they terminate, compare exactly
-    with every usable value."""
-    lo_d, hi_d = predicates.tolerated_bounds(gate, gate.tolerance or ZERO)
+    with every usable value (a replayed value, a Fraction, the faster with the
+    Fraction bounds)."""
+    replayed = gate.inputs[0].segments[0] == REPLAY_ROOT
+    lo_d, hi_d = predicates.tolerated_bounds(gate, gate.tolerance or ZERO, replayed)
     parts = []
     if lo_d is not None:
         parts.append(f"{w.const(lo_d, 'K')} {'<' if gate.lower.strict else '<='} {low}")
@@ -222,8 +229,10 @@ def _value_condition(w: _Writer, gate: Gate, x: str, test: str) -> str | None:
     if gate.form == "finite_domain":
         numbers = frozenset(v for v in gate.domain_numbers if v is not None)   # equal numbers hash equal
         labels = frozenset(normalise_label(v) for v in gate.domain)
+        # (a label as the task writes it, or already normalised, is a member without normalising)
+        written = frozenset(v for v in (*gate.domain, *labels) if normalise_label(v) in labels)
         return (f"({x} in {w.const(numbers, 'K')} if {x}.__class__ is not str else "
-                f"{w.const(normalise_label, 'N')}({x}) in {w.const(labels, 'K')})")
+                f"{x} in {w.const(written, 'K')} or {w.const(normalise_label, 'N')}({x}) in {w.const(labels, 'K')})")
     return None
 
 
