@@ -15,6 +15,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -120,6 +121,14 @@ def run_replay(task, data: Any, *, time_cap_s: float | None = DEFAULT_TIME_CAP_S
     return ReplayReport(task.id, mod.__name__, values, gaps)
 
 
+@lru_cache(maxsize=4096)
+def _steps(name: str) -> tuple[tuple[str, ...], str]:
+    """A derived name's dotted steps: (the objects on the way, the last key);
+    made once per name (the names are a replay module's ``DERIVED``)."""
+    *heads, last = name.split(".")
+    return tuple(heads), last
+
+
 def gate_view(data: Any, report: ReplayReport | None) -> Any:
     """The data gates read: the artifact, with the derived values under ``$replay``.
 
@@ -130,9 +139,12 @@ def gate_view(data: Any, report: ReplayReport | None) -> Any:
     tree: dict[str, Any] = {}
     for name, value in report.values.items():
         node = tree
-        *heads, last = name.split(".")
+        heads, last = _steps(name)
         for h in heads:
-            node = node.setdefault(h, {})
+            child = node.get(h)
+            if child is None:
+                child = node[h] = {}
+            node = child
         node[last] = value
     view = dict(data)
     view[ROOT] = tree
