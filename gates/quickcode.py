@@ -49,35 +49,35 @@ def usable(value: Any, labels: bool = False) -> bool:
             or (labels and cls is str))
 
 
-def _usable_label(value: Any) -> bool:
-    return usable(value, True)
-
-
 _FINITE = Decimal.is_finite
+_DECIMAL = frozenset({Decimal})
+_NUMBERS = frozenset({Decimal, int, Fraction})
+_LABELS = frozenset({Decimal, int, Fraction, str})
 
 
-def all_usable(values: list[Any]) -> bool:
-    """``usable`` of every value; a column of Decimals only is tested in C."""
-    if set(map(type, values)) == {Decimal}:
+def all_usable(values: list[Any], labels: bool = False) -> bool:
+    """``usable`` of every value (tested in C where they are all Decimals)."""
+    types = set(map(type, values))
+    if types == _DECIMAL:
         return all(map(_FINITE, values))
-    return all(map(usable, values))
+    if not types <= (_LABELS if labels else _NUMBERS):
+        return False
+    return Decimal not in types or all(x.is_finite() for x in values if x.__class__ is Decimal)
 
 
 def _all_usable_labels(values: list[Any]) -> bool:
-    types = set(map(type, values))
-    if types == {str}:
-        return True
-    if types == {Decimal}:
-        return all(map(_FINITE, values))
-    return all(map(_usable_label, values))
+    return all_usable(values, True)
 
 
 class _Writer:
     """The lines of the generated function and the constants it names."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.names: dict[str, Any] = {"MISSING": MISSING, "UN": usable, "UL": _usable_label, "Decimal": Decimal,
+        self.head: list[str] = []     # the reads, each path once
+        self.lines: list[str] = []    # the checks of the gates
+        # the locals read whose values must be usable (as numbers, as labels): tested at once after the reads
+        self.checked: dict[str, dict[str, None]] = {"UN": {}, "UL": {}}
+        self.names: dict[str, Any] = {"MISSING": MISSING, "Decimal": Decimal,
                                       "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
                                       "repeat": repeat, "UNDECIDED": identity.UNDECIDED, "Fraction": Fraction,
                                       "DIVIDE": identity.QUOTIENT.divide}
@@ -107,10 +107,10 @@ class _Writer:
         local = f"r{len(self.reads)}"
         self.reads[segments] = local
         if seg.__class__ is str:
-            self.lines.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict else MISSING")
+            self.head.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict else MISSING")
         else:
-            self.lines.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
-                              "else MISSING")
+            self.head.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
+                             "else MISSING")
         return local
 
     def column(self, path: FieldPath, usable: str) -> str:
@@ -123,18 +123,29 @@ class _Writer:
         container = self.walk(head.segments)
         local = f"c{len(self.reads)}"
         self.reads[key] = local
-        self.lines.append(f"    if {container}.__class__ is not list or not {container}:")
-        self.lines.append("        return None")
+        if ("list", container) not in self.reads:
+            self.reads["list", container] = container
+            self.head.append(f"    if {container}.__class__ is not list or not {container}:")
+            self.head.append("        return None")
         if len(tail.segments) == 1 and tail.segments[0].__class__ is str:
             k = tail.segments[0]
-            self.lines.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
-                              f"for e in {container}]")
+            self.head.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
+                             f"for e in {container}]")
         else:
             getter = self.const(lambda item, _tail=tail: paths.get(item, _tail) if _tail.segments else item, "G")
-            self.lines.append(f"    {local} = [{getter}(e) for e in {container}]")
-        self.lines.append(f"    if not ALL_{usable}({local}):")
-        self.lines.append("        return None")
+            self.head.append(f"    {local} = [{getter}(e) for e in {container}]")
+        self.checked[usable][f"*{local}"] = None
         return local
+
+    def usability(self) -> list[str]:
+        """The lines declining unless every value read for a row is usable: one
+        test of them all (a column's values are spread into it)."""
+        out = []
+        for kind, values in self.checked.items():
+            if values:
+                out.append(f"    if not ALL_{kind}([{', '.join(values)}]):")
+                out.append("        return None")
+        return out
 
 
 def _row_gate(w: _Writer, gate: Gate) -> None:
@@ -145,12 +156,7 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
     inputs = gate.inputs
     for p in inputs:
         if not p.is_list:
-            local = w.walk(p.segments)
-            # (a finite Decimal, an int or a label, the common cases, are usable without the call)
-            cls = f"{local}.__class__"
-            common = f"{cls} is str or " if usable == "UL" else ""
-            w.lines.append(f"    if not ({common}{cls} is Decimal and {local}.is_finite() or {cls} is int or {usable}({local})):")
-            w.lines.append("        return None")
+            w.checked[usable][w.walk(p.segments)] = None
     if _inline_rows(w, gate, test, usable):
         return
     if not any(p.is_list for p in inputs):
@@ -394,7 +400,9 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
     head = ["def all_pass(view, values_of):", "    verified = set()"]
     if w.exact:
         w.names["EXACT"] = identity.EXACT
-    return "\n".join(head + w.lines) + "\n", w.names
+    # (the reads first, then whether every value read is usable, then the gates: a check that declines
+    # declines whatever its place, and none raises)
+    return "\n".join(head + w.head + w.usability() + w.lines) + "\n", w.names
 
 
 def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]

@@ -331,3 +331,11 @@ def test_decimal_check_with_shared_parts_equals_the_exact_relation(expr, x, y, t
         assert got is None
     elif got is not None:
         assert got == pair_holds(relation, *evaluate([Fraction(x), Fraction(y)]), tol_f)
+
+
+@given(values=st.lists(st.one_of(number(), st.text(max_size=3)), max_size=6), labels=st.booleans())
+@fuzz_settings(300)
+def test_all_usable_is_usable_of_every_value(values, labels):
+    from mmverify.gates.quickcode import all_usable
+
+    assert all_usable(values, labels) == all(usable(v, labels) for v in values)
