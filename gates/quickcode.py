@@ -266,6 +266,8 @@ def _inline_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
             _verifies(w, gate, col)
             return True
         condition = _range_condition(w, gate, values[0], values[0])
+    elif gate.form == "order" and not lists and not gate.tolerance:
+        condition = (" < " if gate.strict else " <= ").join(values)     # each value against the next
     elif len(inputs) == 1:
         condition = _value_condition(w, gate, values[0], test)
     else:
@@ -344,6 +346,36 @@ def _ordered_column(w: _Writer, gate: Gate) -> bool:
     return True
 
 
+def _summed_parts(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> bool:
+    """The lines of a partition gate whose parts and total are single values
+    (or a constant total): the parts summed in place (exact, or one of
+    ``UNDECIDED`` under ``EXACT``: then the form's own check ``check``
+    decides); False (and no lines) for any other partition gate."""
+    if gate.form != "partition_sum" or gate.verifies or any(p.is_list for p in gate.parts) or \
+            (gate.total is not None and gate.total.is_list):
+        return False
+    parts = []
+    for p in gate.parts:
+        parts.append(w.walk(p.segments))
+        w.checked["UN"][parts[-1]] = None
+    if gate.total is not None:
+        total = w.walk(gate.total.segments)
+        w.checked["UN"][total] = None
+    else:
+        total = w.const(exact_decimal(gate.total_value), "K")
+    summed = f"({' + '.join(parts)})"
+    tol = gate.tolerance or ZERO
+    condition = f"{summed} == {total}" if not tol else f"abs({summed} - {total}) <= {w.const(exact_decimal(tol), 'K')}"
+    w.lines.append("    try:")
+    w.lines.append(f"        if not {condition}:")
+    w.lines.append("            return None")
+    w.lines.append("    except UNDECIDED:")
+    w.lines.append(f"        if {w.const(check, 'Q')}(values_of(view)) is None:")
+    w.lines.append("            return None")
+    w.exact = True
+    return True
+
+
 def _verifies(w: _Writer, gate: Gate, column: str | None) -> None:
     """The line adding the paths a gate's passing rows verify (``column``: the
     local of its first list input, whose length is the number of rows)."""
@@ -392,6 +424,8 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
         if _ordered_column(w, gate):
             continue
         own = special(gate)
+        if own is not None and _summed_parts(w, gate, own):
+            continue
         if own is not None:
             _special_gate(w, gate, own)
         else:

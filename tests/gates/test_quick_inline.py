@@ -339,3 +339,51 @@ def test_all_usable_is_usable_of_every_value(values, labels):
     from mmverify.gates.quickcode import all_usable
 
     assert all_usable(values, labels) == all(usable(v, labels) for v in values)
+
+
+@st.composite
+def chains_and_sums(draw):
+    """An order chain of single values or a partition of single values (a
+    total read or constant), on values that are often equal or sum exactly."""
+    pool = [Decimal(1), Decimal("1.0"), 1, Fraction(1), Decimal("0.5"), Fraction(1, 2), Decimal(2), Fraction(1, 3),
+            Decimal("0.3333333333333333333333333333333"), Decimal("1E-300"), Decimal("-0")]
+    x, y, z, w = (draw(st.one_of(st.sampled_from(pool), number())) for _ in range(4))
+    tol = draw(st.sampled_from(TOLERANCES))
+    extra = {} if tol is None else {"tolerance": tol, "tolerance_reason": "rounded in the statement"}
+    if draw(st.booleans()):
+        spec = gate("g", "order", paths=["result.x", "result.y", "result.z"], strict=draw(st.booleans()), **extra)
+    elif draw(st.booleans()):
+        spec = gate("g", "partition_sum", parts=["result.x", "result.y", "result.z"], total="result.w", **extra)
+    else:
+        spec = gate("g", "partition_sum", parts=["result.x", "result.y"], total_value=draw(st.sampled_from(["1", "2.5", "0"])),
+                    **extra)
+    return spec, {"result": {"x": x, "y": y, "z": z, "w": w}}
+
+
+@given(case=chains_and_sums())
+@fuzz_settings(300)
+def test_chains_and_partitions_of_single_values_in_place_decide_as_the_instances(lab, case):
+    spec, data = case
+    _agree(with_gates(lab, spec), data, both_sided=_all_usable(data["result"].values()))
+
+
+@pytest.mark.parametrize("spec,values,want", [
+    (gate("g", "order", paths=["result.x", "result.y", "result.z"], strict=True), (1, Decimal("1.0"), 2), False),
+    (gate("g", "order", paths=["result.x", "result.y", "result.z"]), (1, Decimal("1.0"), Fraction(1)), True),
+    (gate("g", "order", paths=["result.x", "result.y", "result.z"]), (1, Decimal("2"), Fraction(3, 2)), False),
+    (gate("g", "partition_sum", parts=["result.x", "result.y"], total="result.z"),
+     (Decimal("0.1"), Decimal("0.2"), Decimal("0.3")), True),
+    (gate("g", "partition_sum", parts=["result.x", "result.y"], total="result.z"),
+     (Fraction(1, 3), Decimal("0.5"), Fraction(5, 6)), True),          # a Fraction and a Decimal: the form's own check
+    (gate("g", "partition_sum", parts=["result.x", "result.y"], total="result.z"),
+     (Decimal("1E+300"), Decimal("1E-300"), Decimal("1E+300")), False),   # the sum needs 601 digits: exact
+    (gate("g", "partition_sum", parts=["result.x", "result.y"], total_value="1", tolerance="0.001",
+          tolerance_reason="rounded"), (Decimal("0.5"), Decimal("0.501"), 0), True),
+    (gate("g", "partition_sum", parts=["result.x", "result.y"], total_value="1", tolerance="0.001",
+          tolerance_reason="rounded"), (Decimal("0.5"), Decimal("0.5010000000000000000000000000001"), 0), False),
+])
+def test_chains_and_partitions_at_the_edges(lab, spec, values, want):
+    task = with_gates(lab, spec)
+    data = {"result": dict(zip("xyz", values))}
+    _agree(task, data)
+    assert (hard_gates_pass(task, data) is not None) == want
