@@ -1,23 +1,39 @@
 """The all-pass check of :mod:`.quick`, generated once per task as straight code.
 
 For a task's gates, :func:`generate` writes the source of one function
-``all_pass(view, values_of)``. It reads every path the row gates read
+``all_pass(view, values_of)``. It first reads every path the gates read,
 once, walking the view with plain ``dict.get`` and list indexing (a step that
-is not there gives the sentinel ``MISSING``). It then tests every row of every
-hard gate with the gate's row predicate (:func:`.predicates.row_test`) and
-returns the set of verified paths, or None at the first doubt: a value absent,
-null, of the wrong type, an empty or missing list, or a failing row. Gates
-that are not one instance per row (an ``order`` chain, a whole
-``partition_sum``) keep their form's check (``quick_<form>`` of :mod:`.quick`),
-called with ``values_of(view)``.
+is not there gives the sentinel ``MISSING``; a ``[*]`` path gives a column),
+then tests every value read for usability at once, then decides every row of
+every hard gate, and returns the set of verified paths, or None at the first
+doubt: a value absent, null, of the wrong type, an empty or missing list, or
+a failing row. A check that declines declines wherever it stands, and none
+raises, so the order changes no answer.
+
+Rows are decided in place where the gate's predicate is a comparison that
+is exact on every usable value: a range by its bounds (a column by its least
+and greatest value), an exact integer or domain test, an order chain, a sum
+of single values, and an identity without division, its two sides written
+out with Python's operators (:func:`.identity.decimal_sides`; a replayed
+Fraction enters as its equal Decimal where that terminates). The sides are
+exact because the function runs with :data:`.identity.EXACT` as the
+thread's current context (:func:`compile_check` sets it, and restores the
+one before): every Decimal operation is that context's own, exact or
+trapped. A row the written sides cannot decide (a trapped signal, a Decimal
+meeting a Fraction) goes to the gate's row predicate
+(:func:`.predicates.row_test`), which every other gate uses throughout; gates
+that are not one instance per row (an ``order`` chain over a list with a
+tolerance, a ``partition_sum`` over lists) keep their form's check
+(``quick_<form>`` of :mod:`.quick`), called with ``values_of(view)``.
 
 The source is made from the task's compiled gates only: path keys appear as
 ``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*`` by the
-path grammar), every other name is a constant of the function's namespace,
-which holds no other builtins than the few it calls; nothing from an
-artifact is ever part of it. It is one-sided like the check it implements:
-a differential test plants numbers around every bound of every task and
-holds it to the instances.
+path grammar), integer exponents of the anchor's identities as literals,
+every other name is a constant of the function's namespace, which holds no
+other builtins than the few it calls; nothing from an artifact is ever part
+of it. It is one-sided like the check it implements: differential tests
+plant numbers around every bound of every task, and draw rows for every
+form, and hold it to the instances.
 """
 from __future__ import annotations
 
