@@ -91,8 +91,9 @@ class _Writer:
     def __init__(self) -> None:
         self.head: list[str] = []     # the reads, each path once
         self.lines: list[str] = []    # the checks of the gates
-        # the locals read whose values must be usable (as numbers, as labels): tested at once after the reads
-        self.checked: dict[str, dict[str, None]] = {"UN": {}, "UL": {}}
+        # the locals read whose values must be usable (as numbers, as labels), the replayed ones (Fractions)
+        # apart from the artifact's (Decimals, mostly): tested at once after the reads
+        self.checked: dict[tuple[str, bool], dict[str, None]] = {}
         self.names: dict[str, Any] = {"MISSING": MISSING, "Decimal": Decimal,
                                       "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
                                       "repeat": repeat, "UNDECIDED": identity.UNDECIDED, "Fraction": Fraction,
@@ -150,14 +151,19 @@ class _Writer:
         else:
             getter = self.const(lambda item, _tail=tail: paths.get(item, _tail) if _tail.segments else item, "G")
             self.head.append(f"    {local} = [{getter}(e) for e in {container}]")
-        self.checked[usable][f"*{local}"] = None
+        self.check(f"*{local}", usable, path)
         return local
+
+    def check(self, local: str, usable: str, path: FieldPath) -> None:
+        """Note that the value of ``local`` (or with ``*local``, every value of a
+        column), read at ``path``, must be usable (``usable``: UN or UL)."""
+        self.checked.setdefault((usable, path.segments[0] == REPLAY_ROOT), {})[local] = None
 
     def usability(self) -> list[str]:
         """The lines declining unless every value read for a row is usable: one
         test of them all (a column's values are spread into it)."""
         out = []
-        for kind, values in self.checked.items():
+        for (kind, _), values in sorted(self.checked.items()):
             if values:
                 out.append(f"    if not ALL_{kind}([{', '.join(values)}]):")
                 out.append("        return None")
@@ -172,7 +178,7 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
     inputs = gate.inputs
     for p in inputs:
         if not p.is_list:
-            w.checked[usable][w.walk(p.segments)] = None
+            w.check(w.walk(p.segments), usable, p)
     if _inline_rows(w, gate, test, usable):
         return
     if not any(p.is_list for p in inputs):
@@ -373,10 +379,10 @@ def _summed_parts(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> bool:
     parts = []
     for p in gate.parts:
         parts.append(w.walk(p.segments))
-        w.checked["UN"][parts[-1]] = None
+        w.check(parts[-1], "UN", p)
     if gate.total is not None:
         total = w.walk(gate.total.segments)
-        w.checked["UN"][total] = None
+        w.check(total, "UN", gate.total)
     else:
         total = w.const(exact_decimal(gate.total_value), "K")
     summed = f"({' + '.join(parts)})"
