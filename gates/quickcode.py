@@ -144,12 +144,14 @@ class _Writer:
             self.reads["list", container] = container
             self.head.append(f"    if {container}.__class__ is not list or not {container}:")
             self.head.append("        return None")
-        if len(tail.segments) == 1 and tail.segments[0].__class__ is str:
+        if not tail.segments:       # the list's items themselves
+            self.head.append(f"    {local} = {container}")
+        elif len(tail.segments) == 1 and tail.segments[0].__class__ is str:
             k = tail.segments[0]
             self.head.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
                              f"for e in {container}]")
         else:
-            getter = self.const(lambda item, _tail=tail: paths.get(item, _tail) if _tail.segments else item, "G")
+            getter = self.const(lambda item, _tail=tail: paths.get(item, _tail), "G")
             self.head.append(f"    {local} = [{getter}(e) for e in {container}]")
         self.check(f"*{local}", usable, path)
         return local
@@ -236,12 +238,25 @@ def _range_condition(w: _Writer, gate: Gate, low: str, high: str) -> str:
     Fraction bounds)."""
     replayed = gate.inputs[0].segments[0] == REPLAY_ROOT
     lo_d, hi_d = predicates.tolerated_bounds(gate, gate.tolerance or ZERO, replayed)
+    lo_op = "<" if gate.lower is not None and gate.lower.strict else "<="
+    hi_op = "<" if gate.upper is not None and gate.upper.strict else "<="
     parts = []
     if lo_d is not None:
-        parts.append(f"{w.const(lo_d, 'K')} {'<' if gate.lower.strict else '<='} {low}")
+        parts.append(f"{w.const(lo_d, 'K')} {lo_op} {low}")
     if hi_d is not None:
-        parts.append(f"{high} {'<' if gate.upper.strict else '<='} {w.const(hi_d, 'K')}")
-    return " and ".join(parts) if parts else "True"
+        parts.append(f"{high} {hi_op} {w.const(hi_d, 'K')}")
+    condition = " and ".join(parts) if parts else "True"
+    if not replayed or low != high:
+        return condition
+    # a single Fraction against Fraction bounds: cross-multiplied in integers (denominators are positive)
+    ints = []
+    if lo_d is not None:
+        ints.append(f"{w.const(lo_d.numerator, 'K')} * {low}.denominator {lo_op} "
+                    f"{low}.numerator * {w.const(lo_d.denominator, 'K')}")
+    if hi_d is not None:
+        ints.append(f"{low}.numerator * {w.const(hi_d.denominator, 'K')} {hi_op} "
+                    f"{w.const(hi_d.numerator, 'K')} * {low}.denominator")
+    return f"(({' and '.join(ints) or 'True'}) if {low}.__class__ is Fraction else ({condition}))"
 
 
 def _value_condition(w: _Writer, gate: Gate, x: str, test: str) -> str | None:

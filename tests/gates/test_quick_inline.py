@@ -387,3 +387,20 @@ def test_chains_and_partitions_at_the_edges(lab, spec, values, want):
     data = {"result": dict(zip("xyz", values))}
     _agree(task, data)
     assert (hard_gates_pass(task, data) is not None) == want
+
+
+def _replayed_bounds():
+    for tid in REPLAY_TASKS:
+        for g in compile_gates(TASKS[tid]):
+            if g.hard and g.form == "range" and g.inputs[0].segments[0] == "$replay":
+                name = g.inputs[0].text[len("$replay."):]
+                for bound in (g.lower, g.upper):
+                    if bound is not None:
+                        for step in (0, Fraction(1, 10**9), -Fraction(1, 10**9)):
+                            yield tid, name, bound.value + step
+
+
+@pytest.mark.parametrize("tid,name,value", list(_replayed_bounds()))
+def test_replayed_values_at_and_beside_a_range_bound(tid, name, value):
+    replayed = dataclasses.replace(REPLAYED[tid], values=dict(REPLAYED[tid].values, **{name: value}))
+    _agree(TASKS[tid], ORACLES[tid], replayed)
