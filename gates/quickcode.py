@@ -130,20 +130,25 @@ class _Writer:
                              "else MISSING")
         return local
 
-    def column(self, path: FieldPath, usable: str) -> str:
+    def column(self, path: FieldPath, usable: str, empty: bool = False) -> str:
         """The local holding the item values of a ``[*]`` path, each usable, read once;
-        the generated code declines when the list is absent, empty or holds one not usable."""
+        the generated code declines when the list is absent, empty (unless ``empty``)
+        or holds one not usable."""
+        head, tail = path.split()
+        container = self.walk(head.segments)
+        if ("list", container) not in self.reads:
+            self.reads["list", container] = container
+            self.head.append(f"    if {container}.__class__ is not list:")
+            self.head.append("        return None")
+        if not empty and ("items", container) not in self.reads:
+            self.reads["items", container] = container
+            self.head.append(f"    if not {container}:")
+            self.head.append("        return None")
         key = ("column", path.text, usable)
         if key in self.reads:
             return self.reads[key]
-        head, tail = path.split()
-        container = self.walk(head.segments)
         local = f"c{len(self.reads)}"
         self.reads[key] = local
-        if ("list", container) not in self.reads:
-            self.reads["list", container] = container
-            self.head.append(f"    if {container}.__class__ is not list or not {container}:")
-            self.head.append("        return None")
         if not tail.segments:       # the list's items themselves
             self.head.append(f"    {local} = {container}")
         elif len(tail.segments) == 1 and tail.segments[0].__class__ is str:
@@ -384,15 +389,17 @@ def _ordered_column(w: _Writer, gate: Gate) -> bool:
 
 
 def _summed_parts(w: _Writer, gate: Gate, check: Callable[[Any], Any]) -> bool:
-    """The lines of a partition gate whose parts and total are single values
-    (or a constant total): the parts summed in place (exact, or one of
-    ``UNDECIDED`` under ``EXACT``: then the form's own check ``check``
-    decides); False (and no lines) for any other partition gate."""
-    if gate.form != "partition_sum" or gate.verifies or any(p.is_list for p in gate.parts) or \
-            (gate.total is not None and gate.total.is_list):
+    """The lines of a partition gate whose total is a single value or a
+    constant: its parts (single values, or every item of a list) summed in
+    place (exact, or one of ``UNDECIDED`` under ``EXACT``: then the form's own
+    check ``check`` decides); False (and no lines) for a total per item."""
+    if gate.form != "partition_sum" or gate.verifies or (gate.total is not None and gate.total.is_list):
         return False
     parts = []
     for p in gate.parts:
+        if p.is_list:         # every item a part (an empty list adds none)
+            parts.append(f"sum({w.column(p, 'UN', empty=True)})")
+            continue
         parts.append(w.walk(p.segments))
         w.check(parts[-1], "UN", p)
     if gate.total is not None:
@@ -481,7 +488,7 @@ def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[A
     """``all_pass`` for ``gates``, compiled (see :func:`generate`)."""
     source, names = generate(gates, special)
     builtins = {"len": len, "all": all, "map": map, "zip": zip, "set": set, "dict": dict, "list": list,
-                "abs": abs, "min": min, "max": max, "int": int, "str": str}
+                "abs": abs, "min": min, "max": max, "int": int, "str": str, "sum": sum}
     namespace = dict(names, __builtins__=builtins)
     exec(compile(source, "<gate all-pass check>", "exec"), namespace)
     check = namespace["all_pass"]

@@ -404,3 +404,20 @@ def _replayed_bounds():
 def test_replayed_values_at_and_beside_a_range_bound(tid, name, value):
     replayed = dataclasses.replace(REPLAYED[tid], values=dict(REPLAYED[tid].values, **{name: value}))
     _agree(TASKS[tid], ORACLES[tid], replayed)
+
+
+@given(nums=st.lists(st.one_of(st.sampled_from([Decimal("0.5"), 1, Fraction(1, 2), Decimal("0.25")]), number()),
+                     max_size=4),
+       x=st.one_of(st.sampled_from([Decimal(0), Decimal("0.5"), 1]), number()),
+       w=st.one_of(st.sampled_from([Decimal(1), Decimal("1.5"), Decimal(2), 0]), number()),
+       tol=st.sampled_from(TOLERANCES), ranged=st.booleans(), first=st.booleans())
+@fuzz_settings(300)
+def test_partitions_over_a_list_in_place_decide_as_the_instances(lab, nums, x, w, tol, ranged, first):
+    # an empty list of parts adds none; a list a range also reads must not be empty
+    extra = {} if tol is None else {"tolerance": tol, "tolerance_reason": "rounded in the statement"}
+    summed = gate("g", "partition_sum", parts=["result.nums[*]", "result.x"], total="result.w", **extra)
+    specs = [summed]
+    if ranged:
+        specs.insert(0 if first else 1, gate("r", "range", path="result.nums[*]", min="-5"))
+    data = {"result": {"nums": nums, "x": x, "w": w}}
+    _agree(with_gates(lab, *specs), data, both_sided=_all_usable([x, w, *nums]) and (bool(nums) or not ranged))
