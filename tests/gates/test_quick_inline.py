@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -22,7 +23,7 @@ from tests.helpers.hostile.strategies import fuzz_settings
 
 from mmverify.artifact import parse_file
 from mmverify.gates import compile_gates, evaluate_gates
-from mmverify.gates.identity import EXACT, compile_decimal_check, compile_identity, pair_holds
+from mmverify.gates.identity import compile_decimal_check, compile_identity, pair_holds
 from mmverify.gates.quick import hard_gates_pass
 from mmverify.gates.quickcode import usable
 from mmverify.replay import gate_view, run_replay
@@ -54,8 +55,6 @@ def _identity(gid: str, expr: str, pool: dict[str, str], tol: str | None) -> dic
 
 
 def _names(expr: str) -> set[str]:
-    import re
-
     return set(re.findall(r"(?<![0-9.eE])[A-Za-z_][A-Za-z0-9_]*", expr))
 
 
