@@ -225,7 +225,21 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     table: list[list[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
+    quick = not detail and not gaps     # no claim can be unwitnessed
     for mp in plan:
+        if quick and mp.quick is not None:
+            rs = _quick_row(mp.quick, data, guarded)
+            if rs is not None:
+                table.append(rs)
+                continue
+        elif quick and mp.quick_items is not None:
+            keys = lists.get(mp.list_key)
+            if keys is None:
+                keys = lists[mp.list_key] = list_keys(data, mp.metric.path, mp.metric.match_by, mp.head)
+            rs = _quick_items(mp.quick_items, keys, guarded)
+            if rs is not None:
+                table.append(rs)
+                continue
         claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
         rs, result = _score_metric(mp, data, claim, verified, detail, lists)
         table.append(rs)
@@ -300,6 +314,72 @@ def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
 
 
 # ------------------------------------------------------- one metric
+
+def _quick_row(quick: tuple, data: Any, guarded: bool) -> list[Fraction | None] | None:
+    """A scalar metric's r per paper (see :attr:`MetricPlan.quick`) when its
+    value is a finite JSON number and, with the ceiling on, within one band of
+    the panel's best: the kernels on its exact ratio, as :func:`_score_metric`
+    gives them. None for anything else, which that function scores."""
+    segments, kernels, reach = quick
+    cur = data
+    for seg in segments:
+        if seg.__class__ is str:
+            if cur.__class__ is not dict:
+                return None
+            cur = cur.get(seg)
+        elif cur.__class__ is list and seg < len(cur):
+            cur = cur[seg]
+        else:
+            return None
+    if cur.__class__ is not Decimal or not cur.is_finite():
+        return None
+    n, d = cur.as_integer_ratio()       # in lowest terms, as the kernels read it
+    if guarded and reach is not None:
+        rn, rd, higher = reach          # past the reach, unverified_improvement may apply
+        if not (n * rd <= rn * d if higher else n * rd >= rn * d):
+            return None
+    return [k(n, d) if k is not None else None for k in kernels]
+
+
+def _quick_items(quick: tuple, keys: ListKeys, guarded: bool) -> list[Fraction | None] | None:
+    """A list metric's r per paper (see :attr:`MetricPlan.quick_items`) when
+    the list is there and every item an anchor pairs with holds a finite JSON
+    number (within one band of the panel's best for that item, with the
+    ceiling on): the mean of the kernels on their exact ratios, as
+    :func:`_score_list` gives it. None for anything else, which it scores."""
+    if keys.missing is not None:
+        return None
+    field, entries = quick
+    items, index = keys.items, keys.index
+    rs: list[Fraction | None] = []
+    for anchors in entries:
+        if anchors is None:
+            rs.append(None)
+            continue
+        sum_n, sum_d = 0, 1     # the mean, summed on integers and reduced once
+        for key, num, reach in anchors:
+            i = index.get(key)
+            if i is None:       # not supplied: scores 0
+                continue
+            raw = items[i]
+            if field is not None:
+                raw = raw.get(field) if raw.__class__ is dict else None
+            if raw.__class__ is not Decimal or not raw.is_finite():
+                return None
+            n, d = raw.as_integer_ratio()
+            if guarded and reach is not None:
+                rn, rd, higher = reach
+                if not (n * rd <= rn * d if higher else n * rd >= rn * d):
+                    return None
+            r = num(n, d)
+            if r is ONE:
+                sum_n += sum_d
+            elif r is not ZERO:
+                rd = r.denominator
+                sum_n, sum_d = sum_n * rd + r.numerator * sum_d, sum_d * rd
+        rs.append(Fraction(sum_n, sum_d * len(anchors)) if anchors else ZERO)
+    return rs
+
 
 class _Credit:
     """The unverified_improvement rule on one metric of one artifact: the credit

@@ -41,7 +41,7 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "tail",
-                 "head", "list_key", "general")
+                 "head", "list_key", "general", "quick", "quick_items")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -62,6 +62,31 @@ class MetricPlan:
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
         # some voting anchor of a scalar is scored through kernel_score, not a kernel made against it
         self.general = any(e.votes and e.num is None for e in self.entries)
+        # the verdict path's common case, a scalar that every voting anchor
+        # scores with the kernel made against it: (the path's segments, per
+        # paper that kernel or None, the ceiling's reach as (num, den, higher)
+        # or None); the value is a finite JSON number, no claim is in question
+        self.quick: tuple[tuple[Any, ...], tuple[Callable[[int, int], Fraction] | None, ...],
+                          tuple[int, int, bool] | None] | None = None
+        if not metric.is_list and self.removed is None and not self.general:
+            cap = self.caps.get(None)
+            reach = None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
+            self.quick = (tail.segments, tuple(e.num if e.votes else None for e in self.entries), reach)
+        # and a list whose items are numbers (``[*]``) or an item's field
+        # (``[*].name``) that every voting anchor item scores with its kernel:
+        # (the field or None, per paper None or its items as (key, kernel,
+        # reach or None))
+        self.quick_items: tuple[str | None, tuple[tuple[tuple[str, Callable[[int, int], Fraction],
+                                                        tuple[int, int, bool] | None], ...] | None, ...]] | None = None
+        if metric.is_list and self.removed is None and len(tail.segments) <= 1 and \
+                all(s.__class__ is str for s in tail.segments) and \
+                all(a.num is not None for e in self.entries for _, a in e.items):
+            def reach_of(key: str) -> tuple[int, int, bool] | None:
+                cap = self.caps.get(key)
+                return None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
+            self.quick_items = (tail.segments[0] if tail.segments else None,
+                                tuple(tuple((k, a.num, reach_of(k)) for k, a in e.items) if e.votes else None
+                                      for e in self.entries))
 
     def _entry(self, metric, paper) -> Anchor:
         e = Anchor(paper.paper_id)
