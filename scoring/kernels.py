@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Callable, Literal, get_args
 
 from mmverify.labels import normalise_label
+from mmverify.numbers import pair_fraction
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -31,7 +32,7 @@ ONE = Fraction(1)
 
 def _falloff(s: int, d: int) -> Fraction:
     """``clamp(1 - s / d, 0, 1)`` for ``s >= 0``, ``d > 0``."""
-    return ONE if s == 0 else ZERO if s >= d else Fraction(d - s, d)
+    return ONE if s == 0 else ZERO if s >= d else pair_fraction(d - s, d)
 
 
 def _higher_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], Fraction]:

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from mmverify import paths
-from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
+from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
 
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
@@ -262,11 +262,12 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
         if den_n > 0:
             num_n, num_d = 0, 1
             for k in at:
-                r = table[k][i]
+                rn, rd = table[k][i].as_integer_ratio()
                 wn, wd = plan[k].weight_pair
-                tn, td = wn * r.numerator, wd * r.denominator
-                num_n, num_d = num_n * td + tn * num_d, num_d * td
-            paper_r = Fraction(num_n * den_d, num_d * den_n)
+                if rn:
+                    tn, td = wn * rn, wd * rd
+                    num_n, num_d = num_n * td + tn * num_d, num_d * td
+            paper_r = pair_fraction(num_n * den_d, num_d * den_n)
             voting_n, voting_d = voting_n * paper_r.denominator + paper_r.numerator * voting_d, \
                 voting_d * paper_r.denominator
             voting += 1
@@ -275,7 +276,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
         if detail:
             paper = task.panel[i]
             papers.append(_paper(paper.paper_id, paper.award, paper.oracle, reported, paper_r))
-    oeval = Fraction(voting_n, voting_d * voting) if voting else None
+    oeval = pair_fraction(voting_n, voting_d * voting) if voting else None
     if not detail:
         return oeval
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
@@ -285,19 +286,20 @@ def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
                results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
     """The unsupported_conclusion rule: a conclusion's r times its support's mean
     r (from the r before this rule), in place; records only when ``results``."""
-    by_id = {mp.id: rs for mp, rs in zip(plan, table)}
-    for k in plan.conclusions:
+    before = tuple(table)       # a changed row is replaced by a copy, never changed in place
+    for k, support in zip(plan.conclusions, plan.support):
         mp = plan[k]
+        rows = [before[s] for s in support]
         rs = per_paper = None     # copies, made at the first change
         for i, r in enumerate(table[k]):
             if r is None or r == 0:
                 continue
-            f = support_factor(mp.metric, by_id, i)
+            f = support_factor(rows, i)
             if f is None or f == 1:
                 continue
             if rs is None:
                 rs = list(table[k])
-            rs[i] = r * f
+            rs[i] = f if r is ONE else r * f
             if results is not None:
                 if per_paper is None:
                     per_paper = list(results[k].per_paper)
@@ -377,7 +379,7 @@ def _quick_items(quick: tuple, keys: ListKeys, guarded: bool) -> list[Fraction |
             elif r is not ZERO:
                 rd = r.denominator
                 sum_n, sum_d = sum_n * rd + r.numerator * sum_d, sum_d * rd
-        rs.append(Fraction(sum_n, sum_d * len(anchors)) if anchors else ZERO)
+        rs.append(pair_fraction(sum_n, sum_d * len(anchors)) if anchors else ZERO)
     return rs
 
 
@@ -536,7 +538,7 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
             sum_n, sum_d = sum_n * rd + r.numerator * sum_d, sum_d * rd
         if detail:
             items.append(_item(key, texts[key], a.text, a.width, r, "scored"))
-    mean = Fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
+    mean = pair_fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
     if not detail:
         return mean, None
     extra = [k for k in read.order if k not in e.keys]

@@ -168,6 +168,8 @@ class PanelPlan(tuple):
 
     * ``conclusions``: the positions of the metrics the unsupported_conclusion
       rule scales (declared ``supported_by``, not removed);
+    * ``support``: per conclusion, the positions of the metrics it names in
+      ``supported_by`` (a name that is no metric of the task left out);
     * ``claimable``: whether any metric can meet the unwitnessed_claim rule (a
       one-sided scalar, not removed);
     * ``votes``: per paper, the positions of the metrics it votes on (anchored,
@@ -176,12 +178,15 @@ class PanelPlan(tuple):
     """
 
     conclusions: tuple[int, ...]
+    support: tuple[tuple[int, ...], ...]
     claimable: bool
     votes: tuple[tuple[tuple[int, ...], tuple[str, ...], int, int], ...]
 
     def __new__(cls, task, metrics):
         plan = super().__new__(cls, metrics)
         plan.conclusions = tuple(k for k, mp in enumerate(plan) if mp.metric.supported_by and mp.removed is None)
+        at = {mp.id: k for k, mp in enumerate(plan)}
+        plan.support = tuple(tuple(at[s] for s in plan[k].metric.supported_by if s in at) for k in plan.conclusions)
         plan.claimable = any(mp.metric.direction in ONE_SIDED and not mp.metric.is_list and mp.removed is None
                              for mp in plan)
         votes = []
