@@ -58,7 +58,11 @@ def _target_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], 
     adwn = ad * wn
 
     def target(xn: int, xd: int) -> Fraction:
-        return _falloff(abs(xn * ad - an * xd) * wd, adwn * xd)
+        s = abs(xn * ad - an * xd)          # |x - a| * ad * xd; _falloff written out (the kernel most called)
+        if not s:
+            return ONE
+        s, d = s * wd, adwn * xd
+        return ZERO if s >= d else pair_fraction(d - s, d)
     return target
 
 

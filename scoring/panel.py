@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from mmverify import paths
 from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
@@ -222,7 +222,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     verified = _Verified(gates) if guarded else None
     gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
-    table: list[list[Fraction | None]] = []     # per metric: r per paper
+    table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
     quick = not detail and not gaps     # no claim can be unwitnessed
@@ -232,6 +232,9 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
             if rs is not None:
                 table.append(rs)
                 continue
+        elif mp.fixed is not None and not detail:
+            table.append(mp.fixed)
+            continue
         elif quick and mp.quick_items is not None:
             keys = lists.get(mp.list_key)
             if keys is None:
@@ -282,7 +285,7 @@ def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | F
     return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
 
 
-def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
+def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
                results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
     """The unsupported_conclusion rule: a conclusion's r times its support's mean
     r (from the r before this rule), in place; records only when ``results``."""

@@ -41,7 +41,7 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "tail",
-                 "head", "list_key", "general", "quick", "quick_items")
+                 "head", "list_key", "general", "quick", "quick_items", "fixed")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -62,6 +62,8 @@ class MetricPlan:
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
         # some voting anchor of a scalar is scored through kernel_score, not a kernel made against it
         self.general = any(e.votes and e.num is None for e in self.entries)
+        # a removed metric's r is None for every paper, whatever the artifact holds
+        self.fixed: tuple[None, ...] | None = (None,) * len(self.entries) if self.removed is not None else None
         # the verdict path's common case, a scalar that every voting anchor
         # scores with the kernel made against it: (the path's segments, per
         # paper that kernel or None, the ceiling's reach as (num, den, higher)

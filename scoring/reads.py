@@ -81,15 +81,37 @@ def item_key(raw: Any) -> str | None:
     A string is read as a number only within the parser's number caps
     (:func:`mmverify.artifact.bounded_decimal`): an artifact key such as
     ``"1e999999999"`` or 200,000 digits is a label, not a giant integer."""
+    cls = raw.__class__
+    if cls is str or (cls is Decimal and raw.is_finite()):
+        # the keys of a list recur from artifact to artifact: a short one's key is kept
+        key = _KEYS.get((cls, raw))
+        if key is None:
+            key = _text_key(raw)
+            if len(key) <= _KEY_KEPT and (cls is Decimal or len(raw) <= _KEY_KEPT):
+                if len(_KEYS) >= _KEYS_KEPT:
+                    _KEYS.clear()
+                _KEYS[(cls, raw)] = key
+        return key
     if isinstance(raw, bool) or raw is None:
         return None
+    if isinstance(raw, str) or (type(raw) is Decimal and raw.is_finite()):     # (a subclass)
+        return _text_key(raw)
+    num = to_fraction(raw)
+    return fraction_text(num) if num is not None else None
+
+
+def _text_key(raw: str | Decimal) -> str:
     if isinstance(raw, str):
         dec = bounded_decimal(raw) if raw[:1] in _NUMBER_START else None
         return number_text(dec) if dec is not None else normalise_label(raw)
-    if type(raw) is Decimal and raw.is_finite():
-        return number_text(raw)
-    num = to_fraction(raw)
-    return fraction_text(num) if num is not None else None
+    return number_text(raw)
+
+
+# item_key of a string or finite Decimal, by (class, value): equal Decimals
+# (``1`` and ``1.00``) have one key; at most _KEYS_KEPT kept, of _KEY_KEPT characters
+_KEYS: dict[tuple[type, Any], str] = {}
+_KEYS_KEPT = 4096
+_KEY_KEPT = 64
 
 
 _NONE: Mapping[str, Any] = MappingProxyType({})    # an empty mapping no one can fill
