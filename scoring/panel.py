@@ -174,18 +174,66 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     ``unverified_improvement`` rule see which claims a passing replay gate
     verifies. ``ruleset`` is ``verified`` (default) or ``paper``.
     """
-    out = _panel(task, data, gates, ruleset, True)
-    assert isinstance(out, PanelScore)
-    return out
+    plan, guarded, gaps = _begin(task, gates, ruleset)
+    verified = _Verified(gates) if guarded else None
+    lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
+    table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
+    results: list[MetricResult] = []
+    rules: list[RuleApplication] = []
+    for mp in plan:
+        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
+        rs, result = _score_metric(mp, data, claim, verified, True, lists)
+        assert result is not None
+        table.append(rs)
+        if mp.removed is not None:
+            rules.append(mp.removed)
+        if claim is not None:
+            rules.append(claim)
+        results.append(result)
+        for pm in result.per_paper:
+            rules.extend(pm.rules)
+    if guarded and plan.conclusions:
+        _supported(plan, table, results, rules)
+    rs = _paper_rs(plan, table)
+    papers = tuple(_paper(paper.paper_id, paper.award, paper.oracle, reported, r)
+                   for paper, (_, reported, _, _), r in zip(task.panel, plan.votes, rs))
+    return PanelScore(tuple(results), papers, _oeval(rs), tuple(rules), ruleset)
 
 
 def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> Fraction | None:
-    """``score_panel(task, data, gates, ruleset).oeval``, computed by the same
-    code with the per-metric, per-paper and per-item records (and their texts)
-    left out: the verdict-only path of the reward."""
-    out = _panel(task, data, gates, ruleset, False)
-    assert not isinstance(out, PanelScore)
-    return out
+    """``score_panel(task, data, gates, ruleset).oeval`` without the per-metric,
+    per-paper and per-item records (and their texts): the verdict-only path of
+    the reward. A scalar read as a finite JSON number, and a list of them, is
+    scored straight from the plan's kernels (:attr:`MetricPlan.quick`,
+    :attr:`MetricPlan.quick_items`); any other metric, and one whose claim is
+    unwitnessed, by the same code as the report's, records left out."""
+    plan, guarded, gaps = _begin(task, gates, ruleset)
+    verified = _Verified(gates) if guarded else None
+    lists: dict[tuple[str, str | None], ListKeys] = {}
+    table: list[Sequence[Fraction | None]] = []
+    for mp in plan:
+        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
+        if claim is None:
+            if mp.quick is not None:
+                rs = _quick_row(mp.quick, data, guarded)
+                if rs is not None:
+                    table.append(rs)
+                    continue
+            elif mp.fixed is not None:
+                table.append(mp.fixed)
+                continue
+            elif mp.quick_items is not None:
+                keys = lists.get(mp.list_key)
+                if keys is None:
+                    keys = lists[mp.list_key] = list_keys(data, mp.metric.path, mp.metric.match_by, mp.head)
+                rs = _quick_items(mp.quick_items, keys, guarded)
+                if rs is not None:
+                    table.append(rs)
+                    continue
+        table.append(_score_metric(mp, data, claim, verified, False, lists)[0])
+    if guarded and plan.conclusions:
+        _supported(plan, table, None, [])
+    return _oeval(_paper_rs(plan, table))
 
 
 def deferred_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> PanelScore:
@@ -214,75 +262,47 @@ class _Verified:
         return path in self.paths
 
 
-def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | Fraction | None:
+def _begin(task, gates, ruleset: str) -> tuple[PanelPlan, bool, tuple]:
+    """The task's plan, whether the ``verified`` ruleset's rules apply, and the
+    hard gaps an unwitnessed claim is looked for in (only where one can be)."""
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
     plan = plan_of(task)
-    guarded = ruleset == "verified"
-    verified = _Verified(gates) if guarded else None
     gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
-    lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
-    table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
-    results: list[MetricResult] = []
-    rules: list[RuleApplication] = []
-    quick = not detail and not gaps     # no claim can be unwitnessed
-    for mp in plan:
-        if quick and mp.quick is not None:
-            rs = _quick_row(mp.quick, data, guarded)
-            if rs is not None:
-                table.append(rs)
-                continue
-        elif mp.fixed is not None and not detail:
-            table.append(mp.fixed)
+    return plan, ruleset == "verified", gaps
+
+
+def _paper_rs(plan: PanelPlan, table: list[Sequence[Fraction | None]]) -> list[Fraction | None]:
+    """R(m, S_p) per paper: sum(weight * r) / sum(weight) over the metrics the
+    paper votes on (the weights' sum is the plan's), summed on integers and
+    reduced once; None for a paper that votes on none."""
+    out: list[Fraction | None] = []
+    for i, (at, _, den_n, den_d) in enumerate(plan.votes):
+        if den_n <= 0:
+            out.append(None)
             continue
-        elif quick and mp.quick_items is not None:
-            keys = lists.get(mp.list_key)
-            if keys is None:
-                keys = lists[mp.list_key] = list_keys(data, mp.metric.path, mp.metric.match_by, mp.head)
-            rs = _quick_items(mp.quick_items, keys, guarded)
-            if rs is not None:
-                table.append(rs)
-                continue
-        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
-        rs, result = _score_metric(mp, data, claim, verified, detail, lists)
-        table.append(rs)
-        if detail:
-            assert result is not None
-            if mp.removed is not None:
-                rules.append(mp.removed)
-            if claim is not None:
-                rules.append(claim)
-            results.append(result)
-            for pm in result.per_paper:
-                rules.extend(pm.rules)
-    if guarded and plan.conclusions:
-        _supported(plan, table, results if detail else None, rules)
-    papers = []
-    voting_n, voting_d, voting = 0, 1, 0
-    for i, (at, reported, den_n, den_d) in enumerate(plan.votes):
-        # R = sum(weight * r) / sum(weight) over the metrics the paper votes on
-        # (the weights' sum is the plan's), summed on integers and reduced once
-        if den_n > 0:
-            num_n, num_d = 0, 1
-            for k in at:
-                rn, rd = table[k][i].as_integer_ratio()
-                wn, wd = plan[k].weight_pair
+        num_n, num_d = 0, 1
+        for k, wn, wd in at:
+            r = table[k][i]
+            if r is ONE:
+                num_n, num_d = num_n * wd + wn * num_d, num_d * wd
+            elif r is not ZERO:
+                rn, rd = r.as_integer_ratio()
                 if rn:
-                    tn, td = wn * rn, wd * rd
-                    num_n, num_d = num_n * td + tn * num_d, num_d * td
-            paper_r = pair_fraction(num_n * den_d, num_d * den_n)
-            voting_n, voting_d = voting_n * paper_r.denominator + paper_r.numerator * voting_d, \
-                voting_d * paper_r.denominator
-            voting += 1
-        else:
-            paper_r = None
-        if detail:
-            paper = task.panel[i]
-            papers.append(_paper(paper.paper_id, paper.award, paper.oracle, reported, paper_r))
-    oeval = pair_fraction(voting_n, voting_d * voting) if voting else None
-    if not detail:
-        return oeval
-    return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
+                    td = wd * rd
+                    num_n, num_d = num_n * td + wn * rn * num_d, num_d * td
+        out.append(pair_fraction(num_n * den_d, num_d * den_n))
+    return out
+
+
+def _oeval(paper_rs: list[Fraction | None]) -> Fraction | None:
+    """O-EVAL: the mean R over the papers that vote (None when none does)."""
+    n, d, voting = 0, 1, 0
+    for r in paper_rs:
+        if r is not None:
+            rn, rd = r.as_integer_ratio()
+            n, d, voting = n * rd + rn * d, d * rd, voting + 1
+    return pair_fraction(n, d * voting) if voting else None
 
 
 def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
@@ -297,9 +317,10 @@ def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
         for i, r in enumerate(table[k]):
             if r is None or r == 0:
                 continue
-            f = support_factor(rows, i)
-            if f is None or f == 1:
+            mean = support_factor(rows, i)
+            if mean is None or mean[0] == mean[1]:      # no support, or a mean of 1
                 continue
+            f = pair_fraction(*mean)
             if rs is None:
                 rs = list(table[k])
             rs[i] = f if r is ONE else r * f

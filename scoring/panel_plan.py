@@ -40,7 +40,7 @@ class Anchor:
 
 
 class MetricPlan:
-    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "tail",
+    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "tail",
                  "head", "list_key", "general", "quick", "quick_items", "fixed")
 
     def __init__(self, task, metric):
@@ -58,7 +58,6 @@ class MetricPlan:
         self.want = want_of(sample) if metric.direction == "exact_value" else NUMBER
         self.removed = incomparable(task, metric)
         self.caps = caps_of(task, metric)
-        self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
         # some voting anchor of a scalar is scored through kernel_score, not a kernel made against it
         self.general = any(e.votes and e.num is None for e in self.entries)
@@ -174,15 +173,16 @@ class PanelPlan(tuple):
       ``supported_by`` (a name that is no metric of the task left out);
     * ``claimable``: whether any metric can meet the unwitnessed_claim rule (a
       one-sided scalar, not removed);
-    * ``votes``: per paper, the positions of the metrics it votes on (anchored,
-      not removed: whatever the artifact holds, these and only these have an r),
-      their ids and the sum of their weights as (numerator, denominator).
+    * ``votes``: per paper, the metrics it votes on (anchored, not removed:
+      whatever the artifact holds, these and only these have an r) as
+      (position, weight numerator, weight denominator), their ids and the sum
+      of their weights as numerator and denominator.
     """
 
     conclusions: tuple[int, ...]
     support: tuple[tuple[int, ...], ...]
     claimable: bool
-    votes: tuple[tuple[tuple[int, ...], tuple[str, ...], int, int], ...]
+    votes: tuple[tuple[tuple[tuple[int, int, int], ...], tuple[str, ...], int, int], ...]
 
     def __new__(cls, task, metrics):
         plan = super().__new__(cls, metrics)
@@ -195,7 +195,8 @@ class PanelPlan(tuple):
         for i in range(len(task.panel)):
             at = tuple(k for k, mp in enumerate(plan) if mp.entries[i].votes and mp.removed is None)
             total = sum((plan[k].metric.weight for k in at), Fraction(0))
-            votes.append((at, tuple(plan[k].id for k in at), total.numerator, total.denominator))
+            weighted = tuple((k, plan[k].metric.weight.numerator, plan[k].metric.weight.denominator) for k in at)
+            votes.append((weighted, tuple(plan[k].id for k in at), total.numerator, total.denominator))
         plan.votes = tuple(votes)
         return plan
 

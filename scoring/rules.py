@@ -38,7 +38,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, Mapping, Sequence
 
-from mmverify.numbers import fraction_text, pair_fraction
+from mmverify.numbers import fraction_text
 
 from .kernels import ONE, ONE_SIDED, ZERO
 
@@ -157,19 +157,18 @@ def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
     return Ceiling(best, band_width(metric, best, None).width, higher)
 
 
-def support_factor(rows: Sequence[Sequence[Fraction | None]], paper_index: int) -> Fraction | None:
-    """Mean r of a metric's supporting metrics for one paper (None: no supporting
-    metric scored by that paper). ``rows`` holds each supporting metric's r
-    for each paper, in panel order (a metric named twice in ``supported_by``
-    counts twice)."""
-    # the mean, summed on integers and reduced once
+def support_factor(rows: Sequence[Sequence[Fraction | None]], paper_index: int) -> tuple[int, int] | None:
+    """Mean r of a metric's supporting metrics for one paper, as a numerator
+    and a positive denominator not reduced (None: no supporting metric scored
+    by that paper). ``rows`` holds each supporting metric's r for each paper,
+    in panel order (a metric named twice in ``supported_by`` counts twice)."""
     n, d, count = 0, 1, 0
     for row in rows:
         r = row[paper_index]
         if r is not None:
             rn, rd = r.as_integer_ratio()
             n, d, count = n * rd + rn * d, d * rd, count + 1
-    return pair_fraction(n, d * count) if count else None
+    return (n, d * count) if count else None
 
 
 def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: Ceiling) -> RuleApplication:
