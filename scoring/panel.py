@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from mmverify import paths
+from mmverify.labels import normalise_label
 from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
 
 from .kernels import ONE, ZERO
@@ -222,6 +223,11 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
             elif mp.fixed is not None:
                 table.append(mp.fixed)
                 continue
+            elif mp.quick_label is not None:
+                rs = _quick_label(mp.quick_label, data)
+                if rs is not None:
+                    table.append(rs)
+                    continue
             elif mp.quick_items is not None:
                 keys = lists.get(mp.list_key)
                 if keys is None:
@@ -297,12 +303,14 @@ def _paper_rs(plan: PanelPlan, table: list[Sequence[Fraction | None]]) -> list[F
 
 def _oeval(paper_rs: list[Fraction | None]) -> Fraction | None:
     """O-EVAL: the mean R over the papers that vote (None when none does)."""
-    n, d, voting = 0, 1, 0
-    for r in paper_rs:
-        if r is not None:
-            rn, rd = r.as_integer_ratio()
-            n, d, voting = n * rd + rn * d, d * rd, voting + 1
-    return pair_fraction(n, d * voting) if voting else None
+    voting = [r for r in paper_rs if r is not None]
+    if len(voting) <= 1:
+        return voting[0] if voting else None
+    n, d = 0, 1
+    for r in voting:
+        rn, rd = r.as_integer_ratio()
+        n, d = n * rd + rn * d, d * rd
+    return pair_fraction(n, d * len(voting))
 
 
 def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
@@ -341,12 +349,9 @@ def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
 
 # ------------------------------------------------------- one metric
 
-def _quick_row(quick: tuple, data: Any, guarded: bool) -> list[Fraction | None] | None:
-    """A scalar metric's r per paper (see :attr:`MetricPlan.quick`) when its
-    value is a finite JSON number and, with the ceiling on, within one band of
-    the panel's best: the kernels on its exact ratio, as :func:`_score_metric`
-    gives them. None for anything else, which that function scores."""
-    segments, kernels, reach = quick
+def _walk(data: Any, segments: tuple) -> Any:
+    """The value at a path's segments where every step is a plain dict key
+    or list index that is there (as :func:`mmverify.paths.get` finds it), else None."""
     cur = data
     for seg in segments:
         if seg.__class__ is str:
@@ -357,6 +362,16 @@ def _quick_row(quick: tuple, data: Any, guarded: bool) -> list[Fraction | None] 
             cur = cur[seg]
         else:
             return None
+    return cur
+
+
+def _quick_row(quick: tuple, data: Any, guarded: bool) -> list[Fraction | None] | None:
+    """A scalar metric's r per paper (see :attr:`MetricPlan.quick`) when its
+    value is a finite JSON number and, with the ceiling on, within one band of
+    the panel's best: the kernels on its exact ratio, as :func:`_score_metric`
+    gives them. None for anything else, which that function scores."""
+    segments, kernels, reach = quick
+    cur = _walk(data, segments)
     if cur.__class__ is not Decimal or not cur.is_finite():
         return None
     n, d = cur.as_integer_ratio()       # in lowest terms, as the kernels read it
@@ -365,6 +380,19 @@ def _quick_row(quick: tuple, data: Any, guarded: bool) -> list[Fraction | None] 
         if not (n * rd <= rn * d if higher else n * rd >= rn * d):
             return None
     return [k(n, d) if k is not None else None for k in kernels]
+
+
+def _quick_label(quick: tuple, data: Any) -> list[Fraction | None] | None:
+    """A label metric's r per paper (see :attr:`MetricPlan.quick_label`) when
+    its value is a string: 1 where it equals the anchor once both are
+    normalised, else 0, as :func:`_score_metric` gives it. None for anything
+    else, which that function scores."""
+    segments, labels = quick
+    cur = _walk(data, segments)
+    if cur.__class__ is not str:
+        return None
+    label = normalise_label(cur)
+    return [None if a is None else ONE if a == label else ZERO for a in labels]
 
 
 def _quick_items(quick: tuple, keys: ListKeys, guarded: bool) -> list[Fraction | None] | None:

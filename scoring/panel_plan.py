@@ -11,8 +11,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
+from mmverify.labels import normalise_label
+
 from .kernels import DIRECTIONS, ONE_SIDED, anchored, kernel_score
-from .reads import NUMBER, anchor_text, item_key, want_of
+from .reads import LABEL, NUMBER, anchor_text, item_key, want_of
 from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 
 
@@ -41,7 +43,7 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "tail",
-                 "head", "list_key", "general", "quick", "quick_items", "fixed")
+                 "head", "list_key", "general", "quick", "quick_label", "quick_items", "fixed")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -73,6 +75,13 @@ class MetricPlan:
             cap = self.caps.get(None)
             reach = None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
             self.quick = (tail.segments, tuple(e.num if e.votes else None for e in self.entries), reach)
+        # and a label compared with label anchors (exact_value): (the path's
+        # segments, per paper the anchor's normalised label or None)
+        self.quick_label: tuple[tuple[Any, ...], tuple[str | None, ...]] | None = None
+        if metric.direction == "exact_value" and not metric.is_list and self.removed is None and \
+                self.want == LABEL and all(type(e.anchor) is str for e in self.entries if e.votes):
+            self.quick_label = (tail.segments, tuple(normalise_label(e.anchor) if e.votes else None
+                                                     for e in self.entries))
         # and a list whose items are numbers (``[*]``) or an item's field
         # (``[*].name``) that every voting anchor item scores with its kernel:
         # (the field or None, per paper None or its items as (key, kernel,

@@ -12,6 +12,7 @@ the wrong type ``not_a_number`` or ``not_a_label``.
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import lru_cache
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
@@ -141,9 +142,7 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
     if isinstance(raw_items, paths.Missing):
         return ListKeys(raw_items, [], (), 0)
     if not match_by:
-        order = tuple(str(i) for i in range(len(raw_items)))
-        return ListKeys(None, raw_items, tuple((k, i, True) for i, k in enumerate(order)), 0, order,
-                        {k: i for i, k in enumerate(order)})
+        return ListKeys(None, raw_items, *_positions(len(raw_items)))
     rows: list[tuple[str, int, bool]] = []
     seen: set[str] = set()
     dupes = 0
@@ -158,6 +157,21 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
             rows.append((key, i, True))
     return ListKeys(None, raw_items, tuple(rows), dupes, tuple(k for k, _, _ in rows),
                     {k: i for k, i, keyed in rows if keyed})
+
+
+def _positional(n: int) -> tuple[tuple[tuple[str, int, bool], ...], int, tuple[str, ...], Mapping[str, int]]:
+    """The rows, dupes, order and index of a list of ``n`` items keyed by position."""
+    order = tuple(str(i) for i in range(n))
+    return (tuple((k, i, True) for i, k in enumerate(order)), 0, order,
+            MappingProxyType({k: i for i, k in enumerate(order)}))
+
+
+_positional_kept = lru_cache(maxsize=256)(_positional)
+
+
+def _positions(n: int) -> tuple[tuple[tuple[str, int, bool], ...], int, tuple[str, ...], Mapping[str, int]]:
+    # the same for every list of n items: kept for the lengths met last
+    return _positional_kept(n) if n <= 1024 else _positional(n)
 
 
 class ListRead(NamedTuple):
