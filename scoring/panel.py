@@ -17,7 +17,6 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from mmverify import paths
-from mmverify.labels import normalise_label
 from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
 
 from .kernels import ONE, ZERO
@@ -204,39 +203,20 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
 def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> Fraction | None:
     """``score_panel(task, data, gates, ruleset).oeval`` without the per-metric,
     per-paper and per-item records (and their texts): the verdict-only path of
-    the reward. A scalar read as a finite JSON number, and a list of them, is
-    scored straight from the plan's kernels (:attr:`MetricPlan.quick`,
-    :attr:`MetricPlan.quick_items`); any other metric, and one whose claim is
-    unwitnessed, by the same code as the report's, records left out."""
+    the reward. A scalar read as a finite JSON number, a label, and a list of
+    numbers, are scored straight from the plan's kernels, in code generated
+    once per task (:mod:`.panelcode`); any other metric, and every metric of
+    an artifact where a claim may be unwitnessed, by the same code as the
+    report's, records left out."""
     plan, guarded, gaps = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
     lists: dict[tuple[str, str | None], ListKeys] = {}
-    table: list[Sequence[Fraction | None]] = []
-    for mp in plan:
-        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
-        if claim is None:
-            if mp.quick is not None:
-                rs = _quick_row(mp.quick, data, guarded)
-                if rs is not None:
-                    table.append(rs)
-                    continue
-            elif mp.fixed is not None:
-                table.append(mp.fixed)
-                continue
-            elif mp.quick_label is not None:
-                rs = _quick_label(mp.quick_label, data)
-                if rs is not None:
-                    table.append(rs)
-                    continue
-            elif mp.quick_items is not None:
-                keys = lists.get(mp.list_key)
-                if keys is None:
-                    keys = lists[mp.list_key] = list_keys(data, mp.metric.path, mp.metric.match_by, mp.head)
-                rs = _quick_items(mp.quick_items, keys, guarded)
-                if rs is not None:
-                    table.append(rs)
-                    continue
-        table.append(_score_metric(mp, data, claim, verified, False, lists)[0])
+    code = _table_code(plan) if not gaps else None
+    if code is not None:
+        table = code(data, guarded, verified, lists)
+    else:       # a claim may be unwitnessed (or the task's table could not be compiled)
+        table = [_score_metric(mp, data, unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None
+                               else None, verified, False, lists)[0] for mp in plan]
     if guarded and plan.conclusions:
         _supported(plan, table, None, [])
     return _oeval(_paper_rs(plan, table))
@@ -266,6 +246,34 @@ class _Verified:
         if self.paths is None:
             self.paths = self.gates.verified() if self.gates is not None else frozenset()
         return path in self.paths
+
+
+_UNSET = object()
+
+
+def _table_code(plan: PanelPlan):
+    """The plan's generated table (:mod:`.panelcode`), compiled at its first
+    verdict; None when it could not be compiled."""
+    code = plan.__dict__.get("table_code", _UNSET)
+    if code is _UNSET:
+        from .panelcode import compile_table
+
+        code = plan.table_code = compile_table(plan, _general, _quick_items, _list_keys)
+    return code
+
+
+def _general(mp: MetricPlan, data: Any, verified: _Verified | None,
+             lists: dict[tuple[str, str | None], ListKeys]) -> list[Fraction | None]:
+    """One metric's r per paper by the general scoring, no claim unwitnessed, no records."""
+    return _score_metric(mp, data, None, verified, False, lists)[0]
+
+
+def _list_keys(mp: MetricPlan, data: Any, lists: dict[tuple[str, str | None], ListKeys]) -> ListKeys:
+    """The keys of a list metric's list, read once per artifact."""
+    keys = lists.get(mp.list_key)
+    if keys is None:
+        keys = lists[mp.list_key] = list_keys(data, mp.metric.path, mp.metric.match_by, mp.head)
+    return keys
 
 
 def _begin(task, gates, ruleset: str) -> tuple[PanelPlan, bool, tuple]:
@@ -349,52 +357,6 @@ def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
 
 # ------------------------------------------------------- one metric
 
-def _walk(data: Any, segments: tuple) -> Any:
-    """The value at a path's segments where every step is a plain dict key
-    or list index that is there (as :func:`mmverify.paths.get` finds it), else None."""
-    cur = data
-    for seg in segments:
-        if seg.__class__ is str:
-            if cur.__class__ is not dict:
-                return None
-            cur = cur.get(seg)
-        elif cur.__class__ is list and seg < len(cur):
-            cur = cur[seg]
-        else:
-            return None
-    return cur
-
-
-def _quick_row(quick: tuple, data: Any, guarded: bool) -> list[Fraction | None] | None:
-    """A scalar metric's r per paper (see :attr:`MetricPlan.quick`) when its
-    value is a finite JSON number and, with the ceiling on, within one band of
-    the panel's best: the kernels on its exact ratio, as :func:`_score_metric`
-    gives them. None for anything else, which that function scores."""
-    segments, kernels, reach = quick
-    cur = _walk(data, segments)
-    if cur.__class__ is not Decimal or not cur.is_finite():
-        return None
-    n, d = cur.as_integer_ratio()       # in lowest terms, as the kernels read it
-    if guarded and reach is not None:
-        rn, rd, higher = reach          # past the reach, unverified_improvement may apply
-        if not (n * rd <= rn * d if higher else n * rd >= rn * d):
-            return None
-    return [k(n, d) if k is not None else None for k in kernels]
-
-
-def _quick_label(quick: tuple, data: Any) -> list[Fraction | None] | None:
-    """A label metric's r per paper (see :attr:`MetricPlan.quick_label`) when
-    its value is a string: 1 where it equals the anchor once both are
-    normalised, else 0, as :func:`_score_metric` gives it. None for anything
-    else, which that function scores."""
-    segments, labels = quick
-    cur = _walk(data, segments)
-    if cur.__class__ is not str:
-        return None
-    label = normalise_label(cur)
-    return [None if a is None else ONE if a == label else ZERO for a in labels]
-
-
 def _quick_items(quick: tuple, keys: ListKeys, guarded: bool) -> list[Fraction | None] | None:
     """A list metric's r per paper (see :attr:`MetricPlan.quick_items`) when
     the list is there and every item an anchor pairs with holds a finite JSON
@@ -471,10 +433,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
     read: ListRead | None = None
     x = value = reason = None
     if mp.list_key is not None:
-        keys = lists.get(mp.list_key)
-        if keys is None:
-            keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by, mp.head)
-        read = read_list(metric, data, mp.want, detail, keys, mp.tail)
+        read = read_list(metric, data, mp.want, detail, _list_keys(mp, data, lists), mp.tail)
         value, status, reason = read.text, read.status, read.detail
     else:
         raw = paths.get(data, mp.tail)

@@ -1,0 +1,97 @@
+"""The table of the panel's verdict path, generated once per task as straight code.
+
+For a task's :class:`~.panel_plan.PanelPlan`, :func:`generate` writes the
+source of one function ``table(view, guarded, verified, lists)`` that gives,
+per metric in task order, its r per paper, as the metric scoring of
+:mod:`.panel` gives it when no claim is unwitnessed. It reads every object
+on the metrics' paths once, walking the artifact with plain ``dict.get`` and
+list indexing (the walk of :mod:`mmverify.gates.quickcode`), and scores in
+line what the plan marks for the verdict path:
+
+* a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): the
+  kernels made against each anchor on its exact ratio, once the ceiling is
+  known not to apply;
+* a label compared with label anchors (:attr:`MetricPlan.quick_label`);
+* a removed metric (:attr:`MetricPlan.fixed`);
+* a list of numbers (:attr:`MetricPlan.quick_items`), through
+  the quick list scoring of :mod:`.panel`.
+
+Anything else, and any value those do not take, is scored by the general
+metric scoring (``GEN``). The source is made from the plan only: path keys
+appear as ``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*``
+by the path grammar), list indices as integers, every other name is a
+constant of the function's namespace, which holds no builtins but the
+few the walk names;
+nothing from an artifact is ever part of it. A test holds it to the report's
+O-EVAL on perturbed oracles.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Callable
+
+from mmverify.gates.quickcode import MISSING, _Writer
+from mmverify.labels import normalise_label
+
+from .kernels import ONE, ZERO
+
+
+def generate(plan, general: Callable[..., Any], items: Callable[..., Any],
+             keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
+    """The source of ``table`` for ``plan`` and the namespace it runs in.
+    ``general(mp, view, verified, lists)`` scores one metric in full,
+    ``items(quick_items, list_keys, guarded)`` is the quick list scoring (None
+    where it declines), ``keys(mp, view, lists)`` the list keys of one
+    artifact's list, read once."""
+    w = _Writer()
+    w.names.update(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, GEN=general, QI=items, LK=keys,
+                   MISSING=MISSING)
+    for mp in plan:
+        m = w.const(mp, "M")
+        fallback = f"GEN({m}, view, verified, lists)"
+        if mp.fixed is not None:
+            w.lines.append(f"    t.append({w.const(mp.fixed, 'F')})")
+        elif mp.quick is not None:
+            segments, kernels, reach = mp.quick
+            v = w.walk(segments)
+            row = ", ".join("None" if k is None else f"{w.const(k, 'K')}(n, d)" for k in kernels)
+            w.lines.append(f"    if {v}.__class__ is Decimal and {v}.is_finite():")
+            w.lines.append(f"        n, d = {v}.as_integer_ratio()")
+            if reach is not None:       # past one band beyond the panel's best: the general scoring
+                rn, rd = w.const(reach[0], "RN"), w.const(reach[1], "RD")
+                within = f"n * {rd} <= {rn} * d" if reach[2] else f"n * {rd} >= {rn} * d"
+                w.lines.append(f"        t.append([{row}] if not guarded or {within} else {fallback})")
+            else:
+                w.lines.append(f"        t.append([{row}])")
+            w.lines.append("    else:")
+            w.lines.append(f"        t.append({fallback})")
+        elif mp.quick_label is not None:
+            segments, labels = mp.quick_label
+            v = w.walk(segments)
+            row = ", ".join("None" if a is None else f"ONE if x == {w.const(a, 'A')} else ZERO" for a in labels)
+            w.lines.append(f"    if {v}.__class__ is str:")
+            w.lines.append(f"        x = NL({v})")
+            w.lines.append(f"        t.append([{row}])")
+            w.lines.append("    else:")
+            w.lines.append(f"        t.append({fallback})")
+        elif mp.quick_items is not None:
+            w.lines.append(f"    rs = QI({w.const(mp.quick_items, 'Q')}, LK({m}, view, lists), guarded)")
+            w.lines.append(f"    t.append(rs if rs is not None else {fallback})")
+        else:
+            w.lines.append(f"    t.append({fallback})")
+    w.lines.append("    return t")
+    head = ["def table(view, guarded, verified, lists):", "    t = []"]
+    return "\n".join(head + w.lines) + "\n", w.names
+
+
+def compile_table(plan, general: Callable[..., Any], items: Callable[..., Any],
+                  keys: Callable[..., Any]) -> Callable[..., list] | None:
+    """``table`` for ``plan`` compiled (see :func:`generate`); None when the
+    interpreter cannot compile it (a task past the compiler's limits)."""
+    source, names = generate(plan, general, items, keys)
+    namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str})
+    try:
+        exec(compile(source, "<panel verdict table>", "exec"), namespace)
+    except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError):
+        return None
+    return namespace["table"]
