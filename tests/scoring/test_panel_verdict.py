@@ -6,6 +6,7 @@ panels of several papers, under both rulesets and with gate reports that
 verify, or do not verify, the values scored."""
 from __future__ import annotations
 
+import ast
 import copy
 from dataclasses import replace
 from decimal import Decimal
@@ -19,6 +20,7 @@ from mmverify.gates import evaluate_gates
 from mmverify.gates.quick import HardGatesPassed
 from mmverify.paths import WILDCARD, concrete
 from mmverify.scoring.panel import panel_oeval, score_panel
+from mmverify.scoring import panel, panelcode
 from mmverify.scoring.panel_plan import plan_of
 from mmverify.tasks import load_all
 from tests.helpers.hostile import oracle_data
@@ -49,6 +51,8 @@ def _walk(data: Any, segments: tuple) -> Any:
 def _new_number(draw, old: Any) -> Any:
     if isinstance(old, Decimal) and old.is_finite() and draw(st.booleans()):
         return old * Decimal(draw(st.sampled_from(SCALES)))
+    if isinstance(old, str) and draw(st.booleans()):     # a label: the same one written otherwise, or another
+        return draw(st.sampled_from([old.upper(), f"  {old}\t", old + "x", old[:-1], " ".join(old)]))
     return draw(st.one_of(st.sampled_from(ODD_VALUES), st.decimals(-10**6, 10**6, places=4)))
 
 
@@ -217,3 +221,20 @@ def test_edges_of_the_ceiling_and_of_the_reads():
         d = {"r": {"rows": rows}}
         assert panel_oeval(t, d) == score_panel(t, d).oeval
     assert panel_oeval(t, {"r": {"rows": [{}, {"v": Decimal(2)}]}}) == Fraction(1, 2)
+
+
+def test_the_generated_table_names_only_the_plan():
+    # every text in a task's generated source is a key of one of its metrics'
+    # paths; every name is a constant of its namespace or one of its locals
+    for t in TASKS:
+        plan = plan_of(t)
+        source, names = panelcode.generate(plan, panel._general, panel._quick_items, panel._list_keys)
+        keys = {s for m in t.metrics for s in m.path.segments if isinstance(s, str)}
+        tree = ast.parse(source)
+        texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        assert texts <= keys, t.id
+        local = {"view", "guarded", "verified", "lists", "t", "n", "d", "x", "rs"}
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        assert all(u in names or u in local or u in ("len", "dict", "list", "str") or
+                   (u[0] == "r" and u[1:].isdigit()) for u in used), t.id
+        assert panel._table_code(plan) is not None
