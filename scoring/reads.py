@@ -83,15 +83,16 @@ def item_key(raw: Any) -> str | None:
     (:func:`mmverify.artifact.bounded_decimal`): an artifact key such as
     ``"1e999999999"`` or 200,000 digits is a label, not a giant integer."""
     cls = raw.__class__
-    if cls is str or (cls is Decimal and raw.is_finite()):
-        # the keys of a list recur from artifact to artifact: a short one's key is kept
-        key = _KEYS.get((cls, raw))
+    # the keys of a list recur from artifact to artifact: a short one's key is kept
+    kept = _LABEL_KEYS if cls is str else _NUMBER_KEYS if cls is Decimal and raw.is_finite() else None
+    if kept is not None:
+        key = kept.get(raw)
         if key is None:
             key = _text_key(raw)
             if len(key) <= _KEY_KEPT and (cls is Decimal or len(raw) <= _KEY_KEPT):
-                if len(_KEYS) >= _KEYS_KEPT:
-                    _KEYS.clear()
-                _KEYS[(cls, raw)] = key
+                if len(kept) >= _KEYS_KEPT:
+                    kept.clear()
+                kept[raw] = key
         return key
     if isinstance(raw, bool) or raw is None:
         return None
@@ -108,9 +109,10 @@ def _text_key(raw: str | Decimal) -> str:
     return number_text(raw)
 
 
-# item_key of a string or finite Decimal, by (class, value): equal Decimals
-# (``1`` and ``1.00``) have one key; at most _KEYS_KEPT kept, of _KEY_KEPT characters
-_KEYS: dict[tuple[type, Any], str] = {}
+# item_key of a string, and of a finite Decimal (equal ones, ``1`` and ``1.00``,
+# have one key); at most _KEYS_KEPT of each kept, of _KEY_KEPT characters
+_LABEL_KEYS: dict[str, str] = {}
+_NUMBER_KEYS: dict[Decimal, str] = {}
 _KEYS_KEPT = 4096
 _KEY_KEPT = 64
 
@@ -144,19 +146,22 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
     if not match_by:
         return ListKeys(None, raw_items, *_positions(len(raw_items)))
     rows: list[tuple[str, int, bool]] = []
-    seen: set[str] = set()
+    order: list[str] = []
+    index: dict[str, int] = {}      # (the keys seen)
     dupes = 0
     for i, item in enumerate(raw_items):
         key = item_key(item.get(match_by)) if isinstance(item, dict) else None
         if key is None:
-            rows.append((f"#{i}", i, False))
-        elif key in seen:
+            key = f"#{i}"
+            rows.append((key, i, False))
+        elif key in index:
             dupes += 1
+            continue
         else:
-            seen.add(key)
+            index[key] = i
             rows.append((key, i, True))
-    return ListKeys(None, raw_items, tuple(rows), dupes, tuple(k for k, _, _ in rows),
-                    {k: i for k, i, keyed in rows if keyed})
+        order.append(key)
+    return ListKeys(None, raw_items, tuple(rows), dupes, tuple(order), index)
 
 
 def _positional(n: int) -> tuple[tuple[tuple[str, int, bool], ...], int, tuple[str, ...], Mapping[str, int]]:
