@@ -1,3 +1,3 @@
-from mmverify.cli import main
+from mmverify.launch import main
 
 main()

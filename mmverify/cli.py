@@ -1,5 +1,8 @@
 """Command line. Sub-commands are imported lazily so that start-up stays cheap
-(sympy and numpy are loaded only by the commands that need them).
+(sympy and numpy are loaded only by the commands that need them). The
+program's entry point is :mod:`mmverify.launch`, which runs the plain command
+lines of ``verify`` without loading click and hands every other one to
+:func:`main`.
 
 Exit codes (stable, documented in the README):
   0  success
@@ -12,12 +15,12 @@ Exit codes (stable, documented in the README):
 """
 from __future__ import annotations
 
-import atexit
-import gc
 import importlib
 import importlib.util
 
 import click
+
+from mmverify.launch import freeze_at_exit
 
 EXIT_OK = 0
 EXIT_VERDICT = 1
@@ -65,17 +68,7 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="mmverify")
 def main() -> None:
     """mmverify: verification-centric scoring of mathematical-modelling answers."""
-    if not _EXIT_FREEZE:
-        _EXIT_FREEZE.append(True)
-        atexit.register(gc.freeze)
-
-
-# The interpreter's last garbage collection, at exit, walks every object still
-# alive: for a short run such as ``mmverify score`` about a tenth of the run.
-# Frozen (gc.freeze, registered once per process by the first command) they are
-# left out of it. Nothing else changes: the collector runs as usual while the
-# command runs, and what is still alive at exit goes with the process.
-_EXIT_FREEZE: list[bool] = []
+    freeze_at_exit()
 
 
 if __name__ == "__main__":  # pragma: no cover

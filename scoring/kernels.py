@@ -96,6 +96,9 @@ DirectionName = Literal["higher_is_better", "lower_is_better", "target_value", "
 
 @dataclass(frozen=True)
 class Direction:
+    """A metric direction: its kernel (x, a, w) -> r in [0, 1], whether it is
+    one-sided and needs a band, and the same kernel made against one anchor."""
+
     name: DirectionName
     one_sided: bool
     needs_band: bool

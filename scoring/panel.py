@@ -28,6 +28,8 @@ from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, 
 
 @dataclass(frozen=True)
 class ItemScore:
+    """One item of a list metric, scored against one paper's anchor item."""
+
     key: str            # position ("0", "1", ...) or match_by key
     value: str | None   # the artifact's value as text, None when absent
     anchor: str
@@ -38,6 +40,8 @@ class ItemScore:
 
 @dataclass(frozen=True)
 class PaperMetricScore:
+    """One metric against one paper: its status, the anchor, r and the rules applied."""
+
     paper_id: str
     status: str                 # scored | missing | not_a_number | not_a_label | unwitnessed | excluded | removed
     anchor: Any                 # decimal/label text, list or mapping of texts (None when excluded)
@@ -51,6 +55,8 @@ class PaperMetricScore:
 
 @dataclass(frozen=True)
 class MetricResult:
+    """One metric of the task: what the artifact holds and its score per paper."""
+
     metric_id: str
     path: str
     unit: str
@@ -66,6 +72,8 @@ class MetricResult:
 
 @dataclass(frozen=True)
 class PaperResult:
+    """One paper of the panel: R over the metrics it reports (None: it does not vote)."""
+
     paper_id: str
     award: str
     oracle: bool

@@ -51,6 +51,8 @@ DEGENERATE_WIDTH = Fraction(5, 100)
 
 @dataclass(frozen=True)
 class RuleApplication:
+    """One named rule applied to one metric (and paper): the record a report lists."""
+
     rule: str
     metric_id: str
     paper_id: str | None
@@ -62,6 +64,9 @@ class RuleApplication:
 
 @dataclass(frozen=True)
 class EffectiveBand:
+    """The band width used for one anchor, the declared one, and the rule that
+    changed it (degenerate_band), if any."""
+
     width: Fraction
     declared: Fraction
     rule: RuleApplication | None

@@ -7,10 +7,31 @@ import sys
 import click
 
 from mmverify.cli import EXIT_NO_TASK, EXIT_TASK
+from mmverify.launch import ANCHORS, Option
 
-anchors_option = click.option(
-    "--anchors", "anchors_dir", type=click.Path(file_okay=False), default=None,
-    help="anchors folder (default: $MMVERIFY_ANCHORS or the bundled anchors)")
+_PATH_TYPES = {None: None, "path": click.Path(), "folder": click.Path(file_okay=False)}
+
+
+def click_option(option: Option):
+    """The click decorator of an option declared as a :class:`mmverify.launch.Option`."""
+    if option.flag:
+        return click.option(*option.names, option.dest, is_flag=True, help=option.help)
+    return click.option(*option.names, option.dest, required=option.required, type=_PATH_TYPES[option.path],
+                        help=option.help)
+
+
+def options_of(options: tuple[Option, ...]):
+    """Decorator: every option of ``options``, in their order (as separate
+    ``@click.option`` lines above the function would give)."""
+    def deco(func):
+        for option in reversed(options):
+            func = click_option(option)(func)
+        return func
+
+    return deco
+
+
+anchors_option = click_option(ANCHORS)
 
 
 def deprecated_alias(old: str, new: str, dest: str, **kw):

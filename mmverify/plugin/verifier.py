@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any, NamedTuple
 
+from mmverify.launch import ANCHORS, Option
 from mmverify.report import SCHEMA_VERSION, STATUSES, dumps
 
 REWARD_FILE = "reward.json"
@@ -160,3 +162,38 @@ def run_verifier(task_id: str, artifact_path: str | None, reward_dir: str,
         details = dict(details, write_error=f"cannot write into {reward_dir}: {exc.strerror or exc}")
         return VerifyResult(reward, details, EXIT_CANNOT_WRITE, None, None)
     return VerifyResult(reward, details, code, reward_path, details_path)
+
+
+# ``mmverify verify``'s options: the click command is built from them
+# (mmverify.commands.verify), and mmverify.launch reads a plain command line
+# with them without click.
+VERIFY_OPTIONS: tuple[Option, ...] = (
+    Option(("--task",), "task_id", "task id (the harness knows it; it is not inferred)", required=True),
+    Option(("--artifact",), "artifact_path", "the agent's artifact (default: ./<task-id>_result.json)", path="path"),
+    Option(("--reward-dir",), "reward_dir", "folder for reward.json and reward-details.json (created if absent), "
+           "e.g. /logs/verifier", required=True, path="path"),
+    ANCHORS,
+    Option(("--quiet", "-q"), "quiet", "print nothing on success", flag=True),
+)
+
+
+def verify_command(task_id: str, artifact_path: str | None, reward_dir: str, anchors_dir: str | None,
+                   quiet: bool) -> int:
+    """``mmverify verify``: run the verifier, say in one line what it did (on
+    stderr when it failed; nothing on success with ``quiet``) and return the
+    exit code."""
+    result = run_verifier(task_id, artifact_path, reward_dir, anchors_dir)
+    err = result.details.get("error") or {}
+    if result.reward_path is None:
+        _say(f"error: {result.details.get('write_error')}", sys.stderr)
+    elif not quiet or result.exit_code:
+        line = f"reward {result.reward:.6f} ({result.details.get('status')})"
+        if err:
+            line += f": {err.get('code')}: {err.get('message')}"
+        _say(line + f" -> {result.reward_path}", sys.stderr if result.exit_code else sys.stdout)
+    return result.exit_code
+
+
+def _say(line: str, stream: Any) -> None:
+    stream.write(line + "\n")
+    stream.flush()

@@ -1,0 +1,184 @@
+"""The program's entry point: ``mmverify verify`` read without click.
+
+:mod:`mmverify.launch` reads the plain command lines of ``verify`` from the
+options' declaration and hands every other one to click. These tests hold the
+two readings to each other on generated command lines, and run both paths
+through the real program.
+"""
+import atexit
+import gc
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.helpers.taskfactory import SPEED_LIMIT, speed_task
+
+from mmverify import launch
+from mmverify.commands.verify import verify
+from mmverify.plugin.verifier import VERIFY_OPTIONS
+
+TID = "t-speed"
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory):
+    base = tmp_path_factory.mktemp("launch")
+    folder = base / "folder"
+    folder.mkdir()
+    file = base / "file.json"
+    file.write_text("{}")
+    return {"absent": str(base / "absent"), "folder": str(folder), "file": str(file)}
+
+
+def _value(places):
+    return st.sampled_from(["t-speed", "x", "", "-", "-x", "--task", "a=b", "ü", "0",
+                            places["absent"], places["folder"], places["file"]])
+
+
+def _token(places):
+    names = [n for o in VERIFY_OPTIONS for n in o.names]
+    odd = ["--tas", "--reward", "-h", "--help", "--", "--unknown", "-qq", "verify"]
+    return st.one_of(
+        st.sampled_from(names + odd),
+        st.builds(lambda n, v: f"{n}={v}", st.sampled_from(names + ["--tas"]), _value(places)),
+        _value(places))
+
+
+def _click_params(argv):
+    """What click sets for ``mmverify verify <argv>``, or None where it refuses (or prints help)."""
+    try:
+        ctx = verify.make_context("verify", list(argv))
+    except (click.exceptions.ClickException, click.exceptions.Exit):
+        return None
+    return dict(ctx.params)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_a_command_line_read_without_click_is_read_as_click_reads_it(places, data):
+    argv = data.draw(st.lists(_token(places), max_size=9))
+    fast = launch.read_options(argv, VERIFY_OPTIONS)
+    if fast is not None:
+        assert fast == _click_params(argv), argv
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_every_plain_command_line_is_read_without_click(places, data):
+    # each option at most once, in any order and either spelling; values that click takes as they are
+    value = st.sampled_from(["t-speed", "x", "ü", places["absent"], places["folder"]])
+    chosen = data.draw(st.permutations(VERIFY_OPTIONS))
+    keep = data.draw(st.lists(st.booleans(), min_size=len(chosen), max_size=len(chosen)))
+    argv, want = [], {o.dest: False if o.flag else None for o in VERIFY_OPTIONS}
+    for option, kept in zip(chosen, keep):
+        if not (kept or option.required):
+            continue
+        name = data.draw(st.sampled_from(option.names))
+        if option.flag:
+            argv.append(name)
+            want[option.dest] = True
+            continue
+        v = data.draw(value)
+        argv += data.draw(st.sampled_from([[name, v], [f"{name}={v}"]])) if name.startswith("--") else [name, v]
+        want[option.dest] = v
+    assert launch.read_options(argv, VERIFY_OPTIONS) == want == _click_params(argv)
+
+
+@pytest.mark.parametrize("argv", [
+    [],                                         # required options missing
+    ["--task", "t"],                            # --reward-dir missing
+    ["--task", "t", "--reward-dir"],            # no value
+    ["--task", "t", "--reward-dir", "r", "--task", "u"],   # repeated (click keeps the last)
+    ["--task", "t", "--reward-dir", "r", "--help"],
+    ["--task", "t", "--reward-dir", "r", "--quiet=yes"],
+    ["--task", "t", "--reward-dir", "r", "extra"],
+    ["--task", "-q", "--reward-dir", "r"],      # a value that looks like an option
+    ["--task=", "--reward-dir", "r"],           # an empty value
+    ["--tas", "t", "--reward-dir", "r"],        # an abbreviation
+])
+def test_other_command_lines_are_left_to_click(argv):
+    assert launch.read_options(argv, VERIFY_OPTIONS) is None
+
+
+def test_a_file_where_a_folder_is_asked_for_is_left_to_click(places):
+    argv = ["--task", "t", "--reward-dir", "r", "--anchors", places["file"]]
+    assert launch.read_options(argv, VERIFY_OPTIONS) is None
+    assert _click_params(argv) is None      # click: "Directory ... is a file."
+    assert launch.read_options(argv[:-1] + [places["folder"]], VERIFY_OPTIONS) is not None
+
+
+def test_help_and_usage_errors_still_come_from_click(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        launch.main(["verify", "--help"])
+    assert exit_.value.code == 0
+    assert "--reward-dir PATH" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        launch.main(["verify", "--task", "t"])
+    assert exit_.value.code == 2
+    assert "Missing option '--reward-dir'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ the real program
+
+@pytest.fixture()
+def anchors(tmp_path):
+    return speed_task(str(tmp_path / "anchors"), TID, gates=[SPEED_LIMIT])
+
+
+_SHOW_CLICK = "import atexit, sys; atexit.register(lambda: print('click loaded:', 'click' in sys.modules)); " \
+              "from mmverify.launch import main; main()"
+
+
+def _program(*args, cwd=None):
+    return subprocess.run([sys.executable, "-c", _SHOW_CLICK, "verify", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def _files(folder):
+    return {name: (folder / name).read_text() for name in ("reward.json", "reward-details.json")}
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_both_paths_write_the_same_files_and_say_the_same(tmp_path, anchors, broken):
+    oracle = os.path.join(anchors, TID, "oracle.json")
+    art = tmp_path / "a.json"
+    art.write_text("{not json" if broken else open(oracle).read())
+    plain = ["--task", TID, "--artifact", str(art), "--anchors", anchors]
+    fast = _program(*plain, "--reward-dir", str(tmp_path / "fast"))
+    # the same run, given a repeated --task first: only click reads that line (it keeps the last)
+    slow = _program("--task", "other", *plain, "--reward-dir", str(tmp_path / "slow"))
+    assert fast.stdout.endswith("click loaded: False\n"), fast.stdout + fast.stderr
+    assert slow.stdout.endswith("click loaded: True\n"), slow.stdout + slow.stderr
+    assert fast.returncode == slow.returncode == (1 if broken else 0)
+    assert fast.stdout.replace("fast", "slow") == slow.stdout.replace("True", "False")
+    assert fast.stderr.replace("fast", "slow") == slow.stderr
+    assert _files(tmp_path / "fast") == _files(tmp_path / "slow")
+    reward = json.loads(_files(tmp_path / "fast")["reward.json"])
+    assert reward == {"reward": 0.0 if broken else 1.0}
+
+
+def test_an_unwritable_reward_folder_is_said_on_stderr_without_click(tmp_path, anchors):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    r = _program("--task", TID, "--anchors", anchors, "--reward-dir", str(blocker / "sub"),
+                 "--artifact", os.path.join(anchors, TID, "oracle.json"))
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: cannot write into")
+    assert r.stdout == "click loaded: False\n"
+
+
+def test_the_quick_path_freezes_the_heap_at_exit_once(monkeypatch, tmp_path, anchors):
+    registered = []
+    monkeypatch.setattr(launch, "_EXIT_FREEZE", [])
+    monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append(fn))
+    for i in range(2):
+        with pytest.raises(SystemExit) as exit_:
+            launch.main(["verify", "--task", TID, "--anchors", anchors, "-q", "--reward-dir", str(tmp_path / str(i)),
+                         "--artifact", os.path.join(anchors, TID, "oracle.json")])
+        assert exit_.value.code == 0
+    assert registered == [gc.freeze]
