@@ -256,18 +256,24 @@ class _Verified:
         return path in self.paths
 
 
-_UNSET = object()
+_ASKED = object()
 
 
 def _table_code(plan: PanelPlan):
-    """The plan's generated table (:mod:`.panelcode`), compiled at its first
-    verdict; None when it could not be compiled."""
-    code = plan.__dict__.get("table_code", _UNSET)
-    if code is _UNSET:
+    """The plan's generated table (:mod:`.panelcode`), compiled at the task's
+    second verdict in this process (a command scoring one file does not pay
+    its compile, about half a millisecond); None before, and when it could not
+    be compiled."""
+    code = plan.__dict__.get("table_code")
+    if code is None:
+        plan.table_code = _ASKED
+        return None
+    if code is _ASKED:
         from .panelcode import compile_table
 
-        code = plan.table_code = compile_table(plan, _general, _quick_items, _list_keys)
-    return code
+        # (False: it could not be compiled)
+        code = plan.table_code = compile_table(plan, _general, _quick_items, _list_keys) or False
+    return code or None
 
 
 def _general(mp: MetricPlan, data: Any, verified: _Verified | None,

@@ -237,4 +237,13 @@ def test_the_generated_table_names_only_the_plan():
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         assert all(u in names or u in local or u in ("len", "dict", "list", "str") or
                    (u[0] == "r" and u[1:].isdigit()) for u in used), t.id
-        assert panel._table_code(plan) is not None
+        assert panelcode.compile_table(plan, panel._general, panel._quick_items, panel._list_keys) is not None
+
+
+def test_the_table_is_compiled_at_a_tasks_second_verdict():
+    t = task([metric("a")], [paper("P1", {"a": "2"})])
+    plan = plan_of(t)
+    d = {"r": {"a": Decimal("1.5")}}
+    want = score_panel(t, d).oeval
+    assert panel_oeval(t, d) == want and "table_code" in plan.__dict__ and panel._table_code(plan) is not None
+    assert panel_oeval(t, d) == want and callable(plan.table_code)
