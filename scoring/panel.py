@@ -345,7 +345,7 @@ def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
         rows = [before[s] for s in support]
         rs = per_paper = None     # copies, made at the first change
         for i, r in enumerate(table[k]):
-            if r is None or r == 0:
+            if r is None or (r is not ONE and r == 0):
                 continue
             mean = support_factor(rows, i)
             if mean is None or mean[0] == mean[1]:      # no support, or a mean of 1

@@ -170,7 +170,9 @@ def support_factor(rows: Sequence[Sequence[Fraction | None]], paper_index: int) 
     n, d, count = 0, 1, 0
     for row in rows:
         r = row[paper_index]
-        if r is not None:
+        if r is ONE:        # (the kernels' 1)
+            n, count = n + d, count + 1
+        elif r is not None:
             rn, rd = r.as_integer_ratio()
             n, d, count = n * rd + rn * d, d * rd, count + 1
     return (n, d * count) if count else None
