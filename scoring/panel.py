@@ -272,7 +272,7 @@ def _table_code(plan: PanelPlan):
         from .panelcode import compile_table
 
         # (False: it could not be compiled)
-        code = plan.table_code = compile_table(plan, _general, _quick_items, _list_keys) or False
+        code = plan.table_code = compile_table(plan, _general, _list_keys) or False
     return code or None
 
 
@@ -370,46 +370,6 @@ def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
 
 
 # ------------------------------------------------------- one metric
-
-def _quick_items(quick: tuple, keys: ListKeys, guarded: bool) -> list[Fraction | None] | None:
-    """A list metric's r per paper (see :attr:`MetricPlan.quick_items`) when
-    the list is there and every item an anchor pairs with holds a finite JSON
-    number (within one band of the panel's best for that item, with the
-    ceiling on): the mean of the kernels on their exact ratios, as
-    :func:`_score_list` gives it. None for anything else, which it scores."""
-    if keys.missing is not None:
-        return None
-    field, entries = quick
-    items, index = keys.items, keys.index
-    rs: list[Fraction | None] = []
-    for anchors in entries:
-        if anchors is None:
-            rs.append(None)
-            continue
-        sum_n, sum_d = 0, 1     # the mean, summed on integers and reduced once
-        for key, num, reach in anchors:
-            i = index.get(key)
-            if i is None:       # not supplied: scores 0
-                continue
-            raw = items[i]
-            if field is not None:
-                raw = raw.get(field) if raw.__class__ is dict else None
-            if raw.__class__ is not Decimal or not raw.is_finite():
-                return None
-            n, d = raw.as_integer_ratio()
-            if guarded and reach is not None:
-                rn, rd, higher = reach
-                if not (n * rd <= rn * d if higher else n * rd >= rn * d):
-                    return None
-            r = num(n, d)
-            if r is ONE:
-                sum_n += sum_d
-            elif r is not ZERO:
-                rd = r.denominator
-                sum_n, sum_d = sum_n * rd + r.numerator * sum_d, sum_d * rd
-        rs.append(pair_fraction(sum_n, sum_d * len(anchors)) if anchors else ZERO)
-    return rs
-
 
 class _Credit:
     """The unverified_improvement rule on one metric of one artifact: the credit

@@ -13,8 +13,8 @@ line what the plan marks for the verdict path:
   known not to apply;
 * a label compared with label anchors (:attr:`MetricPlan.quick_label`);
 * a removed metric (:attr:`MetricPlan.fixed`);
-* a list of numbers (:attr:`MetricPlan.quick_items`), through
-  the quick list scoring of :mod:`.panel`.
+* a list of numbers (:attr:`MetricPlan.quick_items`), in a function of
+  its own with a block per anchor item.
 
 Anything else, and any value those do not take, is scored by the general
 metric scoring (``GEN``). The source is made from the plan only: path keys
@@ -32,20 +32,19 @@ from typing import Any, Callable
 
 from mmverify.gates.quickcode import MISSING, _Writer
 from mmverify.labels import normalise_label
+from mmverify.numbers import pair_fraction
 
 from .kernels import ONE, ZERO
 
 
-def generate(plan, general: Callable[..., Any], items: Callable[..., Any],
-             keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
+def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     """The source of ``table`` for ``plan`` and the namespace it runs in.
     ``general(mp, view, verified, lists)`` scores one metric in full,
-    ``items(quick_items, list_keys, guarded)`` is the quick list scoring (None
-    where it declines), ``keys(mp, view, lists)`` the list keys of one
-    artifact's list, read once."""
+    ``keys(mp, view, lists)`` gives the keys of one artifact's list, read once."""
     w = _Writer()
-    w.names.update(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, GEN=general, QI=items, LK=keys,
-                   MISSING=MISSING)
+    w.names.update(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
+                   LK=keys, MISSING=MISSING)
+    helpers: list[list[str]] = []      # a function per list metric
     for mp in plan:
         m = w.const(mp, "M")
         fallback = f"GEN({m}, view, verified, lists)"
@@ -75,20 +74,54 @@ def generate(plan, general: Callable[..., Any], items: Callable[..., Any],
             w.lines.append("    else:")
             w.lines.append(f"        t.append({fallback})")
         elif mp.quick_items is not None:
-            w.lines.append(f"    rs = QI({w.const(mp.quick_items, 'Q')}, LK({m}, view, lists), guarded)")
+            name = f"L{len(helpers)}"
+            helpers.append(_list_function(w, name, mp.quick_items))
+            w.lines.append(f"    rs = {name}(LK({m}, view, lists), guarded)")
             w.lines.append(f"    t.append(rs if rs is not None else {fallback})")
         else:
             w.lines.append(f"    t.append({fallback})")
     w.lines.append("    return t")
     head = ["def table(view, guarded, verified, lists):", "    t = []"]
-    return "\n".join(head + w.lines) + "\n", w.names
+    return "\n".join([line for lines in helpers for line in lines] + head + w.lines) + "\n", w.names
 
 
-def compile_table(plan, general: Callable[..., Any], items: Callable[..., Any],
-                  keys: Callable[..., Any]) -> Callable[..., list] | None:
+def _list_function(w: _Writer, name: str, quick: tuple) -> list[str]:
+    """The lines of ``name(keys, guarded)``: a list metric's r per paper (see
+    :attr:`MetricPlan.quick_items`) when the list is there and every item an
+    anchor pairs with holds a finite JSON number (within one band of the
+    panel's best for that item, with the ceiling on), the mean of the kernels
+    on their exact ratios as the report's list scoring gives it (an item not
+    supplied scores 0); None for anything else. One block per anchor item."""
+    field, entries = quick
+    lines = [f"def {name}(keys, guarded):", "    if keys.missing is not None:", "        return None",
+             "    ix, it = keys.index, keys.items", "    rs = []"]
+    for anchors in entries:
+        if anchors is None or not anchors:
+            lines.append(f"    rs.append({'None' if anchors is None else 'ZERO'})")
+            continue
+        lines.append("    sn, sd = 0, 1")       # the mean, summed on integers and reduced once
+        for key, num, reach in anchors:
+            lines += [f"    i = ix.get({w.const(key, 'C')})", "    if i is not None:", "        v = it[i]"]
+            if field is not None:
+                lines.append(f"        v = v.get({field!r}, MISSING) if v.__class__ is dict else MISSING")
+            lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None",
+                      "        n, d = v.as_integer_ratio()"]
+            if reach is not None:
+                rn, rd = w.const(reach[0], "RN"), w.const(reach[1], "RD")
+                within = f"n * {rd} <= {rn} * d" if reach[2] else f"n * {rd} >= {rn} * d"
+                lines += [f"        if guarded and not {within}:", "            return None"]
+            lines += [f"        r = {w.const(num, 'K')}(n, d)", "        if r is ONE:", "            sn += sd",
+                      "        elif r is not ZERO:", "            rd = r.denominator",
+                      "            sn, sd = sn * rd + r.numerator * sd, sd * rd"]
+        lines.append(f"    rs.append(PF(sn, sd * {len(anchors)}))")
+    lines.append("    return rs")
+    return lines
+
+
+def compile_table(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> Callable[..., list] | None:
     """``table`` for ``plan`` compiled (see :func:`generate`); None when the
     interpreter cannot compile it (a task past the compiler's limits)."""
-    source, names = generate(plan, general, items, keys)
+    source, names = generate(plan, general, keys)
     namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str})
     try:
         exec(compile(source, "<panel verdict table>", "exec"), namespace)
