@@ -14,7 +14,7 @@ line what the plan marks for the verdict path:
 * a label compared with label anchors (:attr:`MetricPlan.quick_label`);
 * a removed metric (:attr:`MetricPlan.fixed`);
 * a list of numbers (:attr:`MetricPlan.quick_items`), in a function of
-  its own with a block per anchor item.
+  its own looping over each paper's anchor items.
 
 Anything else, and any value those do not take, is scored by the general
 metric scoring (``GEN``). The source is made from the plan only: path keys
@@ -91,28 +91,32 @@ def _list_function(w: _Writer, name: str, quick: tuple) -> list[str]:
     anchor pairs with holds a finite JSON number (within one band of the
     panel's best for that item, with the ceiling on), the mean of the kernels
     on their exact ratios as the report's list scoring gives it (an item not
-    supplied scores 0); None for anything else. One block per anchor item."""
+    supplied scores 0); None for anything else. A loop per paper over its
+    anchor items as (key, kernel) or, where a ceiling may apply, (key, kernel,
+    reach numerator, reach denominator, higher)."""
     field, entries = quick
+    capped = any(reach is not None for anchors in entries if anchors for _, _, reach in anchors)
     lines = [f"def {name}(keys, guarded):", "    if keys.missing is not None:", "        return None",
              "    ix, it = keys.index, keys.items", "    rs = []"]
     for anchors in entries:
         if anchors is None or not anchors:
             lines.append(f"    rs.append({'None' if anchors is None else 'ZERO'})")
             continue
+        items = tuple((k, num, *(reach or (None, None, None))) if capped else (k, num)
+                      for k, num, reach in anchors)
         lines.append("    sn, sd = 0, 1")       # the mean, summed on integers and reduced once
-        for key, num, reach in anchors:
-            lines += [f"    i = ix.get({w.const(key, 'C')})", "    if i is not None:", "        v = it[i]"]
-            if field is not None:
-                lines.append(f"        v = v.get({field!r}, MISSING) if v.__class__ is dict else MISSING")
-            lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None",
-                      "        n, d = v.as_integer_ratio()"]
-            if reach is not None:
-                rn, rd = w.const(reach[0], "RN"), w.const(reach[1], "RD")
-                within = f"n * {rd} <= {rn} * d" if reach[2] else f"n * {rd} >= {rn} * d"
-                lines += [f"        if guarded and not {within}:", "            return None"]
-            lines += [f"        r = {w.const(num, 'K')}(n, d)", "        if r is ONE:", "            sn += sd",
-                      "        elif r is not ZERO:", "            rd = r.denominator",
-                      "            sn, sd = sn * rd + r.numerator * sd, sd * rd"]
+        lines.append(f"    for key, num{', rn, rd, higher' if capped else ''} in {w.const(items, 'P')}:")
+        lines += ["        i = ix.get(key)", "        if i is None:", "            continue", "        v = it[i]"]
+        if field is not None:
+            lines.append(f"        v = v.get({field!r}, MISSING) if v.__class__ is dict else MISSING")
+        lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None",
+                  "        n, d = v.as_integer_ratio()"]
+        if capped:
+            lines += ["        if guarded and rn is not None and not (n * rd <= rn * d if higher else "
+                      "n * rd >= rn * d):", "            return None"]
+        lines += ["        r = num(n, d)", "        if r is ONE:", "            sn += sd",
+                  "        elif r is not ZERO:", "            q = r.denominator",
+                  "            sn, sd = sn * q + r.numerator * sd, sd * q"]
         lines.append(f"    rs.append(PF(sn, sd * {len(anchors)}))")
     lines.append("    return rs")
     return lines

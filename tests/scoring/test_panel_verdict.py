@@ -234,7 +234,7 @@ def test_the_generated_table_names_only_the_plan():
         texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         assert texts <= keys, t.id
         local = {"view", "guarded", "verified", "lists", "t", "n", "d", "x", "rs", "keys", "ix", "it", "i", "v",
-                 "r", "rd", "sn", "sd"}
+                 "r", "rd", "rn", "sn", "sd", "q", "key", "num", "higher"}
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         assert all(u in names or u in local or u in ("len", "dict", "list", "str") or
                    (u[0] in "rL" and u[1:].isdigit()) for u in used), t.id
