@@ -1,7 +1,8 @@
 """Panel scoring: per metric, per paper, per item; R(m, S_p); O-EVAL.
 
 Reading values is :mod:`.reads`; what a task's anchors fix once is the plan
-of :mod:`.panel_plan`.
+of :mod:`.panel_plan`; the verdict path's reads and kernels, generated from
+the plan once per task, are :mod:`.panelcode`.
 
 ``score_panel`` is a pure function of a task and parsed artifact data. It never
 raises on artifact content: an absent value is ``missing``, a value of the wrong

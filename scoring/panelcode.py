@@ -20,10 +20,9 @@ Anything else, and any value those do not take, is scored by the general
 metric scoring (``GEN``). The source is made from the plan only: path keys
 appear as ``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*``
 by the path grammar), list indices as integers, every other name is a
-constant of the function's namespace, which holds no builtins but the
-few the walk names;
-nothing from an artifact is ever part of it. A test holds it to the report's
-O-EVAL on perturbed oracles.
+constant of the function's namespace, which holds no builtins but the few
+the walk names; nothing from an artifact is ever part of it. A test holds it
+to the report's O-EVAL on perturbed oracles.
 """
 from __future__ import annotations
 
