@@ -5,8 +5,8 @@ source of one function ``table(view, guarded, verified, lists)`` that gives,
 per metric in task order, its r per paper, as the metric scoring of
 :mod:`.panel` gives it when no claim is unwitnessed. It reads every object
 on the metrics' paths once, walking the artifact with plain ``dict.get`` and
-list indexing (the walk of :mod:`mmverify.gates.quickcode`), and scores in
-line what the plan marks for the verdict path:
+list indexing (as the gates' all-pass check of :mod:`mmverify.gates.quickcode`
+does), and scores in line what the plan marks for the verdict path:
 
 * a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): the
   kernels made against each anchor on its exact ratio, once the ceiling is
@@ -29,11 +29,46 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Callable
 
-from mmverify.gates.quickcode import MISSING, _Writer
+from mmverify import paths
 from mmverify.labels import normalise_label
 from mmverify.numbers import pair_fraction
 
 from .kernels import ONE, ZERO
+
+MISSING = paths.Missing("not read")
+
+
+class _Writer:
+    """The lines of the generated function, the constants it names and the
+    locals holding what it has read."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, Any] = {}
+        self.reads: dict[tuple[Any, ...], str] = {}    # a concrete path's segments -> its local
+
+    def const(self, value: Any, stem: str) -> str:
+        name = f"{stem}{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def walk(self, segments: tuple[Any, ...]) -> str:
+        """The local holding the value at ``segments``, read once (``MISSING``
+        where a step is not there)."""
+        if not segments:
+            return "view"
+        if segments in self.reads:
+            return self.reads[segments]
+        parent = self.walk(segments[:-1])
+        seg = segments[-1]
+        local = self.reads[segments] = f"r{len(self.reads)}"
+        if seg.__class__ is str:
+            self.lines.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict "
+                              "else MISSING")
+        else:
+            self.lines.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
+                              "else MISSING")
+        return local
 
 
 def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
