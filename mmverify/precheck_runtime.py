@@ -71,6 +71,8 @@ _integral = Decimal.to_integral_value
 _equal = Decimal.__eq__
 _getitem = dict.__getitem__
 _STR = frozenset({str})
+_same_quantum = Decimal.same_quantum
+_ONE = Decimal(1)
 
 
 class _Field:
@@ -95,16 +97,21 @@ def column(values: Any, spec: tuple) -> bool:
     certainly satisfies the leaf ``spec``, tested with C-level passes; any
     other value, or any error: False.
 
-    Strings are tested once per distinct value: no other JSON value equals a
-    string. Numbers must be finite Decimals. A "number" column is tested
+    A plain string column is joined (``str.join`` refuses anything else);
+    otherwise strings are tested once per distinct value: no other JSON value
+    equals a string. Numbers must be finite Decimals. A "number" column is tested
     value by value (``is_finite``) and by its least and greatest value. An
     "integer" column is tested on its distinct values, which also settles the
-    others, equal to one of them, except a boolean: True and False equal 1 and
-    0, so when 1 or 0 is among them (and within the bounds) every value is
-    tested as well."""
+    others, equal to one of them (integral: of exponent 0, as written without
+    a point, or equal to its integral value), except a boolean: True and False
+    equal 1 and 0, so when 1 or 0 is among them (and within the bounds) every
+    value is tested as well."""
     kind, lows, highs, options, lengths = spec
     try:
         if kind == "string":
+            if options is None and lengths is None:
+                "".join(values)
+                return True
             distinct = set(values)
             if not set(map(type, distinct)) <= _STR:
                 return False
@@ -122,7 +129,8 @@ def column(values: Any, spec: tuple) -> bool:
             if boolean and values.__class__ is not list:
                 values = list(values)
             distinct = set(values)
-            if not all(map(_is_finite, distinct)) or not all(map(_equal, distinct, map(_integral, distinct))):
+            if not all(map(_same_quantum, distinct, repeat(_ONE))) and not (
+                    all(map(_is_finite, distinct)) and all(map(_equal, distinct, map(_integral, distinct)))):
                 return False
             if boolean and (0 in distinct or 1 in distinct) and not all(map(_is_finite, values)):
                 return False
