@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Callable, Literal, get_args
 
 from mmverify.labels import normalise_label
+from mmverify.numbers import pair_fraction
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -31,7 +32,7 @@ ONE = Fraction(1)
 
 def _falloff(s: int, d: int) -> Fraction:
     """``clamp(1 - s / d, 0, 1)`` for ``s >= 0``, ``d > 0``."""
-    return ONE if s == 0 else ZERO if s >= d else Fraction(d - s, d)
+    return ONE if s == 0 else ZERO if s >= d else pair_fraction(d - s, d)
 
 
 def _higher_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], Fraction]:
@@ -57,7 +58,11 @@ def _target_against(an: int, ad: int, wn: int, wd: int) -> Callable[[int, int], 
     adwn = ad * wn
 
     def target(xn: int, xd: int) -> Fraction:
-        return _falloff(abs(xn * ad - an * xd) * wd, adwn * xd)
+        s = abs(xn * ad - an * xd)          # |x - a| * ad * xd; _falloff written out (the kernel most called)
+        if not s:
+            return ONE
+        s, d = s * wd, adwn * xd
+        return ZERO if s >= d else pair_fraction(d - s, d)
     return target
 
 

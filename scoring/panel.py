@@ -1,7 +1,8 @@
 """Panel scoring: per metric, per paper, per item; R(m, S_p); O-EVAL.
 
 Reading values is :mod:`.reads`; what a task's anchors fix once is the plan
-of :mod:`.panel_plan`.
+of :mod:`.panel_plan`; the verdict path's reads and kernels, generated from
+the plan once per task, are :mod:`.panelcode`.
 
 ``score_panel`` is a pure function of a task and parsed artifact data. It never
 raises on artifact content: an absent value is ``missing``, a value of the wrong
@@ -14,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from mmverify import paths
-from mmverify.numbers import decimal_fraction, decimal_text, fraction_text
+from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
 
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
@@ -182,18 +183,52 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     ``unverified_improvement`` rule see which claims a passing replay gate
     verifies. ``ruleset`` is ``verified`` (default) or ``paper``.
     """
-    out = _panel(task, data, gates, ruleset, True)
-    assert isinstance(out, PanelScore)
-    return out
+    plan, guarded, gaps = _begin(task, gates, ruleset)
+    verified = _Verified(gates) if guarded else None
+    lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
+    table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
+    results: list[MetricResult] = []
+    rules: list[RuleApplication] = []
+    for mp in plan:
+        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
+        rs, result = _score_metric(mp, data, claim, verified, True, lists)
+        assert result is not None
+        table.append(rs)
+        if mp.removed is not None:
+            rules.append(mp.removed)
+        if claim is not None:
+            rules.append(claim)
+        results.append(result)
+        for pm in result.per_paper:
+            rules.extend(pm.rules)
+    if guarded and plan.conclusions:
+        _supported(plan, table, results, rules)
+    rs = _paper_rs(plan, table)
+    papers = tuple(_paper(paper.paper_id, paper.award, paper.oracle, reported, r)
+                   for paper, (_, reported, _, _), r in zip(task.panel, plan.votes, rs))
+    return PanelScore(tuple(results), papers, _oeval(rs), tuple(rules), ruleset)
 
 
 def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> Fraction | None:
-    """``score_panel(task, data, gates, ruleset).oeval``, computed by the same
-    code with the per-metric, per-paper and per-item records (and their texts)
-    left out: the verdict-only path of the reward."""
-    out = _panel(task, data, gates, ruleset, False)
-    assert not isinstance(out, PanelScore)
-    return out
+    """``score_panel(task, data, gates, ruleset).oeval`` without the per-metric,
+    per-paper and per-item records (and their texts): the verdict-only path of
+    the reward. A scalar read as a finite JSON number, a label, and a list of
+    numbers, are scored straight from the plan's kernels, in code generated
+    once per task (:mod:`.panelcode`); any other metric, and every metric of
+    an artifact where a claim may be unwitnessed, by the same code as the
+    report's, records left out."""
+    plan, guarded, gaps = _begin(task, gates, ruleset)
+    verified = _Verified(gates) if guarded else None
+    lists: dict[tuple[str, str | None], ListKeys] = {}
+    code = _table_code(plan) if not gaps else None
+    if code is not None:
+        table = code(data, guarded, verified, lists)
+    else:       # a claim may be unwitnessed (or the task's table could not be compiled)
+        table = [_score_metric(mp, data, unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None
+                               else None, verified, False, lists)[0] for mp in plan]
+    if guarded and plan.conclusions:
+        _supported(plan, table, None, [])
+    return _oeval(_paper_rs(plan, table))
 
 
 def deferred_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> PanelScore:
@@ -222,76 +257,104 @@ class _Verified:
         return path in self.paths
 
 
-def _panel(task, data: Any, gates, ruleset: str, detail: bool) -> PanelScore | Fraction | None:
+_ASKED = object()
+
+
+def _table_code(plan: PanelPlan):
+    """The plan's generated table (:mod:`.panelcode`), compiled at the task's
+    second verdict in this process (a command scoring one file does not pay
+    its compile, about half a millisecond); None before, and when it could not
+    be compiled."""
+    code = plan.__dict__.get("table_code")
+    if code is None:
+        plan.table_code = _ASKED
+        return None
+    if code is _ASKED:
+        from .panelcode import compile_table
+
+        # (False: it could not be compiled)
+        code = plan.table_code = compile_table(plan, _general, _list_keys) or False
+    return code or None
+
+
+def _general(mp: MetricPlan, data: Any, verified: _Verified | None,
+             lists: dict[tuple[str, str | None], ListKeys]) -> list[Fraction | None]:
+    """One metric's r per paper by the general scoring, no claim unwitnessed, no records."""
+    return _score_metric(mp, data, None, verified, False, lists)[0]
+
+
+def _list_keys(mp: MetricPlan, data: Any, lists: dict[tuple[str, str | None], ListKeys]) -> ListKeys:
+    """The keys of a list metric's list, read once per artifact."""
+    keys = lists.get(mp.list_key)
+    if keys is None:
+        keys = lists[mp.list_key] = list_keys(data, mp.metric.path, mp.metric.match_by, mp.head)
+    return keys
+
+
+def _begin(task, gates, ruleset: str) -> tuple[PanelPlan, bool, tuple]:
+    """The task's plan, whether the ``verified`` ruleset's rules apply, and the
+    hard gaps an unwitnessed claim is looked for in (only where one can be)."""
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
     plan = plan_of(task)
-    guarded = ruleset == "verified"
-    verified = _Verified(gates) if guarded else None
     gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
-    lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
-    table: list[list[Fraction | None]] = []     # per metric: r per paper
-    results: list[MetricResult] = []
-    rules: list[RuleApplication] = []
-    for mp in plan:
-        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
-        rs, result = _score_metric(mp, data, claim, verified, detail, lists)
-        table.append(rs)
-        if detail:
-            assert result is not None
-            if mp.removed is not None:
-                rules.append(mp.removed)
-            if claim is not None:
-                rules.append(claim)
-            results.append(result)
-            for pm in result.per_paper:
-                rules.extend(pm.rules)
-    if guarded and plan.conclusions:
-        _supported(plan, table, results if detail else None, rules)
-    papers = []
-    voting_n, voting_d, voting = 0, 1, 0
-    for i, (at, reported, den_n, den_d) in enumerate(plan.votes):
-        # R = sum(weight * r) / sum(weight) over the metrics the paper votes on
-        # (the weights' sum is the plan's), summed on integers and reduced once
-        if den_n > 0:
-            num_n, num_d = 0, 1
-            for k in at:
-                r = table[k][i]
-                wn, wd = plan[k].weight_pair
-                tn, td = wn * r.numerator, wd * r.denominator
-                num_n, num_d = num_n * td + tn * num_d, num_d * td
-            paper_r = Fraction(num_n * den_d, num_d * den_n)
-            voting_n, voting_d = voting_n * paper_r.denominator + paper_r.numerator * voting_d, \
-                voting_d * paper_r.denominator
-            voting += 1
-        else:
-            paper_r = None
-        if detail:
-            paper = task.panel[i]
-            papers.append(_paper(paper.paper_id, paper.award, paper.oracle, reported, paper_r))
-    oeval = Fraction(voting_n, voting_d * voting) if voting else None
-    if not detail:
-        return oeval
-    return PanelScore(tuple(results), tuple(papers), oeval, tuple(rules), ruleset)
+    return plan, ruleset == "verified", gaps
 
 
-def _supported(plan: PanelPlan, table: list[list[Fraction | None]],
+def _paper_rs(plan: PanelPlan, table: list[Sequence[Fraction | None]]) -> list[Fraction | None]:
+    """R(m, S_p) per paper: sum(weight * r) / sum(weight) over the metrics the
+    paper votes on (the weights' sum is the plan's), summed on integers and
+    reduced once; None for a paper that votes on none."""
+    out: list[Fraction | None] = []
+    for i, (at, _, den_n, den_d) in enumerate(plan.votes):
+        if den_n <= 0:
+            out.append(None)
+            continue
+        num_n, num_d = 0, 1
+        for k, wn, wd in at:
+            r = table[k][i]
+            if r is ONE:
+                num_n, num_d = num_n * wd + wn * num_d, num_d * wd
+            elif r is not ZERO:
+                rn, rd = r.as_integer_ratio()
+                if rn:
+                    td = wd * rd
+                    num_n, num_d = num_n * td + wn * rn * num_d, num_d * td
+        out.append(pair_fraction(num_n * den_d, num_d * den_n))
+    return out
+
+
+def _oeval(paper_rs: list[Fraction | None]) -> Fraction | None:
+    """O-EVAL: the mean R over the papers that vote (None when none does)."""
+    voting = [r for r in paper_rs if r is not None]
+    if len(voting) <= 1:
+        return voting[0] if voting else None
+    n, d = 0, 1
+    for r in voting:
+        rn, rd = r.as_integer_ratio()
+        n, d = n * rd + rn * d, d * rd
+    return pair_fraction(n, d * len(voting))
+
+
+def _supported(plan: PanelPlan, table: list[Sequence[Fraction | None]],
                results: list[MetricResult] | None, rules: list[RuleApplication]) -> None:
     """The unsupported_conclusion rule: a conclusion's r times its support's mean
     r (from the r before this rule), in place; records only when ``results``."""
-    by_id = {mp.id: rs for mp, rs in zip(plan, table)}
-    for k in plan.conclusions:
+    before = tuple(table)       # a changed row is replaced by a copy, never changed in place
+    for k, support in zip(plan.conclusions, plan.support):
         mp = plan[k]
+        rows = [before[s] for s in support]
         rs = per_paper = None     # copies, made at the first change
         for i, r in enumerate(table[k]):
-            if r is None or r == 0:
+            if r is None or (r is not ONE and r == 0):
                 continue
-            f = support_factor(mp.metric, by_id, i)
-            if f is None or f == 1:
+            mean = support_factor(rows, i)
+            if mean is None or mean[0] == mean[1]:      # no support, or a mean of 1
                 continue
+            f = pair_fraction(*mean)
             if rs is None:
                 rs = list(table[k])
-            rs[i] = r * f
+            rs[i] = f if r is ONE else r * f
             if results is not None:
                 if per_paper is None:
                     per_paper = list(results[k].per_paper)
@@ -345,10 +408,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
     read: ListRead | None = None
     x = value = reason = None
     if mp.list_key is not None:
-        keys = lists.get(mp.list_key)
-        if keys is None:
-            keys = lists[mp.list_key] = list_keys(data, metric.path, metric.match_by, mp.head)
-        read = read_list(metric, data, mp.want, detail, keys, mp.tail)
+        read = read_list(metric, data, mp.want, detail, _list_keys(mp, data, lists), mp.tail)
         value, status, reason = read.text, read.status, read.detail
     else:
         raw = paths.get(data, mp.tail)
@@ -464,7 +524,7 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
             sum_n, sum_d = sum_n * rd + r.numerator * sum_d, sum_d * rd
         if detail:
             items.append(_item(key, texts[key], a.text, a.width, r, "scored"))
-    mean = Fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
+    mean = pair_fraction(sum_n, sum_d * len(e.items)) if e.items else ZERO
     if not detail:
         return mean, None
     extra = [k for k in read.order if k not in e.keys]

@@ -11,8 +11,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
+from mmverify.labels import normalise_label
+
 from .kernels import DIRECTIONS, ONE_SIDED, anchored, kernel_score
-from .reads import NUMBER, anchor_text, item_key, want_of
+from .reads import LABEL, NUMBER, anchor_text, item_key, want_of
 from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 
 
@@ -40,8 +42,8 @@ class Anchor:
 
 
 class MetricPlan:
-    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "weight_pair", "tail",
-                 "head", "list_key", "general")
+    __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "tail",
+                 "head", "list_key", "general", "quick", "quick_label", "quick_items", "fixed")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -58,10 +60,43 @@ class MetricPlan:
         self.want = want_of(sample) if metric.direction == "exact_value" else NUMBER
         self.removed = incomparable(task, metric)
         self.caps = caps_of(task, metric)
-        self.weight_pair = (metric.weight.numerator, metric.weight.denominator)
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
         # some voting anchor of a scalar is scored through kernel_score, not a kernel made against it
         self.general = any(e.votes and e.num is None for e in self.entries)
+        # a removed metric's r is None for every paper, whatever the artifact holds
+        self.fixed: tuple[None, ...] | None = (None,) * len(self.entries) if self.removed is not None else None
+        # the verdict path's common case, a scalar that every voting anchor
+        # scores with the kernel made against it: (the path's segments, per
+        # paper that kernel or None, the ceiling's reach as (num, den, higher)
+        # or None); the value is a finite JSON number, no claim is in question
+        self.quick: tuple[tuple[Any, ...], tuple[Callable[[int, int], Fraction] | None, ...],
+                          tuple[int, int, bool] | None] | None = None
+        if not metric.is_list and self.removed is None and not self.general:
+            cap = self.caps.get(None)
+            reach = None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
+            self.quick = (tail.segments, tuple(e.num if e.votes else None for e in self.entries), reach)
+        # and a label compared with label anchors (exact_value): (the path's
+        # segments, per paper the anchor's normalised label or None)
+        self.quick_label: tuple[tuple[Any, ...], tuple[str | None, ...]] | None = None
+        if metric.direction == "exact_value" and not metric.is_list and self.removed is None and \
+                self.want == LABEL and all(type(e.anchor) is str for e in self.entries if e.votes):
+            self.quick_label = (tail.segments, tuple(normalise_label(e.anchor) if e.votes else None
+                                                     for e in self.entries))
+        # and a list whose items are numbers (``[*]``) or an item's field
+        # (``[*].name``) that every voting anchor item scores with its kernel:
+        # (the field or None, per paper None or its items as (key, kernel,
+        # reach or None))
+        self.quick_items: tuple[str | None, tuple[tuple[tuple[str, Callable[[int, int], Fraction],
+                                                        tuple[int, int, bool] | None], ...] | None, ...]] | None = None
+        if metric.is_list and self.removed is None and len(tail.segments) <= 1 and \
+                all(s.__class__ is str for s in tail.segments) and \
+                all(a.num is not None for e in self.entries for _, a in e.items):
+            def reach_of(key: str) -> tuple[int, int, bool] | None:
+                cap = self.caps.get(key)
+                return None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
+            self.quick_items = (tail.segments[0] if tail.segments else None,
+                                tuple(tuple((k, a.num, reach_of(k)) for k, a in e.items) if e.votes else None
+                                      for e in self.entries))
 
     def _entry(self, metric, paper) -> Anchor:
         e = Anchor(paper.paper_id)
@@ -143,27 +178,34 @@ class PanelPlan(tuple):
 
     * ``conclusions``: the positions of the metrics the unsupported_conclusion
       rule scales (declared ``supported_by``, not removed);
+    * ``support``: per conclusion, the positions of the metrics it names in
+      ``supported_by`` (a name that is no metric of the task left out);
     * ``claimable``: whether any metric can meet the unwitnessed_claim rule (a
       one-sided scalar, not removed);
-    * ``votes``: per paper, the positions of the metrics it votes on (anchored,
-      not removed: whatever the artifact holds, these and only these have an r),
-      their ids and the sum of their weights as (numerator, denominator).
+    * ``votes``: per paper, the metrics it votes on (anchored, not removed:
+      whatever the artifact holds, these and only these have an r) as
+      (position, weight numerator, weight denominator), their ids and the sum
+      of their weights as numerator and denominator.
     """
 
     conclusions: tuple[int, ...]
+    support: tuple[tuple[int, ...], ...]
     claimable: bool
-    votes: tuple[tuple[tuple[int, ...], tuple[str, ...], int, int], ...]
+    votes: tuple[tuple[tuple[tuple[int, int, int], ...], tuple[str, ...], int, int], ...]
 
     def __new__(cls, task, metrics):
         plan = super().__new__(cls, metrics)
         plan.conclusions = tuple(k for k, mp in enumerate(plan) if mp.metric.supported_by and mp.removed is None)
+        at = {mp.id: k for k, mp in enumerate(plan)}
+        plan.support = tuple(tuple(at[s] for s in plan[k].metric.supported_by if s in at) for k in plan.conclusions)
         plan.claimable = any(mp.metric.direction in ONE_SIDED and not mp.metric.is_list and mp.removed is None
                              for mp in plan)
         votes = []
         for i in range(len(task.panel)):
             at = tuple(k for k, mp in enumerate(plan) if mp.entries[i].votes and mp.removed is None)
             total = sum((plan[k].metric.weight for k in at), Fraction(0))
-            votes.append((at, tuple(plan[k].id for k in at), total.numerator, total.denominator))
+            weighted = tuple((k, plan[k].metric.weight.numerator, plan[k].metric.weight.denominator) for k in at)
+            votes.append((weighted, tuple(plan[k].id for k in at), total.numerator, total.denominator))
         plan.votes = tuple(votes)
         return plan
 

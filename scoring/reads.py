@@ -12,6 +12,7 @@ the wrong type ``not_a_number`` or ``not_a_label``.
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import lru_cache
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
@@ -81,15 +82,39 @@ def item_key(raw: Any) -> str | None:
     A string is read as a number only within the parser's number caps
     (:func:`mmverify.artifact.bounded_decimal`): an artifact key such as
     ``"1e999999999"`` or 200,000 digits is a label, not a giant integer."""
+    cls = raw.__class__
+    # the keys of a list recur from artifact to artifact: a short one's key is kept
+    kept = _LABEL_KEYS if cls is str else _NUMBER_KEYS if cls is Decimal and raw.is_finite() else None
+    if kept is not None:
+        key = kept.get(raw)
+        if key is None:
+            key = _text_key(raw)
+            if len(key) <= _KEY_KEPT and (cls is Decimal or len(raw) <= _KEY_KEPT):
+                if len(kept) >= _KEYS_KEPT:
+                    kept.clear()
+                kept[raw] = key
+        return key
     if isinstance(raw, bool) or raw is None:
         return None
+    if isinstance(raw, str) or (type(raw) is Decimal and raw.is_finite()):     # (a subclass)
+        return _text_key(raw)
+    num = to_fraction(raw)
+    return fraction_text(num) if num is not None else None
+
+
+def _text_key(raw: str | Decimal) -> str:
     if isinstance(raw, str):
         dec = bounded_decimal(raw) if raw[:1] in _NUMBER_START else None
         return number_text(dec) if dec is not None else normalise_label(raw)
-    if type(raw) is Decimal and raw.is_finite():
-        return number_text(raw)
-    num = to_fraction(raw)
-    return fraction_text(num) if num is not None else None
+    return number_text(raw)
+
+
+# item_key of a string, and of a finite Decimal (equal ones, ``1`` and ``1.00``,
+# have one key); at most _KEYS_KEPT of each kept, of _KEY_KEPT characters
+_LABEL_KEYS: dict[str, str] = {}
+_NUMBER_KEYS: dict[Decimal, str] = {}
+_KEYS_KEPT = 4096
+_KEY_KEPT = 64
 
 
 _NONE: Mapping[str, Any] = MappingProxyType({})    # an empty mapping no one can fill
@@ -119,23 +144,39 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
     if isinstance(raw_items, paths.Missing):
         return ListKeys(raw_items, [], (), 0)
     if not match_by:
-        order = tuple(str(i) for i in range(len(raw_items)))
-        return ListKeys(None, raw_items, tuple((k, i, True) for i, k in enumerate(order)), 0, order,
-                        {k: i for i, k in enumerate(order)})
+        return ListKeys(None, raw_items, *_positions(len(raw_items)))
     rows: list[tuple[str, int, bool]] = []
-    seen: set[str] = set()
+    order: list[str] = []
+    index: dict[str, int] = {}      # (the keys seen)
     dupes = 0
     for i, item in enumerate(raw_items):
         key = item_key(item.get(match_by)) if isinstance(item, dict) else None
         if key is None:
-            rows.append((f"#{i}", i, False))
-        elif key in seen:
+            key = f"#{i}"
+            rows.append((key, i, False))
+        elif key in index:
             dupes += 1
+            continue
         else:
-            seen.add(key)
+            index[key] = i
             rows.append((key, i, True))
-    return ListKeys(None, raw_items, tuple(rows), dupes, tuple(k for k, _, _ in rows),
-                    {k: i for k, i, keyed in rows if keyed})
+        order.append(key)
+    return ListKeys(None, raw_items, tuple(rows), dupes, tuple(order), index)
+
+
+def _positional(n: int) -> tuple[tuple[tuple[str, int, bool], ...], int, tuple[str, ...], Mapping[str, int]]:
+    """The rows, dupes, order and index of a list of ``n`` items keyed by position."""
+    order = tuple(str(i) for i in range(n))
+    return (tuple((k, i, True) for i, k in enumerate(order)), 0, order,
+            MappingProxyType({k: i for i, k in enumerate(order)}))
+
+
+_positional_kept = lru_cache(maxsize=256)(_positional)
+
+
+def _positions(n: int) -> tuple[tuple[tuple[str, int, bool], ...], int, tuple[str, ...], Mapping[str, int]]:
+    # the same for every list of n items: kept for the lengths met last
+    return _positional_kept(n) if n <= 1024 else _positional(n)
 
 
 class ListRead(NamedTuple):

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 from mmverify.numbers import fraction_text
 
@@ -162,18 +162,20 @@ def ceiling(metric: "MetricSpec", anchors: list[Fraction]) -> Ceiling | None:
     return Ceiling(best, band_width(metric, best, None).width, higher)
 
 
-def support_factor(metric: "MetricSpec", rs_by_id: Mapping[str, Sequence[Fraction | None]],
-                   paper_index: int) -> Fraction | None:
-    """Mean r of a metric's supporting metrics for one paper (None: no support declared
-    or no supporting metric scored by that paper). ``rs_by_id`` maps a metric id to
-    its r for each paper, in panel order."""
-    # the mean, summed on integers and reduced once
+def support_factor(rows: Sequence[Sequence[Fraction | None]], paper_index: int) -> tuple[int, int] | None:
+    """Mean r of a metric's supporting metrics for one paper, as a numerator
+    and a positive denominator not reduced (None: no supporting metric scored
+    by that paper). ``rows`` holds each supporting metric's r for each paper,
+    in panel order (a metric named twice in ``supported_by`` counts twice)."""
     n, d, count = 0, 1, 0
-    for s in metric.supported_by:
-        r = rs_by_id[s][paper_index] if s in rs_by_id else None
-        if r is not None:
-            n, d, count = n * r.denominator + r.numerator * d, d * r.denominator, count + 1
-    return Fraction(n, d * count) if count else None
+    for row in rows:
+        r = row[paper_index]
+        if r is ONE:        # (the kernels' 1)
+            n, count = n + d, count + 1
+        elif r is not None:
+            rn, rd = r.as_integer_ratio()
+            n, d, count = n * rd + rn * d, d * rd, count + 1
+    return (n, d * count) if count else None
 
 
 def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: Ceiling) -> RuleApplication:

@@ -251,15 +251,25 @@ def test_ceiling_factor_is_one_to_one_band_then_falls_to_zero_at_two(best, width
 
 @given(rs=st.lists(st.one_of(st.none(), st.fractions(min_value=0, max_value=1, max_denominator=50)), max_size=5))
 def test_support_factor_is_the_mean_of_the_supporting_r(rs):
-    from dataclasses import replace
-
     from mmverify.scoring.rules import support_factor
 
-    ids = [f"m{k}" for k in range(len(rs))]
-    conclusion = replace(metric("c", "exact_value"), supported_by=tuple(ids) + ("absent",))
-    got = support_factor(conclusion, {i: [r] for i, r in zip(ids, rs)}, 0)
+    # each supporting metric's r for two papers; the second paper's are asked
+    rows = [[Fraction(1, 3), r] for r in rs]
+    got = support_factor(rows, 1)
     voting = [r for r in rs if r is not None]
-    assert got == (sum(voting, Fraction(0)) / len(voting) if voting else None)
+    assert (Fraction(*got) if got is not None else None) == (sum(voting, Fraction(0)) / len(voting) if voting
+                                                             else None)
+    assert got is None or got[1] > 0
+
+
+def test_plan_support_names_the_supporting_metrics_positions():
+    from dataclasses import replace
+
+    from mmverify.scoring.panel_plan import plan_of
+
+    ms = [metric("a"), metric("b"), replace(metric("c", "exact_value"), supported_by=("b", "absent", "a", "b"))]
+    plan = plan_of(task(ms, [paper("P1", {"a": "1", "b": "2", "c": "3"})]))
+    assert plan.conclusions == (2,) and plan.support == ((1, 0, 1),)
 
 
 def test_deferred_panel_makes_its_records_once_and_checks_its_oeval():

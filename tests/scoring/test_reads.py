@@ -60,3 +60,18 @@ def test_a_missing_or_non_list_reads_missing():
     for data in ({"r": {}}, {"r": {"items": 3}}, {"r": []}):
         given, alone = list_keys(data, m.path, None, paths.parse_path("r.items")), list_keys(data, m.path, None)
         assert given.missing.reason == alone.missing.reason and given[1:] == alone[1:]
+
+
+@given(raw=st.one_of(st.decimals(allow_nan=False, allow_infinity=False, places=3, min_value=-10**6,
+                                 max_value=10**6),
+                     st.text(max_size=12), st.sampled_from(["0.90", "0.9", " A ", "a", "1e3", "-0"])))
+def test_item_key_kept_keys_are_the_keys(raw):
+    # a key kept for a string or a number is the one worked out afresh, and
+    # equal numbers (and their text) pair, whatever was asked before
+    from mmverify.scoring import reads
+
+    fresh = reads._text_key(raw)
+    assert reads.item_key(raw) == fresh and reads.item_key(raw) == fresh
+    if isinstance(raw, Decimal):
+        assert reads.item_key(raw.normalize()) == fresh == reads.item_key(str(raw))
+    assert reads.item_key(True) is None and reads.item_key(None) is None
