@@ -1,14 +1,18 @@
 """The all-pass check of :mod:`.quick`, generated once per task as straight code.
 
 For a task's gates, :func:`generate` writes the source of one function
-``all_pass(view, values_of)``. It first reads every path the gates read,
-once, walking the view with plain ``dict.get`` and list indexing (a step that
-is not there gives the sentinel ``MISSING``; a ``[*]`` path gives a column),
-then tests every value read for usability at once, then decides every row of
-every hard gate, and returns the set of verified paths, or None at the first
-doubt: a value absent, null, of the wrong type, an empty or missing list, or
-a failing row. A check that declines declines wherever it stands, and none
-raises, so the order changes no answer.
+``all_pass(view, values_of)``. It reads every path the gates read, once,
+walking the view with plain ``dict.get`` and list indexing (a step that is
+not there gives the sentinel ``MISSING``; a ``[*]`` path gives a column), and
+returns the set of verified paths, or None at the first doubt: a value
+absent, null, of the wrong type, an empty or missing list, or a failing row.
+The gates decided by comparisons alone come first, each value read where it
+is first needed, so that an artifact breaking one is declined early (a value
+that is not usable fails or raises there, which declines too, or passes, to
+be declined below); then every value read is tested for usability at once,
+and only then do the other gates run, whose arithmetic and row predicates
+see usable values only. A check that declines declines wherever it stands,
+so the order changes no answer.
 
 Rows are decided in place where the gate's predicate is a comparison that
 is exact on every usable value: a range by its bounds (a column by its least
@@ -37,7 +41,7 @@ form, and hold it to the instances.
 """
 from __future__ import annotations
 
-from decimal import Decimal, DecimalException, getcontext, setcontext
+from decimal import Decimal, getcontext, setcontext
 from fractions import Fraction
 from itertools import repeat
 from typing import Any, Callable
@@ -89,8 +93,12 @@ class _Writer:
     """The lines of the generated function and the constants it names."""
 
     def __init__(self) -> None:
-        self.head: list[str] = []     # the reads, each path once
-        self.lines: list[str] = []    # the checks of the gates
+        # the lines of the comparisons (reads and checks as they come), then of the other gates: their
+        # reads, the test of every value read for usability, their checks (see :func:`generate`)
+        self.first: list[str] = []
+        self.reads_later: list[str] = []
+        self.later: list[str] = []
+        self.lines = self.reads_out = self.first
         # the locals read whose values must be usable (as numbers, as labels), the replayed ones (Fractions)
         # apart from the artifact's (Decimals, mostly): tested at once after the reads
         self.checked: dict[tuple[str, bool], dict[str, None]] = {}
@@ -124,9 +132,9 @@ class _Writer:
         local = f"r{len(self.reads)}"
         self.reads[segments] = local
         if seg.__class__ is str:
-            self.head.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict else MISSING")
+            self.reads_out.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict else MISSING")
         else:
-            self.head.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
+            self.reads_out.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
                              "else MISSING")
         return local
 
@@ -138,26 +146,26 @@ class _Writer:
         container = self.walk(head.segments)
         if ("list", container) not in self.reads:
             self.reads["list", container] = container
-            self.head.append(f"    if {container}.__class__ is not list:")
-            self.head.append("        return None")
+            self.reads_out.append(f"    if {container}.__class__ is not list:")
+            self.reads_out.append("        return None")
         if not empty and ("items", container) not in self.reads:
             self.reads["items", container] = container
-            self.head.append(f"    if not {container}:")
-            self.head.append("        return None")
+            self.reads_out.append(f"    if not {container}:")
+            self.reads_out.append("        return None")
         key = ("column", path.text, usable)
         if key in self.reads:
             return self.reads[key]
         local = f"c{len(self.reads)}"
         self.reads[key] = local
         if not tail.segments:       # the list's items themselves
-            self.head.append(f"    {local} = {container}")
+            self.reads_out.append(f"    {local} = {container}")
         elif len(tail.segments) == 1 and tail.segments[0].__class__ is str:
             k = tail.segments[0]
-            self.head.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
+            self.reads_out.append(f"    {local} = [e.get({k!r}, MISSING) if e.__class__ is dict else MISSING "
                              f"for e in {container}]")
         else:
             getter = self.const(lambda item, _tail=tail: paths.get(item, _tail), "G")
-            self.head.append(f"    {local} = [{getter}(e) for e in {container}]")
+            self.reads_out.append(f"    {local} = [{getter}(e) for e in {container}]")
         self.check(f"*{local}", usable, path)
         return local
 
@@ -273,7 +281,7 @@ def _value_condition(w: _Writer, gate: Gate, x: str, test: str) -> str | None:
         if gate.binary:
             return f"({x} == 0 or {x} == 1)"
         return (f"({x}.__class__ is int or ({x} == {x}.to_integral_value() if {x}.__class__ is Decimal "
-                f"else {test}(({x},))))")
+                f"else {x}.__class__ is Fraction and {x}.denominator == 1))")
     if gate.form == "finite_domain":
         numbers = frozenset(v for v in gate.domain_numbers if v is not None)   # equal numbers hash equal
         labels = frozenset(normalise_label(v) for v in gate.domain)
@@ -464,7 +472,15 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
     source writes out an identity's sides: it must run with that context as
     the current one (:func:`compile_check` sees to it)."""
     w = _Writer()
-    for gate in gates:
+    # The comparisons first, each value read where it is first needed, so that an artifact breaking one
+    # is declined early; a value that is not usable makes one fail or raise (declined: compile_check),
+    # or passes it, to be declined below. Then the reads of the other gates, the test of every value
+    # read for usability, and those gates, whose arithmetic and row predicates see usable values only.
+    # (A check that declines declines wherever it stands: the order changes no answer.)
+    first = [g for g in gates if _compares(g)]
+    for gate in first + [g for g in gates if not _compares(g)]:
+        if not _compares(gate) and w.lines is w.first:
+            w.reads_out, w.lines = w.reads_later, w.later
         if _ordered_column(w, gate):
             continue
         own = special(gate)
@@ -474,13 +490,26 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
             _special_gate(w, gate, own)
         else:
             _row_gate(w, gate)
-    w.lines.append("    return verified")
     head = ["def all_pass(view, values_of):", "    verified = set()"]
     if w.exact:
         w.names["EXACT"] = identity.EXACT
-    # (the reads first, then whether every value read is usable, then the gates: a check that declines
-    # declines whatever its place, and none raises)
-    return "\n".join(head + w.head + w.usability() + w.lines) + "\n", w.names
+    lines = head + w.first + w.reads_later + w.usability() + w.later + ["    return verified"]
+    return "\n".join(lines) + "\n", w.names
+
+
+def _compares(gate: Gate) -> bool:
+    """Whether the gate's rows are decided in place by comparisons alone (a
+    range, an exact integer or domain test, an order without a tolerance),
+    which no value can make costly and which call no row predicate: such a
+    gate may run before its values are tested for usability."""
+    if gate.form == "range":
+        return len(gate.inputs) == 1
+    if gate.form in ("integer", "finite_domain"):
+        return len(gate.inputs) == 1 and not gate.tolerance
+    if gate.form == "order":
+        return not gate.tolerance and not gate.verifies and (
+            gate.chain_list is not None or not any(p.is_list for p in gate.inputs))
+    return False
 
 
 def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], Any] | None]
@@ -492,14 +521,28 @@ def compile_check(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[A
     namespace = dict(names, __builtins__=builtins)
     exec(compile(source, "<gate all-pass check>", "exec"), namespace)
     check = namespace["all_pass"]
-    return _in_exact_context(check) if "EXACT" in names else check
+    return _in_exact_context(check) if "EXACT" in names else _declining(check)
+
+
+# what a comparison raises on a value that is not usable (text against a number, an unhashable list in
+# a set, a NaN): the check declines
+_DECLINED = (TypeError, AttributeError, ValueError, ArithmeticError)
+
+
+def _declining(check: Callable[[Any, Callable[[Any], Any]], Any]) -> Callable[[Any, Callable[[Any], Any]], Any]:
+    """``check``, declining where a comparison raises on a value that is not usable."""
+    def all_pass(view: Any, values_of: Callable[[Any], Any]) -> Any:
+        try:
+            return check(view, values_of)
+        except _DECLINED:
+            return None
+    return all_pass
 
 
 def _in_exact_context(check: Callable[[Any, Callable[[Any], Any]], Any]) -> Callable[[Any, Callable[[Any], Any]], Any]:
     """``check`` run with :data:`.identity.EXACT` as the thread's current
     context (the one the written-out identity sides are exact in), the prior
-    one restored after. A Decimal signal it lets through (none is expected:
-    the forms compare and the identities trap their own) declines."""
+    one restored after; declining as :func:`_declining`."""
     exact = identity.EXACT
 
     def all_pass(view: Any, values_of: Callable[[Any], Any]) -> Any:
@@ -507,7 +550,7 @@ def _in_exact_context(check: Callable[[Any, Callable[[Any], Any]], Any]) -> Call
         setcontext(exact)
         try:
             return check(view, values_of)
-        except DecimalException:
+        except _DECLINED:
             return None
         finally:
             setcontext(prior)

@@ -420,3 +420,31 @@ def test_partitions_over_a_list_in_place_decide_as_the_instances(lab, nums, x, w
         specs.insert(0 if first else 1, gate("r", "range", path="result.nums[*]", min="-5"))
     data = {"result": {"nums": nums, "x": x, "w": w}}
     _agree(with_gates(lab, *specs), data, both_sided=_all_usable([x, w, *nums]) and (bool(nums) or not ranged))
+
+
+@pytest.mark.parametrize("values", [
+    ("ab", 10**6, Decimal(1)), ([1], 10**6, Decimal(1)), (True, Decimal(2), Decimal(1)),
+    (Decimal("Infinity"), Decimal(2), Decimal(1)), (None, 3, 1), ({"a": 1}, 2, 1), (Decimal("NaN"), 1, 1),
+])
+def test_values_not_usable_never_reach_the_arithmetic(lab, values):
+    # text or a list times a large int would be a large repetition: such a value is declined first
+    task = with_gates(lab, gate("r", "range", path="result.z", min="0"), _identity("g", "x * y >= z", SCALARS, None))
+    data = {"result": dict(zip("xyz", values))}
+    _agree(task, data, both_sided=False)
+    assert hard_gates_pass(task, data) is None
+
+
+class _Arithmetic:
+    """A value whose arithmetic must never run: it is not usable."""
+
+    def _refuse(self, *_):
+        raise AssertionError("arithmetic on a value that is not usable")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __pow__ = __neg__ = __abs__ = _refuse
+
+
+@pytest.mark.parametrize("expr", ["x * y >= z", "(x - y) ** 2 >= z", "x + y == z", "-x <= z"])
+def test_arithmetic_runs_on_usable_values_only(lab, expr):
+    task = with_gates(lab, gate("r", "range", path="result.z", min="0"), _identity("g", expr, SCALARS, None))
+    data = {"result": {"x": _Arithmetic(), "y": Decimal(2), "z": Decimal(1)}}
+    assert hard_gates_pass(task, data) is None
