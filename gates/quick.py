@@ -8,11 +8,12 @@ declare" and "none", and they can be had without building a verdict per
 instance. :func:`hard_gates_pass` answers exactly that case, straight from the
 artifact's values, with the same predicates as the instances
 (``verdict_<form>`` of :mod:`.predicates` through the form table, as
-``row_test``), in code generated once per task (:mod:`.quickcode`). Anything else
+``row_test``, or the same exact comparisons written out in place), in code
+generated once per task (:mod:`.quickcode`). Anything else
 (a value absent, null, of the wrong type, an empty or missing list, a failing
 row) gives None, and the caller evaluates the gates instance by instance
 (:func:`.forms.evaluate_gates`): the check is one-sided, never a verdict of
-its own. A differential test holds it to the instances.
+its own. Differential tests hold it to the instances.
 """
 from __future__ import annotations
 
