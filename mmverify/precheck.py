@@ -84,17 +84,27 @@ class Unsupported(Exception):
 
 
 def _guard(kind: str, v: str) -> str:
+    """Where a keyword of ``kind`` applies to ``v``: every value jsonschema
+    counts as of that kind (subclasses included)."""
     return {"num": f"({v}.__class__ is Decimal or isinstance({v}, NUM) and not isinstance({v}, bool))",
             "str": f"isinstance({v}, str)",
             "list": f"isinstance({v}, list)", "dict": f"isinstance({v}, dict)",
             "bool": f"({v} is True or {v} is False)", "null": f"{v} is None"}[kind]
 
 
+# a string, an array or an object passes a type test only as exactly the class
+# the parser makes: an instance of a subclass (which may read its items or
+# compare otherwise) is a value the pre-check is unsure of
+_EXACT = {"str": "str", "list": "list", "dict": "dict"}
+
+
 def _type_test(name: str, v: str) -> str:
     if name == "integer":
-        return (f"({v}.__class__ is Decimal and {v}.is_finite() and {v} == {v}.to_integral_value()"
-                f" or is_integer({v}))")
-    return _guard(_KIND_OF_TYPE[name], v)
+        # integral as written (exponent 0) settles a Decimal in one call
+        return (f"({v}.__class__ is Decimal and ({v}.same_quantum(ONE) or {v}.is_finite() and"
+                f" {v} == {v}.to_integral_value()) or is_integer({v}))")
+    kind = _KIND_OF_TYPE[name]
+    return f"{v}.__class__ is {_EXACT[kind]}" if kind in _EXACT else _guard(kind, v)
 
 
 def _type_fails(names: list[str], v: str) -> str:
@@ -102,7 +112,7 @@ def _type_fails(names: list[str], v: str) -> str:
     if names == ["number"]:
         return f"{v}.__class__ is not Decimal and not num({v})"  # (a call only for another type)
     if len(names) == 1 and names[0] in ("string", "array", "object"):
-        return f"not {_guard(_KIND_OF_TYPE[names[0]], v)}"
+        return f"{v}.__class__ is not {_EXACT[_KIND_OF_TYPE[names[0]]]}"
     # the cheapest tests first: null, then boolean
     names = sorted(names, key=lambda n: (n != "null", n != "boolean"))
     return f"not ({' or '.join(_type_test(n, v) for n in names)})"
@@ -190,7 +200,7 @@ class _Writer:
 
     def k(self, value: Any) -> str:
         self.consts.append(value)
-        return f"K[{len(self.consts) - 1:d}]"
+        return f"c{len(self.consts) - 1:d}"
 
     def form(self, schema: Any) -> int:
         """A number equal for two schema nodes exactly when they check the
@@ -302,7 +312,7 @@ def _leaf_parts(w: _Writer, schema: dict, keys: list[str], v: str) -> tuple[list
 def _keyword(w: _Writer, schema: dict, key: str, v: str, known: str | None) -> str | None:
     """Where one keyword without sub-schemas fails, the value already known
     to be of the keyword's kind."""
-    is_str = "" if known == "str" else f"isinstance({v}, str) and "
+    is_str = "" if known == "str" else f"{v}.__class__ is str and "
     value = schema[key]
     if key in _FAILS:
         return _FAILS[key].format(v=v, k=w.k(_as_decimal(value) if key in _BOUNDS else value))
@@ -346,7 +356,8 @@ def _lines(w: _Writer, schema: Any, v: str, depth: int, root: bool) -> list[str]
             continue
         lines = writer(w, schema, mine, required, v, depth)
         if lines and known is None:
-            lines = [f"if {_guard(kind, v)}:"] + _indent(lines)
+            # the keywords apply to any list or dict; checked on exactly the class the parser makes
+            lines = [f"if {v}.__class__ is {kind}:"] + _indent(lines) + [f"elif {_guard(kind, v)}: return False"]
         out += lines
     return out
 
@@ -522,9 +533,9 @@ def _rows_plan(schema: Any) -> tuple | None:
 
 # ------------------------------------------------------------ audit, compile, cache
 
-_GENERATED = re.compile(r"f[0-9]+|[vkn][0-9]+|check|x|s|K")
+_GENERATED = re.compile(r"f[0-9]+|[cvkn][0-9]+|check|x|s")
 _ALLOWED = frozenset(keyword.kwlist) | frozenset(NAMESPACE) | frozenset(
-    {"__class__", "is_finite", "to_integral_value", "keys", "get", "items", "values"})
+    {"__class__", "is_finite", "same_quantum", "to_integral_value", "keys", "get", "items", "values"})
 # every ASCII character that cannot be part of a name, a number or an attribute access
 _SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_.")})
 
@@ -570,7 +581,8 @@ def compile_check(schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
         source, consts = generate(schema)
     except (Unsupported, RecursionError):
         return None
-    namespace = dict(NAMESPACE, K=consts)
+    namespace = dict(NAMESPACE)
+    namespace.update((f"c{i:d}", value) for i, value in enumerate(consts))
     exec(compile(source, "<schema pre-check>", "exec"), namespace)
     return namespace["check"]
 

@@ -183,5 +183,5 @@ NAMESPACE: dict[str, Any] = {
     "bool": bool, "Decimal": Decimal, "NUM": (Decimal, int, float), "Exception": Exception, "num": is_number,
     "is_integer": is_integer,
     "sure_equal": sure_equal, "sure_in": sure_in, "sure_unique": sure_unique, "rows": rows,
-    "MISSING": _Missing(),
+    "MISSING": _Missing(), "ONE": _ONE,
 }
