@@ -319,7 +319,13 @@ def _keyword(w: _Writer, schema: dict, key: str, v: str, known: str | None) -> s
     if key == "required":
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise Unsupported("required")
-        return f"not {w.k(frozenset(value))} <= {v}.keys()" if value else None
+        # a required property is read where its sub-schema is checked (a
+        # missing one raises KeyError: unsure); the others are looked up here
+        props = schema.get("properties")
+        names = [n for n in dict.fromkeys(value) if not (props.__class__ is dict and n in props)]
+        if len(names) > 3:
+            return f"not {v}.keys() >= {w.k(frozenset(names))}"
+        return f"({' or '.join(f'{w.k(n)} not in {v}' for n in names)})" if names else None
     if key == "enum":
         if not isinstance(value, list):
             raise Unsupported("enum")
@@ -391,9 +397,12 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
             if len(members) >= _GROUP:
                 name, sub = members[0]
                 check = _sub(w, sub, item, depth + 1)
-                if check is None:
+                if check is None and name not in required:
                     continue
                 k = w.k(tuple(name for name, _ in members))
+                if check is None:
+                    out += [f"for {name_var} in {k}:", f"    {v}[{name_var}]"]  # present, anything
+                    continue
                 if name in required:
                     out += [f"for {name_var} in {k}:", f"    {item} = {v}[{name_var}]"] + _indent(_fails(check, item))
                 else:
@@ -402,9 +411,12 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
                 continue
             for name, sub in members:
                 check = _sub(w, sub, item, depth + 1)
-                if check is None:
+                if check is None and name not in required:
                     continue
                 k = w.k(name)
+                if check is None:
+                    out.append(f"{v}[{k}]")  # present, anything
+                    continue
                 if name in required:
                     out += [f"{item} = {v}[{k}]"] + _fails(check, item)
                 elif isinstance(check, str):
@@ -417,7 +429,7 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
         if "patternProperties" in schema:
             raise Unsupported("patternProperties")
         if value is False:
-            out.append(f"if not {v}.keys() <= {w.k(frozenset(props))}: return False")
+            out.append(f"if not {w.k(frozenset(props))}.issuperset({v}): return False")
         elif value is not True:
             if not isinstance(value, dict):
                 raise Unsupported("additionalProperties")
@@ -535,7 +547,7 @@ def _rows_plan(schema: Any) -> tuple | None:
 
 _GENERATED = re.compile(r"f[0-9]+|[cvkn][0-9]+|check|x|s")
 _ALLOWED = frozenset(keyword.kwlist) | frozenset(NAMESPACE) | frozenset(
-    {"__class__", "is_finite", "same_quantum", "to_integral_value", "keys", "get", "items", "values"})
+    {"__class__", "is_finite", "same_quantum", "to_integral_value", "keys", "get", "items", "values", "issuperset"})
 # every ASCII character that cannot be part of a name, a number or an attribute access
 _SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in "_.")})
 
