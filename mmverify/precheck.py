@@ -191,6 +191,7 @@ class _Writer:
 
     def __init__(self) -> None:
         self.consts: list[Any] = []
+        self.known: dict[tuple, str] = {}        # a string or number -> its constant
         self.functions: list[list[str]] = []
         self.names: dict[int, str | None] = {}   # schema form -> its function
         self.forms: dict[int, int] = {}          # id of a schema node -> its form
@@ -199,8 +200,16 @@ class _Writer:
         self.loops = 0                           # loops around the code being written
 
     def k(self, value: Any) -> str:
-        self.consts.append(value)
-        return f"c{len(self.consts) - 1:d}"
+        """The name of a constant; one name per distinct string or number
+        (by type and repr: ``1`` and ``1.0`` stay apart)."""
+        key = (value.__class__, repr(value)) if value.__class__ in (str, Decimal, int, float) else None
+        name = self.known.get(key) if key is not None else None
+        if name is None:
+            self.consts.append(value)
+            name = f"c{len(self.consts) - 1:d}"
+            if key is not None:
+                self.known[key] = name
+        return name
 
     def form(self, schema: Any) -> int:
         """A number equal for two schema nodes exactly when they check the
