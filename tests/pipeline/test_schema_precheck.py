@@ -134,6 +134,64 @@ def test_random_schemas_one_sided_on_arbitrary_values(schema, values):
             assert jsonschema_valid(schema, value), (schema, value)
 
 
+class LyingDict(dict):
+    """An object whose items read otherwise than its storage holds."""
+    def __getitem__(self, key):
+        return "lie"
+
+    def __contains__(self, key):
+        return True
+
+
+class LyingList(list):
+    def __iter__(self):
+        return iter(["lie"] * (len(self) + 1))
+
+    def __len__(self):
+        return 0
+
+
+class LyingStr(str):
+    def __len__(self):
+        return 99
+
+    def __eq__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+def lying(value):
+    """``value`` with every object, array and string replaced by a subclass
+    that reads otherwise (jsonschema counts them as of the type, and reads
+    them through the overridden methods)."""
+    if isinstance(value, dict):
+        return LyingDict({k: lying(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return LyingList(lying(v) for v in value)
+    if isinstance(value, str):
+        return LyingStr(value)
+    return value
+
+
+@fuzz_settings(300)
+@given(schemas, st.lists(instances, min_size=1, max_size=6))
+def test_random_schemas_one_sided_on_subclassed_containers(schema, values):
+    # an API caller may pass any object: a subclass never gets a True that jsonschema would not give
+    if not isinstance(schema, dict):
+        schema = {"items": schema}
+    check = check_of(schema)
+    for value in map(lying, values):
+        if check(value):
+            assert jsonschema_valid(schema, value), (schema, value)
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_anchor_precheck_is_unsure_of_subclassed_containers(task):
+    data = parse_file(task.oracle_path).data
+    assert fast_check_for(task.artifact_schema)(lying(data)) is False
+
+
 def test_a_schema_nested_deeper_than_python_blocks_is_split_into_functions():
     schema: dict = {"type": "integer", "minimum": 1}
     value, bad = Decimal(3), Decimal(0)
@@ -449,6 +507,13 @@ def test_required_and_properties():
     assert_sure({"required": ["a"], "properties": {"a": False}}, [[], "a", D(1)], [{}, {"a": D(1)}])
     # properties before required in the schema: the same verdicts
     assert_sure({"properties": {"a": {"minimum": 1}}, "required": ["a"]}, [{"a": D(1)}], [{"a": D(0)}, {}])
+    # a required property any value satisfies, required names that are no property, and many of them
+    assert_sure({"type": "object", "required": ["a", "b"], "properties": {"a": {}, "c": True}},
+                [{"a": None, "b": D(1)}, {"a": [], "b": "x", "c": D(2)}], [{"a": None}, {"b": D(1)}, {}])
+    many = {"type": "object", "required": list("abcdef"), "properties": {"a": {"type": "string"}}}
+    assert_sure(many, [dict.fromkeys("abcdef", "x")], [dict.fromkeys("abcde", "x"), dict.fromkeys("bcdef", "x")])
+    grouped = {"type": "object", "required": list("abcde"), "properties": dict.fromkeys("abcde", {})}
+    assert_sure(grouped, [dict.fromkeys("abcde")], [dict.fromkeys("abcd"), {}])
 
 
 def test_enum_of_strings_and_of_mixed_types():
