@@ -24,8 +24,17 @@ with an equal sub-schema (annotations aside), which checks each value of the
 iterable it is given (an array's items, or a 1-tuple). In code run once per
 artifact, four or more properties with equal leaf schemas are checked in one
 loop over their names. The source is compiled once per schema and run in a
-namespace holding only ``K`` and the helpers of :mod:`mmverify.precheck_runtime`,
-without builtins.
+namespace holding only its constants ``c0``, ``c1``, ... and the helpers of
+:mod:`mmverify.precheck_runtime`, without builtins.
+
+What a test reads. A string, an array or an object passes its ``type`` only
+as exactly ``str``, ``list`` or ``dict``, the classes the parser makes (an
+instance of a subclass may read its items otherwise than jsonschema would:
+the pre-check is unsure of it); a keyword that applies to a kind of value
+(``minLength`` without a ``type``, say) still applies to every instance of
+that kind. A required property is read where its sub-schema is checked (a
+missing one raises ``KeyError``: unsure); only required names that are no
+property are looked up apart.
 
 A long array of objects whose checked properties are all required simple
 leaves (a number, integer or string type with bounds, lengths or a string
@@ -38,10 +47,10 @@ its loop is as fast.)
 
 Safety. The schema is trusted anchor data, and still no text from it is ever
 pasted into the source: every constant (property names, bounds, lengths,
-enum and required sets, column plans) goes into the tuple ``K`` and is read
-as ``K[i]``; variable and function names come from a fixed set or a counter;
-the only numbers written are ``K`` indices and ``prefixItems`` positions,
-all produced here. Before compiling, :func:`_audit` refuses a source with a
+enum and required sets, column plans) is a value of the namespace, read by
+its name ``c<i>`` (one per distinct string or number); variable and function
+names come from a fixed set or a counter; the only numbers written are in
+those names and ``prefixItems`` positions, all produced here. Before compiling, :func:`_audit` refuses a source with a
 quote character (hence with any string literal) or with a name outside that
 vocabulary. Artifact data is only ever an argument of the compiled function.
 """
@@ -187,7 +196,7 @@ _MAX_DEPTH = 12
 
 
 class _Writer:
-    """Collects the constants ``K`` and the functions of one schema."""
+    """Collects the constants and the functions of one schema."""
 
     def __init__(self) -> None:
         self.consts: list[Any] = []
@@ -582,7 +591,7 @@ def _audit(source: str) -> None:
 
 
 def generate(schema: Mapping[str, Any]) -> tuple[str, tuple]:
-    """The source of ``check`` for ``schema`` and its constants ``K``
+    """The source of ``check`` for ``schema`` and its constants (``c<i>`` is the i-th)
     (raises :class:`Unsupported` for a schema outside the supported subset).
     ``check`` answers False where a test raises (a value it cannot compare is
     one it is unsure of)."""

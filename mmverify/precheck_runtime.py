@@ -1,7 +1,7 @@
 """What a generated schema pre-check may call (:mod:`mmverify.precheck`
 writes the functions): the exact JSON type tests, the sure comparisons, the
 column checks of long arrays of objects, and :data:`NAMESPACE`, the only
-names a generated function sees (no builtins).
+names a generated function sees besides its own constants (no builtins).
 """
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ class _Missing:
     __slots__ = ()
 
 
-# everything a generated function may name, and nothing else (no builtins)
+# everything a generated function may name besides its constants, and nothing else (no builtins)
 NAMESPACE: dict[str, Any] = {
     "__builtins__": {}, "isinstance": isinstance, "len": len, "str": str, "list": list, "dict": dict,
     "bool": bool, "Decimal": Decimal, "NUM": (Decimal, int, float), "Exception": Exception, "num": is_number,
