@@ -396,6 +396,43 @@ def _fails(check: str | list[str], v: str) -> list[str]:
     return [f"if {_failing(check, v)}: return False"] if isinstance(check, str) else check
 
 
+_NONE = object()   # no filler
+_HOLDS = {"minimum": lambda x, b: not x < b, "maximum": lambda x, b: not x > b,
+          "exclusiveMinimum": lambda x, b: not x <= b, "exclusiveMaximum": lambda x, b: not x >= b}
+
+
+def _filler(schema: Any) -> Any:
+    """A value a leaf sub-schema certainly holds for (``_NONE``: none found):
+    read in place of a missing optional property, its test passes as the
+    property's absence does. Found for a type alone, a string, a number or
+    an integer with Decimal bounds (a bound, a neighbour, 0 or a midpoint
+    that every bound admits, compared as jsonschema compares), null where
+    the type admits it and only bounds or lengths (which never apply to null)."""
+    if schema.__class__ is not dict or "type" not in schema:
+        return _NONE
+    names, others = _types(schema), [key for key in _keys(schema, root=False) if key != "type"]
+    if "null" in names and all(key in _FAILS for key in others):
+        return None
+    if others and set(others) <= _HOLDS.keys() and names in (["number"], ["integer"]):
+        bounds = [(key, _as_decimal(schema[key])) for key in others]
+        if not all(b.__class__ is Decimal and b.is_finite() for _, b in bounds):
+            return _NONE
+        try:
+            values = [b for _, b in bounds] + [b + d for _, b in bounds for d in (1, -1)] + [Decimal(0)]
+            values += [(b + c) / 2 for _, b in bounds for _, c in bounds]
+        except ArithmeticError:
+            return _NONE
+        for x in values:
+            if x.is_finite() and (names == ["number"] or x == x.to_integral_value()) and all(
+                    _HOLDS[key](x, b) for key, b in bounds):
+                return x
+        return _NONE
+    if others:
+        return _NONE
+    return {"string": "", "number": Decimal(0), "integer": Decimal(0), "boolean": True}.get(names[0], _NONE) if len(
+        names) == 1 else _NONE
+
+
 def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset, v: str,
                   depth: int) -> list[str]:
     props = schema.get("properties", {})
@@ -423,6 +460,9 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
                     continue
                 if name in required:
                     out += [f"for {name_var} in {k}:", f"    {item} = {v}[{name_var}]"] + _indent(_fails(check, item))
+                elif isinstance(check, str) and (filler := _filler(sub)) is not _NONE:
+                    out += [f"for {name_var} in {k}:", f"    {item} = {v}.get({name_var}, {w.k(filler)})"] + _indent(
+                        _fails(check, item))
                 else:
                     out += [f"for {name_var} in {k}:", f"    if ({item} := {v}.get({name_var}, MISSING)) is not MISSING"
                                                        f" and ({_failing(check, item)}): return False"]
@@ -437,6 +477,8 @@ def _object_lines(w: _Writer, schema: dict, keys: list[str], required: frozenset
                     continue
                 if name in required:
                     out += [f"{item} = {v}[{k}]"] + _fails(check, item)
+                elif isinstance(check, str) and (filler := _filler(sub)) is not _NONE:
+                    out += [f"{item} = {v}.get({k}, {w.k(filler)})"] + _fails(check, item)
                 elif isinstance(check, str):
                     out.append(f"if ({item} := {v}.get({k}, MISSING)) is not MISSING and ({_failing(check, item)}):"
                                " return False")

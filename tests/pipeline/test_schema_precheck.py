@@ -192,6 +192,31 @@ def test_anchor_precheck_is_unsure_of_subclassed_containers(task):
     assert fast_check_for(task.artifact_schema)(lying(data)) is False
 
 
+leaf_bounds = st.one_of(bounds, st.sampled_from([Decimal("1E-9"), Decimal("2.5"), Decimal("-0.25"), Decimal("1E+30"), 2.5]))
+typed_leaves = st.fixed_dictionaries(
+    {"type": st.one_of(st.sampled_from(["number", "integer"]), st.sampled_from(TYPES[:5]),
+                       st.lists(st.sampled_from(TYPES), min_size=1, max_size=3, unique=True))},
+    optional={"minimum": leaf_bounds, "maximum": leaf_bounds, "exclusiveMinimum": leaf_bounds,
+              "exclusiveMaximum": leaf_bounds, "minLength": lengths, "maxLength": lengths,
+              "enum": st.lists(options, max_size=3), "description": st.just("d")}).flatmap(shuffled)
+
+
+@fuzz_settings(400)
+@given(typed_leaves, st.lists(instances, max_size=3))
+def test_a_filler_holds_where_an_optional_leaf_is_missing(leaf, others):
+    # the value read in place of a missing optional property satisfies its leaf schema
+    from mmverify.precheck import _NONE, _filler
+
+    filler = _filler(leaf)
+    if filler is not _NONE:
+        assert jsonschema_valid(leaf, filler), (leaf, filler)
+        assert check_of(leaf)(filler) is True, (leaf, filler)
+    # and an object missing the property gets jsonschema's verdict, with or without other properties
+    schema = {"type": "object", "properties": {"a": leaf, "b": leaf, "c": {"type": "string"}}}
+    for value in [{}] + [{"b": v} for v in others] + [{"c": "x", "b": v} for v in others]:
+        assert check_of(schema)(value) == jsonschema_valid(schema, value), (schema, value)
+
+
 def test_a_schema_nested_deeper_than_python_blocks_is_split_into_functions():
     schema: dict = {"type": "integer", "minimum": 1}
     value, bad = Decimal(3), Decimal(0)
