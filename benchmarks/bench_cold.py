@@ -9,7 +9,9 @@ cache miss) and the measured starts read it, as every start after the first
 does on a user's machine. ``PYTHONDONTWRITEBYTECODE`` is cleared for the
 children, so the warm-up runs leave byte-code caches as an installation does.
 
-Run alone: ``python benchmarks/bench_cold.py [--reps N]``.
+Run alone: ``python benchmarks/bench_cold.py [--reps N] [--python PATH]``;
+``--python`` times another environment's interpreter (for instance one with
+a regular ``pip install .``, whose start differs from an editable install's).
 """
 from __future__ import annotations
 
@@ -77,12 +79,13 @@ def importtime(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
             "not_imported": [m for m in HEAVY_MODULES if m not in cumulative], "mmverify_ms": own}
 
 
-def bench_cold(reps: int) -> dict[str, Any]:
-    """Every oracle, ``score`` and ``verify``, interleaved with ``python -c pass``."""
+def bench_cold(reps: int, python: str | None = None) -> dict[str, Any]:
+    """Every oracle, ``score`` and ``verify``, interleaved with ``python -c pass``
+    (``python``: the interpreter whose starts are timed; default this one)."""
     from mmverify.tasks import load_all
 
     tasks = load_all()
-    py = sys.executable
+    py = python or sys.executable
     with tempfile.TemporaryDirectory(prefix="mmverify-bench-") as tmp:
         env = dict(os.environ)
         env.pop("PYTHONPROFILEIMPORTTIME", None)
@@ -170,9 +173,12 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description="mmverify cold start, every oracle")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--python", default=None, help="the interpreter to time (default: this one)")
     args = ap.parse_args(argv)
-    res = bench_cold(args.reps)
+    res = bench_cold(args.reps, args.python)
     base = res["cases"]["python -c pass"]
+    print(f"interpreter: {args.python or sys.executable} "
+          f"({'editable' if res['editable_install'] else 'regular'} install of mmverify)")
     print(f"python -c pass: {base['wall_s'] * 1000:.0f} ms wall, {base['cpu_s'] * 1000:.0f} ms cpu")
     for name, c in res["cases"].items():
         if name != "python -c pass":
