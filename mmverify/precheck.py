@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, Callable, Mapping
 
 from .precheck_runtime import NAMESPACE
@@ -405,9 +405,10 @@ def _filler(schema: Any) -> Any:
     """A value a leaf sub-schema certainly holds for (``_NONE``: none found):
     read in place of a missing optional property, its test passes as the
     property's absence does. Found for a type alone, a string, a number or
-    an integer with Decimal bounds (a bound, a neighbour, 0 or a midpoint
-    that every bound admits, compared as jsonschema compares), null where
-    the type admits it and only bounds or lengths (which never apply to null)."""
+    an integer with Decimal bounds (a bound, a neighbour, 0, a bound rounded
+    up or down, or a midpoint that every bound admits, compared as jsonschema compares), a string
+    option of a string enum, null where the type admits it and only bounds
+    or lengths (which never apply to null)."""
     if schema.__class__ is not dict or "type" not in schema:
         return _NONE
     names, others = _types(schema), [key for key in _keys(schema, root=False) if key != "type"]
@@ -418,7 +419,8 @@ def _filler(schema: Any) -> Any:
         if not all(b.__class__ is Decimal and b.is_finite() for _, b in bounds):
             return _NONE
         try:
-            values = [b for _, b in bounds] + [b + d for _, b in bounds for d in (1, -1)] + [Decimal(0)]
+            values = [b for _, b in bounds] + [b + d for _, b in bounds for d in (1, -1)] + [Decimal(0)] + [
+                b.to_integral_value(rounding) for _, b in bounds for rounding in (ROUND_CEILING, ROUND_FLOOR)]
             values += [(b + c) / 2 for _, b in bounds for _, c in bounds]
         except ArithmeticError:
             return _NONE
@@ -427,6 +429,8 @@ def _filler(schema: Any) -> Any:
                     _HOLDS[key](x, b) for key, b in bounds):
                 return x
         return _NONE
+    if others == ["enum"] and names == ["string"] and schema["enum"].__class__ is list:
+        return next((o for o in schema["enum"] if o.__class__ is str), _NONE)
     if others:
         return _NONE
     return {"string": "", "number": Decimal(0), "integer": Decimal(0), "boolean": True}.get(names[0], _NONE) if len(

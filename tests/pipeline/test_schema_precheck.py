@@ -217,6 +217,23 @@ def test_a_filler_holds_where_an_optional_leaf_is_missing(leaf, others):
         assert check_of(schema)(value) == jsonschema_valid(schema, value), (schema, value)
 
 
+@pytest.mark.parametrize("leaf", [
+    {"type": "string"}, {"type": "string", "enum": [None, Decimal(1), "b", "a"]}, {"type": "number"},
+    {"type": "integer"}, {"type": "boolean"}, {"type": ["string", "null"], "minLength": 2},
+    {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": Decimal("0.5")},
+    {"type": "integer", "exclusiveMinimum": Decimal("1.5"), "maximum": 2}, {"type": "integer", "minimum": Decimal("0.5")},
+    {"type": "number", "minimum": Decimal("1E+30")}, {"type": "number", "maximum": -3, "x-unit": "m"}])
+def test_each_kind_of_filler_holds(leaf):
+    from mmverify.precheck import _NONE, _filler
+
+    filler = _filler(leaf)
+    assert filler is not _NONE and jsonschema_valid(leaf, filler), (leaf, filler)
+    assert_sure({"type": "object", "properties": {"a": leaf}}, [{}, {"a": filler}], [{"a": []}])
+    # no filler where none is sure to hold: the property's absence is then tested apart
+    assert _filler({"type": "integer", "exclusiveMinimum": 1, "exclusiveMaximum": 2}) is _NONE
+    assert _filler({"type": "string", "enum": [D(1)]}) is _NONE and _filler({"minimum": 1}) is _NONE
+
+
 def test_a_schema_nested_deeper_than_python_blocks_is_split_into_functions():
     schema: dict = {"type": "integer", "minimum": 1}
     value, bad = Decimal(3), Decimal(0)
