@@ -5,8 +5,9 @@ source of one function ``table(view, guarded, verified, lists)`` that gives,
 per metric in task order, its r per paper, as the metric scoring of
 :mod:`.panel` gives it when no claim is unwitnessed. It reads every object
 on the metrics' paths once, walking the artifact with plain ``dict.get`` and
-list indexing (as the gates' all-pass check of :mod:`mmverify.gates.quickcode`
-does), and scores in line what the plan marks for the verdict path:
+list indexing (:class:`mmverify.pathcode.PathWriter`, which the gates'
+all-pass check of :mod:`mmverify.gates.quickcode` writes its reads with too),
+and scores in line what the plan marks for the verdict path:
 
 * a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): the
   kernels made against each anchor on its exact ratio, once the ceiling is
@@ -29,55 +30,19 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Callable
 
-from mmverify import paths
 from mmverify.labels import normalise_label
 from mmverify.numbers import pair_fraction
+from mmverify.pathcode import PathWriter
 
 from .kernels import ONE, ZERO
-
-MISSING = paths.Missing("not read")
-
-
-class _Writer:
-    """The lines of the generated function, the constants it names and the
-    locals holding what it has read."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.names: dict[str, Any] = {}
-        self.reads: dict[tuple[Any, ...], str] = {}    # a concrete path's segments -> its local
-
-    def const(self, value: Any, stem: str) -> str:
-        name = f"{stem}{len(self.names)}"
-        self.names[name] = value
-        return name
-
-    def walk(self, segments: tuple[Any, ...]) -> str:
-        """The local holding the value at ``segments``, read once (``MISSING``
-        where a step is not there)."""
-        if not segments:
-            return "view"
-        if segments in self.reads:
-            return self.reads[segments]
-        parent = self.walk(segments[:-1])
-        seg = segments[-1]
-        local = self.reads[segments] = f"r{len(self.reads)}"
-        if seg.__class__ is str:
-            self.lines.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict "
-                              "else MISSING")
-        else:
-            self.lines.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
-                              "else MISSING")
-        return local
 
 
 def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     """The source of ``table`` for ``plan`` and the namespace it runs in.
     ``general(mp, view, verified, lists)`` scores one metric in full,
     ``keys(mp, view, lists)`` gives the keys of one artifact's list, read once."""
-    w = _Writer()
-    w.names.update(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
-                   LK=keys, MISSING=MISSING)
+    w = PathWriter(dict(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
+                        LK=keys))
     helpers: list[list[str]] = []      # a function per list metric
     for mp in plan:
         m = w.const(mp, "M")
@@ -119,7 +84,7 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
     return "\n".join([line for lines in helpers for line in lines] + head + w.lines) + "\n", w.names
 
 
-def _list_function(w: _Writer, name: str, quick: tuple) -> list[str]:
+def _list_function(w: PathWriter, name: str, quick: tuple) -> list[str]:
     """The lines of ``name(keys, guarded)``: a list metric's r per paper (see
     :attr:`MetricPlan.quick_items`) when the list is there and every item an
     anchor pairs with holds a finite JSON number (within one band of the
