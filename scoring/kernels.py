@@ -107,15 +107,20 @@ class Direction:
     # the same kernel made against one anchor and band: (a num, a den, w num, w den)
     # -> a function of the read value's (num, den)
     against: Callable[[int, int, int, int], Callable[[int, int], Fraction]] | None = None
+    # the comparison of a read number with a numeric anchor (Python's operator
+    # text, ``x <op> a``) under which the kernel scores exactly 1, whatever the
+    # band: a verdict-only reader may compare a Decimal with the anchor (exact)
+    # before it makes the value's exact ratio
+    full_at: str = "=="
 
 
 DIRECTIONS: dict[DirectionName, Direction] = {
     d.name: d
     for d in (
         Direction("higher_is_better", True, True, _higher,
-                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_against),
+                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_against, ">="),
         Direction("lower_is_better", True, True, _lower,
-                  "1 at or below the anchor; 1 - excess/w above it", _lower_against),
+                  "1 at or below the anchor; 1 - excess/w above it", _lower_against, "<="),
         Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided", _target_against),
         Direction("exact_value", False, False, None, "1 if equal, else 0"),
     )

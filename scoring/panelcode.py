@@ -50,17 +50,21 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
         if mp.fixed is not None:
             w.lines.append(f"    t.append({w.const(mp.fixed, 'F')})")
         elif mp.quick is not None:
-            segments, kernels, reach = mp.quick
+            segments, kernels, anchors, reach = mp.quick
             v = w.walk(segments)
-            row = ", ".join("None" if k is None else f"{w.const(k, 'K')}(n, d)" for k in kernels)
-            w.lines.append(f"    if {v}.__class__ is Decimal and {v}.is_finite():")
-            w.lines.append(f"        n, d = {v}.as_integer_ratio()")
+            per_paper = [None if k is None else (w.const(k, "K"), w.const(a, "A")) for k, a in zip(kernels, anchors)]
+            full = " and ".join(f"{v} {mp.full_at} {ka[1]}" for ka in per_paper if ka) or "True"
+            ones = ", ".join("None" if ka is None else "ONE" for ka in per_paper)
+            row = ", ".join("None" if ka is None else f"{ka[0]}(n, d)" for ka in per_paper)
+            finite = f"{v}.__class__ is Decimal and {v}.is_finite()"
             if reach is not None:       # past one band beyond the panel's best: the general scoring
-                rn, rd = w.const(reach[0], "RN"), w.const(reach[1], "RD")
-                within = f"n * {rd} <= {rn} * d" if reach[2] else f"n * {rd} >= {rn} * d"
-                w.lines.append(f"        t.append([{row}] if not guarded or {within} else {fallback})")
-            else:
-                w.lines.append(f"        t.append([{row}])")
+                finite += f" and (not guarded or {v} {mp.within} {w.const(reach, 'R')})"
+            w.lines.append(f"    if {finite}:")
+            w.lines.append(f"        if {full}:")           # (compared exactly: a Decimal with the anchors)
+            w.lines.append(f"            t.append([{ones}])")
+            w.lines.append("        else:")
+            w.lines.append(f"            n, d = {v}.as_integer_ratio()")
+            w.lines.append(f"            t.append([{row}])")
             w.lines.append("    else:")
             w.lines.append(f"        t.append({fallback})")
         elif mp.quick_label is not None:
@@ -74,7 +78,7 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
             w.lines.append(f"        t.append({fallback})")
         elif mp.quick_items is not None:
             name = f"L{len(helpers)}"
-            helpers.append(_list_function(w, name, mp.quick_items))
+            helpers.append(_list_function(w, name, mp))
             w.lines.append(f"    rs = {name}(LK({m}, view, lists), guarded)")
             w.lines.append(f"    t.append(rs if rs is not None else {fallback})")
         else:
@@ -84,36 +88,35 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
     return "\n".join([line for lines in helpers for line in lines] + head + w.lines) + "\n", w.names
 
 
-def _list_function(w: PathWriter, name: str, quick: tuple) -> list[str]:
+def _list_function(w: PathWriter, name: str, mp) -> list[str]:
     """The lines of ``name(keys, guarded)``: a list metric's r per paper (see
     :attr:`MetricPlan.quick_items`) when the list is there and every item an
     anchor pairs with holds a finite JSON number (within one band of the
     panel's best for that item, with the ceiling on), the mean of the kernels
     on their exact ratios as the report's list scoring gives it (an item not
     supplied scores 0); None for anything else. A loop per paper over its
-    anchor items as (key, kernel) or, where a ceiling may apply, (key, kernel,
-    reach numerator, reach denominator, higher)."""
-    field, entries = quick
-    capped = any(reach is not None for anchors in entries if anchors for _, _, reach in anchors)
+    anchor items as (key, kernel, anchor) or, where a ceiling may apply,
+    (key, kernel, anchor, reach); an item at or beyond its anchor
+    (``full_at``) scores 1 without its ratio."""
+    field, entries = mp.quick_items
+    capped = any(reach is not None for anchors in entries if anchors for *_, reach in anchors)
     lines = [f"def {name}(keys, guarded):", "    if keys.missing is not None:", "        return None",
              "    ix, it = keys.index, keys.items", "    rs = []"]
     for anchors in entries:
         if anchors is None or not anchors:
             lines.append(f"    rs.append({'None' if anchors is None else 'ZERO'})")
             continue
-        items = tuple((k, num, *(reach or (None, None, None))) if capped else (k, num)
-                      for k, num, reach in anchors)
+        items = tuple(entry if capped else entry[:3] for entry in anchors)
         lines.append("    sn, sd = 0, 1")       # the mean, summed on integers and reduced once
-        lines.append(f"    for key, num{', rn, rd, higher' if capped else ''} in {w.const(items, 'P')}:")
+        lines.append(f"    for key, num, a{', c' if capped else ''} in {w.const(items, 'P')}:")
         lines += ["        i = ix.get(key)", "        if i is None:", "            continue", "        v = it[i]"]
         if field is not None:
             lines.append(f"        v = v.get({field!r}, MISSING) if v.__class__ is dict else MISSING")
-        lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None",
-                  "        n, d = v.as_integer_ratio()"]
+        lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None"]
         if capped:
-            lines += ["        if guarded and rn is not None and not (n * rd <= rn * d if higher else "
-                      "n * rd >= rn * d):", "            return None"]
-        lines += ["        r = num(n, d)", "        if r is ONE:", "            sn += sd",
+            lines += [f"        if guarded and c is not None and not v {mp.within} c:", "            return None"]
+        lines += [f"        if v {mp.full_at} a:", "            sn += sd", "            continue",
+                  "        r = num(*v.as_integer_ratio())", "        if r is ONE:", "            sn += sd",
                   "        elif r is not ZERO:", "            q = r.denominator",
                   "            sn, sd = sn * q + r.numerator * sd, sd * q"]
         lines.append(f"    rs.append(PF(sn, sd * {len(anchors)}))")
