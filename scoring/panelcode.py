@@ -9,13 +9,17 @@ list indexing (:class:`mmverify.pathcode.PathWriter`, which the gates'
 all-pass check of :mod:`mmverify.gates.quickcode` writes its reads with too),
 and scores in line what the plan marks for the verdict path:
 
-* a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): the
-  kernels made against each anchor on its exact ratio, once the ceiling is
-  known not to apply;
+* a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): once
+  the ceiling is known not to apply, 1 against every anchor it is at or
+  beyond (:attr:`.kernels.Direction.full_at`: the Decimal compared with the
+  anchor, exactly), else the kernels made against each anchor on its exact
+  ratio;
 * a label compared with label anchors (:attr:`MetricPlan.quick_label`);
 * a removed metric (:attr:`MetricPlan.fixed`);
 * a list of numbers (:attr:`MetricPlan.quick_items`), in a function of
-  its own looping over each paper's anchor items.
+  its own looping over each paper's anchor items, each scored as a scalar;
+  the list and its key index (:func:`.reads.key_index`) are read once for
+  every metric over the same list and ``match_by``.
 
 Anything else, and any value those do not take, is scored by the general
 metric scoring (``GEN``). The source is made from the plan only: path keys
@@ -35,14 +39,14 @@ from mmverify.numbers import pair_fraction
 from mmverify.pathcode import PathWriter
 
 from .kernels import ONE, ZERO
+from .reads import key_index
 
 
-def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
+def generate(plan, general: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     """The source of ``table`` for ``plan`` and the namespace it runs in.
-    ``general(mp, view, verified, lists)`` scores one metric in full,
-    ``keys(mp, view, lists)`` gives the keys of one artifact's list, read once."""
+    ``general(mp, view, verified, lists)`` scores one metric in full."""
     w = PathWriter(dict(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
-                        LK=keys))
+                        IX=key_index))
     helpers: list[list[str]] = []      # a function per list metric
     for mp in plan:
         m = w.const(mp, "M")
@@ -79,7 +83,8 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
         elif mp.quick_items is not None:
             name = f"L{len(helpers)}"
             helpers.append(_list_function(w, name, mp))
-            w.lines.append(f"    rs = {name}(LK({m}, view, lists), guarded)")
+            items, index = _keyed_list(w, mp)
+            w.lines.append(f"    rs = {name}({items}, {index}, guarded)")
             w.lines.append(f"    t.append(rs if rs is not None else {fallback})")
         else:
             w.lines.append(f"    t.append({fallback})")
@@ -88,8 +93,22 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
     return "\n".join([line for lines in helpers for line in lines] + head + w.lines) + "\n", w.names
 
 
+def _keyed_list(w: PathWriter, mp) -> tuple[str, str]:
+    """The locals holding a list metric's list (``MISSING`` or any value where
+    there is none) and its key index (:func:`.reads.key_index`; None where the
+    value is not a list), read once for every metric over the same list and
+    ``match_by``."""
+    items = w.walk(mp.head.segments)
+    at = ("index", mp.head.segments, mp.metric.match_by)
+    if at not in w.reads:
+        index = w.reads[at] = f"ix{len(w.reads)}"
+        match_by = w.const(mp.metric.match_by, "MB")
+        w.lines.append(f"    {index} = IX({items}, {match_by}) if {items}.__class__ is list else None")
+    return items, w.reads[at]
+
+
 def _list_function(w: PathWriter, name: str, mp) -> list[str]:
-    """The lines of ``name(keys, guarded)``: a list metric's r per paper (see
+    """The lines of ``name(it, ix, guarded)``: a list metric's r per paper (see
     :attr:`MetricPlan.quick_items`) when the list is there and every item an
     anchor pairs with holds a finite JSON number (within one band of the
     panel's best for that item, with the ceiling on), the mean of the kernels
@@ -100,8 +119,7 @@ def _list_function(w: PathWriter, name: str, mp) -> list[str]:
     (``full_at``) scores 1 without its ratio."""
     field, entries = mp.quick_items
     capped = any(reach is not None for anchors in entries if anchors for *_, reach in anchors)
-    lines = [f"def {name}(keys, guarded):", "    if keys.missing is not None:", "        return None",
-             "    ix, it = keys.index, keys.items", "    rs = []"]
+    lines = [f"def {name}(it, ix, guarded):", "    if ix is None:", "        return None", "    rs = []"]
     for anchors in entries:
         if anchors is None or not anchors:
             lines.append(f"    rs.append({'None' if anchors is None else 'ZERO'})")
@@ -124,10 +142,10 @@ def _list_function(w: PathWriter, name: str, mp) -> list[str]:
     return lines
 
 
-def compile_table(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> Callable[..., list] | None:
+def compile_table(plan, general: Callable[..., Any]) -> Callable[..., list] | None:
     """``table`` for ``plan`` compiled (see :func:`generate`); None when the
     interpreter cannot compile it (a task past the compiler's limits)."""
-    source, names = generate(plan, general, keys)
+    source, names = generate(plan, general)
     namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str})
     try:
         exec(compile(source, "<panel verdict table>", "exec"), namespace)

@@ -266,17 +266,17 @@ def test_the_generated_table_names_only_the_plan():
     # paths; every name is a constant of its namespace or one of its locals
     for t in TASKS:
         plan = plan_of(t)
-        source, names = panelcode.generate(plan, panel._general, panel._list_keys)
+        source, names = panelcode.generate(plan, panel._general)
         keys = {s for m in t.metrics for s in m.path.segments if isinstance(s, str)}
         tree = ast.parse(source)
         texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         assert texts <= keys, t.id
-        local = {"view", "guarded", "verified", "lists", "t", "n", "d", "x", "rs", "keys", "ix", "it", "i", "v",
+        local = {"view", "guarded", "verified", "lists", "t", "n", "d", "x", "rs", "ix", "it", "i", "v",
                  "r", "sn", "sd", "q", "key", "num", "a", "c"}
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         assert all(u in names or u in local or u in ("len", "dict", "list", "str") or
-                   (u[0] in "rL" and u[1:].isdigit()) for u in used), t.id
-        assert panelcode.compile_table(plan, panel._general, panel._list_keys) is not None
+                   (u[0] in "rL" and u[1:].isdigit()) or (u[:2] == "ix" and u[2:].isdigit()) for u in used), t.id
+        assert panelcode.compile_table(plan, panel._general) is not None
 
 
 def test_the_table_is_compiled_at_a_tasks_second_verdict():
