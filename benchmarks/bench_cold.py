@@ -9,7 +9,9 @@ cache miss) and the measured starts read it, as every start after the first
 does on a user's machine. ``PYTHONDONTWRITEBYTECODE`` is cleared for the
 children, so the warm-up runs leave byte-code caches as an installation does.
 
-Run alone: ``python benchmarks/bench_cold.py [--reps N]``.
+Run alone: ``python benchmarks/bench_cold.py [--reps N] [--python PATH]``;
+``--python`` times another environment's interpreter (for instance one with
+a regular ``pip install .``, whose start differs from an editable install's).
 """
 from __future__ import annotations
 
@@ -55,10 +57,10 @@ print(json.dumps({"phases": {n: t[i + 1] - t[i] for i, n in enumerate(names)}, "
 """
 
 
-def importtime(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
+def importtime(argv: list[str], env: dict[str, str], cwd: str | None = None) -> dict[str, Any]:
     """Cumulative import time (ms) of the heavy modules, and whether they load."""
     proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, env=env)
+                          stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
     cumulative: dict[str, float] = {}
     total = 0.0
     for line in proc.stderr.splitlines():
@@ -77,12 +79,13 @@ def importtime(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
             "not_imported": [m for m in HEAVY_MODULES if m not in cumulative], "mmverify_ms": own}
 
 
-def bench_cold(reps: int) -> dict[str, Any]:
-    """Every oracle, ``score`` and ``verify``, interleaved with ``python -c pass``."""
+def bench_cold(reps: int, python: str | None = None) -> dict[str, Any]:
+    """Every oracle, ``score`` and ``verify``, interleaved with ``python -c pass``
+    (``python``: the interpreter whose starts are timed; default this one)."""
     from mmverify.tasks import load_all
 
     tasks = load_all()
-    py = sys.executable
+    py = python or sys.executable
     with tempfile.TemporaryDirectory(prefix="mmverify-bench-") as tmp:
         env = dict(os.environ)
         env.pop("PYTHONPROFILEIMPORTTIME", None)
@@ -107,17 +110,17 @@ def bench_cold(reps: int) -> dict[str, Any]:
         # the JSON report of verify, sympy run once and their results are kept)
         first: dict[str, dict[str, float]] = {}
         for name, argv in cases.items():
-            w, c, _ = _child_run(argv, env)
+            w, c, _ = _child_run(argv, env, tmp)
             if name.startswith("score "):
                 first[name] = {"wall_s": w, "cpu_s": c}
         for argv in cases.values():           # warm the OS cache and the .pyc files
-            _child_run(argv, env)
+            _child_run(argv, env, tmp)
         walls: dict[str, list[float]] = {k: [] for k in cases}
         cpus: dict[str, list[float]] = {k: [] for k in cases}
         codes: dict[str, int] = {}
         for r in range(reps):                  # interleaved, so load changes hit every case alike
             for name, argv in cases.items():
-                w, c, rc = _child_run(argv, env)
+                w, c, rc = _child_run(argv, env, tmp)
                 walls[name].append(w)
                 cpus[name].append(c)
                 codes[name] = rc
@@ -133,7 +136,7 @@ def bench_cold(reps: int) -> dict[str, Any]:
             runs: dict[str, list[float]] = {}
             heavy: list[str] = []
             for _ in range(max(1, min(reps, 3))):
-                out = subprocess.run([py, "-c", _PHASES, tid], capture_output=True, text=True, env=env)
+                out = subprocess.run([py, "-c", _PHASES, tid], capture_output=True, text=True, env=env, cwd=tmp)
                 if out.returncode == 0:
                     got = json.loads(out.stdout)
                     heavy = got["heavy_loaded"]
@@ -142,10 +145,10 @@ def bench_cold(reps: int) -> dict[str, Any]:
             phases[label] = {"ms_cpu": {k: round(median(v) * 1000, 1) for k, v in runs.items()},
                              "heavy_loaded": heavy}
         imports = {
-            "identity": importtime(cases[f"score {IDENTITY_TASK}"], env),
-            "plain": importtime(cases[f"score {PLAIN_TASK}"], env),
-            "verify_identity": importtime(cases[f"verify {IDENTITY_TASK}"], env),
-            "help": importtime([py, "-m", "mmverify", "--help"], env),
+            "identity": importtime(cases[f"score {IDENTITY_TASK}"], env, tmp),
+            "plain": importtime(cases[f"score {PLAIN_TASK}"], env, tmp),
+            "verify_identity": importtime(cases[f"verify {IDENTITY_TASK}"], env, tmp),
+            "help": importtime([py, "-m", "mmverify", "--help"], env, tmp),
         }
     score_rows = {k: v for k, v in rows.items() if k.startswith("score ") and not k.endswith("--no-gates")}
     verify_rows = {k: v for k, v in rows.items() if k.startswith("verify ")}
@@ -153,7 +156,7 @@ def bench_cold(reps: int) -> dict[str, Any]:
     worst_verify = max(verify_rows, key=lambda k: verify_rows[k]["ratio_wall"])
     first_ratio = {k: v["wall_s"] / base_w for k, v in first.items()}
     editable = subprocess.run([py, "-c", "import sys; print(any(m.startswith('__editable__') for m in sys.modules))"],
-                              capture_output=True, text=True).stdout.strip() == "True"
+                              capture_output=True, text=True, cwd=tempfile.gettempdir()).stdout.strip() == "True"
     return {"reps": reps, "cases": rows, "phases_ms_cpu": phases, "imports": imports, "editable_install": editable,
             "worst_score": worst_score, "worst_verify": worst_verify,
             "worst_score_ratio_wall": score_rows[worst_score]["ratio_wall"],
@@ -170,9 +173,12 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description="mmverify cold start, every oracle")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--python", default=None, help="the interpreter to time (default: this one)")
     args = ap.parse_args(argv)
-    res = bench_cold(args.reps)
+    res = bench_cold(args.reps, args.python)
     base = res["cases"]["python -c pass"]
+    print(f"interpreter: {args.python or sys.executable} "
+          f"({'editable' if res['editable_install'] else 'regular'} install of mmverify)")
     print(f"python -c pass: {base['wall_s'] * 1000:.0f} ms wall, {base['cpu_s'] * 1000:.0f} ms cpu")
     for name, c in res["cases"].items():
         if name != "python -c pass":

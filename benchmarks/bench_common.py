@@ -255,9 +255,9 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _child_run(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+def _child_run(argv: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[float, float, int]:
     c0 = children_cpu()
     w0 = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
     wall = time.perf_counter() - w0
     return wall, children_cpu() - c0, proc.returncode
