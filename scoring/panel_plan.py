@@ -94,17 +94,22 @@ class MetricPlan:
                                                      for e in self.entries))
         # and a list whose items are numbers (``[*]``) or an item's field
         # (``[*].name``) that every voting anchor item scores with its kernel:
-        # (the field or None, per paper None or its items as (key, kernel,
-        # anchor, reach or None), anchor and reach exact as above)
-        self.quick_items: tuple[str | None, tuple[tuple[tuple[str, Callable[[int, int], Fraction],
-                                                              Decimal | Fraction, Decimal | Fraction | None], ...]
-                                                  | None, ...]] | None = None
+        # (the field or None, per paper None or its items as (key, anchor,
+        # reach or None, an, ad, wd, aw)), anchor and reach exact as above,
+        # then the integers a band kernel is written with
+        # (:attr:`.kernels.Direction.shortfall`: the anchor an/ad, the band
+        # wn/wd, aw = ad * wn; None for exact_value)
+        self.quick_items: tuple[str | None, tuple[tuple[tuple[Any, ...], ...] | None, ...]] | None = None
         if metric.is_list and self.removed is None and len(tail.segments) <= 1 and \
                 all(s.__class__ is str for s in tail.segments) and \
                 all(a.num is not None for e in self.entries for _, a in e.items):
+            def item(k: str, a: Anchor) -> tuple[Any, ...]:
+                an, ad = a.anchor.numerator, a.anchor.denominator
+                wn, wd = (a.width.numerator, a.width.denominator) if a.width is not None else (None, None)
+                return (k, exact_decimal(a.anchor), self._reach(k), an, ad, wd, None if wn is None else ad * wn)
             self.quick_items = (tail.segments[0] if tail.segments else None,
-                                tuple(tuple((k, a.num, exact_decimal(a.anchor), self._reach(k)) for k, a in e.items)
-                                      if e.votes else None for e in self.entries))
+                                tuple(tuple(item(k, a) for k, a in e.items) if e.votes else None
+                                      for e in self.entries))
 
     def _reach(self, key: str | None) -> Decimal | Fraction | None:
         """The reach of the ceiling of a scalar (``key`` None) or a list item,

@@ -32,13 +32,14 @@ to the report's O-EVAL on perturbed oracles.
 from __future__ import annotations
 
 from decimal import Decimal
+from math import gcd
 from typing import Any, Callable
 
 from mmverify.labels import normalise_label
 from mmverify.numbers import pair_fraction
 from mmverify.pathcode import PathWriter
 
-from .kernels import ONE, ZERO
+from .kernels import DIRECTIONS, ONE, ZERO
 from .reads import key_index
 
 
@@ -46,7 +47,7 @@ def generate(plan, general: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     """The source of ``table`` for ``plan`` and the namespace it runs in.
     ``general(mp, view, verified, lists)`` scores one metric in full."""
     w = PathWriter(dict(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
-                        IX=key_index))
+                        IX=key_index, GCD=gcd))
     helpers: list[list[str]] = []      # a function per list metric
     for mp in plan:
         m = w.const(mp, "M")
@@ -114,29 +115,35 @@ def _list_function(w: PathWriter, name: str, mp) -> list[str]:
     panel's best for that item, with the ceiling on), the mean of the kernels
     on their exact ratios as the report's list scoring gives it (an item not
     supplied scores 0); None for anything else. A loop per paper over its
-    anchor items as (key, kernel, anchor) or, where a ceiling may apply,
-    (key, kernel, anchor, reach); an item at or beyond its anchor
-    (``full_at``) scores 1 without its ratio."""
+    anchor items as (anchor, reach, an, ad, wd, aw): an item at or beyond its
+    anchor (``full_at``) scores 1 without its ratio, any other the band
+    kernel written out (:attr:`.kernels.Direction.shortfall`; exact_value: 0)."""
     field, entries = mp.quick_items
-    capped = any(reach is not None for anchors in entries if anchors for *_, reach in anchors)
+    shortfall = DIRECTIONS[mp.metric.direction].shortfall
+    capped = any(item[2] is not None for anchors in entries if anchors for item in anchors)
     lines = [f"def {name}(it, ix, guarded):", "    if ix is None:", "        return None", "    rs = []"]
     for anchors in entries:
         if anchors is None or not anchors:
             lines.append(f"    rs.append({'None' if anchors is None else 'ZERO'})")
             continue
-        items = tuple(entry if capped else entry[:3] for entry in anchors)
+        # (the reach only where a ceiling may apply, the band's integers only for a band kernel)
+        items = tuple((k, a) + ((c,) if capped else ()) + ((an, ad, wd, aw) if shortfall else ())
+                      for k, a, c, an, ad, wd, aw in anchors)
+        names = "key, a" + (", c" if capped else "") + (", an, ad, wd, aw" if shortfall else "")
         lines.append("    sn, sd = 0, 1")       # the mean, summed on integers and reduced once
-        lines.append(f"    for key, num, a{', c' if capped else ''} in {w.const(items, 'P')}:")
+        lines.append(f"    for {names} in {w.const(items, 'P')}:")
         lines += ["        i = ix.get(key)", "        if i is None:", "            continue", "        v = it[i]"]
         if field is not None:
             lines.append(f"        v = v.get({field!r}, MISSING) if v.__class__ is dict else MISSING")
         lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None"]
         if capped:
             lines += [f"        if guarded and c is not None and not v {mp.within} c:", "            return None"]
-        lines += [f"        if v {mp.full_at} a:", "            sn += sd", "            continue",
-                  "        r = num(*v.as_integer_ratio())", "        if r is ONE:", "            sn += sd",
-                  "        elif r is not ZERO:", "            q = r.denominator",
-                  "            sn, sd = sn * q + r.numerator * sd, sd * q"]
+        lines += [f"        if v {mp.full_at} a:", "            sn += sd", "            continue"]
+        if shortfall:         # r = 1 - s / d where 0 < s < d, reduced, added to sn / sd; 0 past the band
+            lines += ["        n, d = v.as_integer_ratio()", f"        s = ({shortfall}) * wd",
+                      "        if s <= 0:", "            sn += sd", "            continue",
+                      "        d *= aw", "        if s < d:", "            s = d - s", "            g = GCD(s, d)",
+                      "            d //= g", "            sn, sd = sn * d + s // g * sd, sd * d"]
         lines.append(f"    rs.append(PF(sn, sd * {len(anchors)}))")
     lines.append("    return rs")
     return lines
@@ -146,7 +153,7 @@ def compile_table(plan, general: Callable[..., Any]) -> Callable[..., list] | No
     """``table`` for ``plan`` compiled (see :func:`generate`); None when the
     interpreter cannot compile it (a task past the compiler's limits)."""
     source, names = generate(plan, general)
-    namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str})
+    namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str, "abs": abs})
     try:
         exec(compile(source, "<panel verdict table>", "exec"), namespace)
     except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError):

@@ -143,3 +143,17 @@ def test_full_at_at_the_edges():
         assert compare(x, exact_decimal(a)) is full, (direction, x)
         w = Fraction(1, 10) if DIRECTIONS[direction].needs_band else None
         assert (anchored(direction, a, w)(*x.as_integer_ratio()) == 1) is full
+
+
+@given(x=fracs, a=fracs, w=pos, direction=st.sampled_from(["higher_is_better", "lower_is_better", "target_value"]))
+def test_the_written_shortfall_is_the_kernels(x, a, w, direction):
+    # the source text a generated reader scores a band kernel with (on the
+    # value's n/d, the anchor's an/ad): 1 where it is <= 0, else
+    # clamp(1 - s * wd / (ad * wn * d), 0, 1)
+    from mmverify.scoring.kernels import anchored
+
+    n, d, an, ad = x.numerator, x.denominator, a.numerator, a.denominator
+    s = eval(DIRECTIONS[direction].shortfall, {"abs": abs}, {"n": n, "d": d, "an": an, "ad": ad}) * w.denominator
+    written = 1 if s <= 0 else max(Fraction(0), 1 - Fraction(s, ad * w.numerator * d))
+    assert written == anchored(direction, a, w)(n, d)
+    assert DIRECTIONS["exact_value"].shortfall is None
