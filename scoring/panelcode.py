@@ -64,23 +64,14 @@ def generate(plan, general: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
             finite = f"{v}.__class__ is Decimal and {v}.is_finite()"
             if reach is not None:       # past one band beyond the panel's best: the general scoring
                 finite += f" and (not guarded or {v} {mp.within} {w.const(reach, 'R')})"
-            w.lines.append(f"    if {finite}:")
-            w.lines.append(f"        if {full}:")           # (compared exactly: a Decimal with the anchors)
-            w.lines.append(f"            t.append([{ones}])")
-            w.lines.append("        else:")
-            w.lines.append(f"            n, d = {v}.as_integer_ratio()")
-            w.lines.append(f"            t.append([{row}])")
-            w.lines.append("    else:")
-            w.lines.append(f"        t.append({fallback})")
+            # (the Decimal compared exactly with the anchors)
+            _or_general(w, finite, [f"if {full}:", f"    t.append([{ones}])", "else:",
+                                    f"    n, d = {v}.as_integer_ratio()", f"    t.append([{row}])"], fallback)
         elif mp.quick_label is not None:
             segments, labels = mp.quick_label
             v = w.walk(segments)
             row = ", ".join("None" if a is None else f"ONE if x == {w.const(a, 'A')} else ZERO" for a in labels)
-            w.lines.append(f"    if {v}.__class__ is str:")
-            w.lines.append(f"        x = NL({v})")
-            w.lines.append(f"        t.append([{row}])")
-            w.lines.append("    else:")
-            w.lines.append(f"        t.append({fallback})")
+            _or_general(w, f"{v}.__class__ is str", [f"x = NL({v})", f"t.append([{row}])"], fallback)
         elif mp.quick_items is not None:
             name = f"L{len(helpers)}"
             helpers.append(_list_function(w, name, mp))
@@ -92,6 +83,14 @@ def generate(plan, general: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     w.lines.append("    return t")
     head = ["def table(view, guarded, verified, lists):", "    t = []"]
     return "\n".join([line for lines in helpers for line in lines] + head + w.lines) + "\n", w.names
+
+
+def _or_general(w: PathWriter, condition: str, body: list[str], fallback: str) -> None:
+    """The lines scoring a metric by ``body`` where ``condition`` holds, else
+    by the general scoring (``fallback``)."""
+    w.lines.append(f"    if {condition}:")
+    w.lines += [f"        {line}" for line in body]
+    w.lines += ["    else:", f"        t.append({fallback})"]
 
 
 def _keyed_list(w: PathWriter, mp) -> tuple[str, str]:
