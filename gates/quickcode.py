@@ -2,8 +2,9 @@
 
 For a task's gates, :func:`generate` writes the source of one function
 ``all_pass(view, values_of)``. It reads every path the gates read, once,
-walking the view with plain ``dict.get`` and list indexing (a step that is
-not there gives the sentinel ``MISSING``; a ``[*]`` path gives a column), and
+walking the view with plain ``dict.get`` and list indexing
+(:class:`mmverify.pathcode.PathWriter`: a step that is not there gives the
+sentinel ``MISSING``; a ``[*]`` path gives a column), and
 returns the set of verified paths, or None at the first doubt: a value
 absent, null, of the wrong type, an empty or missing list, or a failing row.
 The gates decided by comparisons alone come first, each value read where it
@@ -51,14 +52,12 @@ from mmverify.paths import FieldPath
 
 from mmverify.labels import normalise_label
 from mmverify.numbers import exact_decimal
+from mmverify.pathcode import PathWriter
 from mmverify.replay import ROOT as REPLAY_ROOT
 
 from . import formtable, identity, predicates
 from .model import Gate, verified_paths
 from .predicates import ZERO
-
-MISSING = paths.Missing("not read")
-
 
 def usable(value: Any, labels: bool = False) -> bool:
     """Whether the gate forms read ``value`` as a number (or, for ``labels``, a
@@ -89,24 +88,23 @@ def _all_usable_labels(values: list[Any]) -> bool:
     return all_usable(values, True)
 
 
-class _Writer:
-    """The lines of the generated function and the constants it names."""
+class _Writer(PathWriter):
+    """The lines of the generated function, the constants it names, and what
+    it has read (:class:`~mmverify.pathcode.PathWriter`), with the columns
+    of ``[*]`` paths and the usability tests of the values read."""
 
     def __init__(self) -> None:
+        super().__init__({"Decimal": Decimal, "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
+                          "repeat": repeat, "UNDECIDED": identity.UNDECIDED, "Fraction": Fraction,
+                          "DIVIDE": identity.QUOTIENT.divide})
         # the lines of the comparisons (reads and checks as they come), then of the other gates: their
         # reads, the test of every value read for usability, their checks (see :func:`generate`)
-        self.first: list[str] = []
+        self.first: list[str] = self.lines
         self.reads_later: list[str] = []
         self.later: list[str] = []
-        self.lines = self.reads_out = self.first
         # the locals read whose values must be usable (as numbers, as labels), the replayed ones (Fractions)
         # apart from the artifact's (Decimals, mostly): tested at once after the reads
         self.checked: dict[tuple[str, bool], dict[str, None]] = {}
-        self.names: dict[str, Any] = {"MISSING": MISSING, "Decimal": Decimal,
-                                      "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
-                                      "repeat": repeat, "UNDECIDED": identity.UNDECIDED, "Fraction": Fraction,
-                                      "DIVIDE": identity.QUOTIENT.divide}
-        self.reads: dict[tuple[Any, ...], str] = {}    # a prefix of segments -> its local
         self.values = False                            # whether ``values = values_of(view)`` is written
         self.exact = False                             # whether an identity's sides are written out
         self.temps = 0
@@ -115,28 +113,6 @@ class _Writer:
         """A fresh local name for a part of an identity computed once."""
         self.temps += 1
         return f"s{self.temps}"
-
-    def const(self, value: Any, stem: str) -> str:
-        name = f"{stem}{len(self.names)}"
-        self.names[name] = value
-        return name
-
-    def walk(self, segments: tuple[Any, ...]) -> str:
-        """The local holding the value at ``segments`` (a concrete path), read once."""
-        if segments in self.reads:
-            return self.reads[segments]
-        parent = self.walk(segments[:-1]) if segments else "view"
-        if not segments:
-            return "view"
-        seg = segments[-1]
-        local = f"r{len(self.reads)}"
-        self.reads[segments] = local
-        if seg.__class__ is str:
-            self.reads_out.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict else MISSING")
-        else:
-            self.reads_out.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
-                             "else MISSING")
-        return local
 
     def column(self, path: FieldPath, usable: str, empty: bool = False) -> str:
         """The local holding the item values of a ``[*]`` path, each usable, read once;

@@ -107,16 +107,29 @@ class Direction:
     # the same kernel made against one anchor and band: (a num, a den, w num, w den)
     # -> a function of the read value's (num, den)
     against: Callable[[int, int, int, int], Callable[[int, int], Fraction]] | None = None
+    # the comparison of a read number with a numeric anchor (Python's operator
+    # text, ``x <op> a``) under which the kernel scores exactly 1, whatever the
+    # band: a verdict-only reader may compare a Decimal with the anchor (exact)
+    # before it makes the value's exact ratio
+    full_at: str = "=="
+    # the band kernel's shortfall as source text over a read value's ``n, d``
+    # and the anchor's ``an, ad`` (``against``'s shortfall, scaled by ``ad * d``):
+    # r = 1 where it is <= 0, else clamp(1 - s * wd / (ad * wn * d), 0, 1); for
+    # code generated once per task that scores in line (a test holds it to ``against``)
+    shortfall: str | None = None
 
 
 DIRECTIONS: dict[DirectionName, Direction] = {
     d.name: d
     for d in (
         Direction("higher_is_better", True, True, _higher,
-                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_against),
+                  "1 at or above the anchor; 1 - shortfall/w below it", _higher_against, ">=",
+                  "an * d - n * ad"),
         Direction("lower_is_better", True, True, _lower,
-                  "1 at or below the anchor; 1 - excess/w above it", _lower_against),
-        Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided", _target_against),
+                  "1 at or below the anchor; 1 - excess/w above it", _lower_against, "<=",
+                  "n * ad - an * d"),
+        Direction("target_value", False, True, _target, "1 - |x - a|/w, two-sided", _target_against, "==",
+                  "abs(n * ad - an * d)"),
         Direction("exact_value", False, False, None, "1 if equal, else 0"),
     )
 }

@@ -273,7 +273,7 @@ def _table_code(plan: PanelPlan):
         from .panelcode import compile_table
 
         # (False: it could not be compiled)
-        code = plan.table_code = compile_table(plan, _general, _list_keys) or False
+        code = plan.table_code = compile_table(plan, _general) or False
     return code or None
 
 

@@ -8,10 +8,12 @@ the tasks last used.
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
 from mmverify.labels import normalise_label
+from mmverify.numbers import exact_decimal
 
 from .kernels import DIRECTIONS, ONE_SIDED, anchored, kernel_score
 from .reads import LABEL, NUMBER, anchor_text, item_key, want_of
@@ -43,7 +45,7 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "tail",
-                 "head", "list_key", "general", "quick", "quick_label", "quick_items", "fixed")
+                 "head", "list_key", "general", "full_at", "within", "quick", "quick_label", "quick_items", "fixed")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -67,14 +69,22 @@ class MetricPlan:
         self.fixed: tuple[None, ...] | None = (None,) * len(self.entries) if self.removed is not None else None
         # the verdict path's common case, a scalar that every voting anchor
         # scores with the kernel made against it: (the path's segments, per
-        # paper that kernel or None, the ceiling's reach as (num, den, higher)
-        # or None); the value is a finite JSON number, no claim is in question
+        # paper that kernel or None, per paper its anchor as an exact Decimal
+        # (a Fraction where it does not terminate) or None, the ceiling's
+        # reach, exact the same way, or None); the value is a finite JSON
+        # number, no claim is in question. A value ``x`` with ``x <full_at>
+        # anchor`` scores 1 (:attr:`.kernels.Direction.full_at`); one past
+        # the reach (``x > reach`` higher, ``x < reach`` lower) is left to the
+        # general scoring, where the ceiling applies.
+        self.full_at = DIRECTIONS[metric.direction].full_at
+        # ``x <within> reach``: the value keeps full credit (:meth:`.rules.Ceiling.factor`)
+        self.within = "<=" if metric.direction == "higher_is_better" else ">="
         self.quick: tuple[tuple[Any, ...], tuple[Callable[[int, int], Fraction] | None, ...],
-                          tuple[int, int, bool] | None] | None = None
+                          tuple[Decimal | Fraction | None, ...], Decimal | Fraction | None] | None = None
         if not metric.is_list and self.removed is None and not self.general:
-            cap = self.caps.get(None)
-            reach = None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
-            self.quick = (tail.segments, tuple(e.num if e.votes else None for e in self.entries), reach)
+            self.quick = (tail.segments, tuple(e.num if e.votes else None for e in self.entries),
+                          tuple(exact_decimal(e.anchor) if e.votes else None for e in self.entries),
+                          self._reach(None))
         # and a label compared with label anchors (exact_value): (the path's
         # segments, per paper the anchor's normalised label or None)
         self.quick_label: tuple[tuple[Any, ...], tuple[str | None, ...]] | None = None
@@ -84,19 +94,28 @@ class MetricPlan:
                                                      for e in self.entries))
         # and a list whose items are numbers (``[*]``) or an item's field
         # (``[*].name``) that every voting anchor item scores with its kernel:
-        # (the field or None, per paper None or its items as (key, kernel,
-        # reach or None))
-        self.quick_items: tuple[str | None, tuple[tuple[tuple[str, Callable[[int, int], Fraction],
-                                                        tuple[int, int, bool] | None], ...] | None, ...]] | None = None
+        # (the field or None, per paper None or its items as (key, anchor,
+        # reach or None, an, ad, wd, aw)), anchor and reach exact as above,
+        # then the integers a band kernel is written with
+        # (:attr:`.kernels.Direction.shortfall`: the anchor an/ad, the band
+        # wn/wd, aw = ad * wn; None for exact_value)
+        self.quick_items: tuple[str | None, tuple[tuple[tuple[Any, ...], ...] | None, ...]] | None = None
         if metric.is_list and self.removed is None and len(tail.segments) <= 1 and \
                 all(s.__class__ is str for s in tail.segments) and \
                 all(a.num is not None for e in self.entries for _, a in e.items):
-            def reach_of(key: str) -> tuple[int, int, bool] | None:
-                cap = self.caps.get(key)
-                return None if cap is None else (cap.reach.numerator, cap.reach.denominator, cap.higher)
+            def item(k: str, a: Anchor) -> tuple[Any, ...]:
+                an, ad = a.anchor.numerator, a.anchor.denominator
+                wn, wd = (a.width.numerator, a.width.denominator) if a.width is not None else (None, None)
+                return (k, exact_decimal(a.anchor), self._reach(k), an, ad, wd, None if wn is None else ad * wn)
             self.quick_items = (tail.segments[0] if tail.segments else None,
-                                tuple(tuple((k, a.num, reach_of(k)) for k, a in e.items) if e.votes else None
+                                tuple(tuple(item(k, a) for k, a in e.items) if e.votes else None
                                       for e in self.entries))
+
+    def _reach(self, key: str | None) -> Decimal | Fraction | None:
+        """The reach of the ceiling of a scalar (``key`` None) or a list item,
+        exact as a Decimal where it terminates; None where there is none."""
+        cap = self.caps.get(key)
+        return None if cap is None else exact_decimal(cap.reach)
 
     def _entry(self, metric, paper) -> Anchor:
         e = Anchor(paper.paper_id)

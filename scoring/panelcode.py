@@ -5,16 +5,21 @@ source of one function ``table(view, guarded, verified, lists)`` that gives,
 per metric in task order, its r per paper, as the metric scoring of
 :mod:`.panel` gives it when no claim is unwitnessed. It reads every object
 on the metrics' paths once, walking the artifact with plain ``dict.get`` and
-list indexing (as the gates' all-pass check of :mod:`mmverify.gates.quickcode`
-does), and scores in line what the plan marks for the verdict path:
+list indexing (:class:`mmverify.pathcode.PathWriter`, which the gates'
+all-pass check of :mod:`mmverify.gates.quickcode` writes its reads with too),
+and scores in line what the plan marks for the verdict path:
 
-* a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): the
-  kernels made against each anchor on its exact ratio, once the ceiling is
-  known not to apply;
+* a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): once
+  the ceiling is known not to apply, 1 against every anchor it is at or
+  beyond (:attr:`.kernels.Direction.full_at`: the Decimal compared with the
+  anchor, exactly), else the kernels made against each anchor on its exact
+  ratio;
 * a label compared with label anchors (:attr:`MetricPlan.quick_label`);
 * a removed metric (:attr:`MetricPlan.fixed`);
 * a list of numbers (:attr:`MetricPlan.quick_items`), in a function of
-  its own looping over each paper's anchor items.
+  its own looping over each paper's anchor items, each scored as a scalar;
+  the list and its key index (:func:`.reads.key_index`) are read once for
+  every metric over the same list and ``match_by``.
 
 Anything else, and any value those do not take, is scored by the general
 metric scoring (``GEN``). The source is made from the plan only: path keys
@@ -27,57 +32,22 @@ to the report's O-EVAL on perturbed oracles.
 from __future__ import annotations
 
 from decimal import Decimal
+from math import gcd
 from typing import Any, Callable
 
-from mmverify import paths
 from mmverify.labels import normalise_label
 from mmverify.numbers import pair_fraction
+from mmverify.pathcode import PathWriter
 
-from .kernels import ONE, ZERO
-
-MISSING = paths.Missing("not read")
-
-
-class _Writer:
-    """The lines of the generated function, the constants it names and the
-    locals holding what it has read."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.names: dict[str, Any] = {}
-        self.reads: dict[tuple[Any, ...], str] = {}    # a concrete path's segments -> its local
-
-    def const(self, value: Any, stem: str) -> str:
-        name = f"{stem}{len(self.names)}"
-        self.names[name] = value
-        return name
-
-    def walk(self, segments: tuple[Any, ...]) -> str:
-        """The local holding the value at ``segments``, read once (``MISSING``
-        where a step is not there)."""
-        if not segments:
-            return "view"
-        if segments in self.reads:
-            return self.reads[segments]
-        parent = self.walk(segments[:-1])
-        seg = segments[-1]
-        local = self.reads[segments] = f"r{len(self.reads)}"
-        if seg.__class__ is str:
-            self.lines.append(f"    {local} = {parent}.get({seg!r}, MISSING) if {parent}.__class__ is dict "
-                              "else MISSING")
-        else:
-            self.lines.append(f"    {local} = {parent}[{seg}] if {parent}.__class__ is list and {seg} < len({parent}) "
-                              "else MISSING")
-        return local
+from .kernels import DIRECTIONS, ONE, ZERO
+from .reads import key_index
 
 
-def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
+def generate(plan, general: Callable[..., Any]) -> tuple[str, dict[str, Any]]:
     """The source of ``table`` for ``plan`` and the namespace it runs in.
-    ``general(mp, view, verified, lists)`` scores one metric in full,
-    ``keys(mp, view, lists)`` gives the keys of one artifact's list, read once."""
-    w = _Writer()
-    w.names.update(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
-                   LK=keys, MISSING=MISSING)
+    ``general(mp, view, verified, lists)`` scores one metric in full."""
+    w = PathWriter(dict(Decimal=Decimal, ONE=ONE, ZERO=ZERO, NL=normalise_label, PF=pair_fraction, GEN=general,
+                        IX=key_index, GCD=gcd))
     helpers: list[list[str]] = []      # a function per list metric
     for mp in plan:
         m = w.const(mp, "M")
@@ -85,32 +55,28 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
         if mp.fixed is not None:
             w.lines.append(f"    t.append({w.const(mp.fixed, 'F')})")
         elif mp.quick is not None:
-            segments, kernels, reach = mp.quick
+            segments, kernels, anchors, reach = mp.quick
             v = w.walk(segments)
-            row = ", ".join("None" if k is None else f"{w.const(k, 'K')}(n, d)" for k in kernels)
-            w.lines.append(f"    if {v}.__class__ is Decimal and {v}.is_finite():")
-            w.lines.append(f"        n, d = {v}.as_integer_ratio()")
+            per_paper = [None if k is None else (w.const(k, "K"), w.const(a, "A")) for k, a in zip(kernels, anchors)]
+            full = " and ".join(f"{v} {mp.full_at} {ka[1]}" for ka in per_paper if ka) or "True"
+            ones = ", ".join("None" if ka is None else "ONE" for ka in per_paper)
+            row = ", ".join("None" if ka is None else f"{ka[0]}(n, d)" for ka in per_paper)
+            finite = f"{v}.__class__ is Decimal and {v}.is_finite()"
             if reach is not None:       # past one band beyond the panel's best: the general scoring
-                rn, rd = w.const(reach[0], "RN"), w.const(reach[1], "RD")
-                within = f"n * {rd} <= {rn} * d" if reach[2] else f"n * {rd} >= {rn} * d"
-                w.lines.append(f"        t.append([{row}] if not guarded or {within} else {fallback})")
-            else:
-                w.lines.append(f"        t.append([{row}])")
-            w.lines.append("    else:")
-            w.lines.append(f"        t.append({fallback})")
+                finite += f" and (not guarded or {v} {mp.within} {w.const(reach, 'R')})"
+            # (the Decimal compared exactly with the anchors)
+            _or_general(w, finite, [f"if {full}:", f"    t.append([{ones}])", "else:",
+                                    f"    n, d = {v}.as_integer_ratio()", f"    t.append([{row}])"], fallback)
         elif mp.quick_label is not None:
             segments, labels = mp.quick_label
             v = w.walk(segments)
             row = ", ".join("None" if a is None else f"ONE if x == {w.const(a, 'A')} else ZERO" for a in labels)
-            w.lines.append(f"    if {v}.__class__ is str:")
-            w.lines.append(f"        x = NL({v})")
-            w.lines.append(f"        t.append([{row}])")
-            w.lines.append("    else:")
-            w.lines.append(f"        t.append({fallback})")
+            _or_general(w, f"{v}.__class__ is str", [f"x = NL({v})", f"t.append([{row}])"], fallback)
         elif mp.quick_items is not None:
             name = f"L{len(helpers)}"
-            helpers.append(_list_function(w, name, mp.quick_items))
-            w.lines.append(f"    rs = {name}(LK({m}, view, lists), guarded)")
+            helpers.append(_list_function(w, name, mp))
+            items, index = _keyed_list(w, mp)
+            w.lines.append(f"    rs = {name}({items}, {index}, guarded)")
             w.lines.append(f"    t.append(rs if rs is not None else {fallback})")
         else:
             w.lines.append(f"    t.append({fallback})")
@@ -119,48 +85,74 @@ def generate(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> tup
     return "\n".join([line for lines in helpers for line in lines] + head + w.lines) + "\n", w.names
 
 
-def _list_function(w: _Writer, name: str, quick: tuple) -> list[str]:
-    """The lines of ``name(keys, guarded)``: a list metric's r per paper (see
+def _or_general(w: PathWriter, condition: str, body: list[str], fallback: str) -> None:
+    """The lines scoring a metric by ``body`` where ``condition`` holds, else
+    by the general scoring (``fallback``)."""
+    w.lines.append(f"    if {condition}:")
+    w.lines += [f"        {line}" for line in body]
+    w.lines += ["    else:", f"        t.append({fallback})"]
+
+
+def _keyed_list(w: PathWriter, mp) -> tuple[str, str]:
+    """The locals holding a list metric's list (``MISSING`` or any value where
+    there is none) and its key index (:func:`.reads.key_index`; None where the
+    value is not a list), read once for every metric over the same list and
+    ``match_by``."""
+    items = w.walk(mp.head.segments)
+    at = ("index", mp.head.segments, mp.metric.match_by)
+    if at not in w.reads:
+        index = w.reads[at] = f"ix{len(w.reads)}"
+        match_by = w.const(mp.metric.match_by, "MB")
+        w.lines.append(f"    {index} = IX({items}, {match_by}) if {items}.__class__ is list else None")
+    return items, w.reads[at]
+
+
+def _list_function(w: PathWriter, name: str, mp) -> list[str]:
+    """The lines of ``name(it, ix, guarded)``: a list metric's r per paper (see
     :attr:`MetricPlan.quick_items`) when the list is there and every item an
     anchor pairs with holds a finite JSON number (within one band of the
     panel's best for that item, with the ceiling on), the mean of the kernels
     on their exact ratios as the report's list scoring gives it (an item not
     supplied scores 0); None for anything else. A loop per paper over its
-    anchor items as (key, kernel) or, where a ceiling may apply, (key, kernel,
-    reach numerator, reach denominator, higher)."""
-    field, entries = quick
-    capped = any(reach is not None for anchors in entries if anchors for _, _, reach in anchors)
-    lines = [f"def {name}(keys, guarded):", "    if keys.missing is not None:", "        return None",
-             "    ix, it = keys.index, keys.items", "    rs = []"]
+    anchor items as (anchor, reach, an, ad, wd, aw): an item at or beyond its
+    anchor (``full_at``) scores 1 without its ratio, any other the band
+    kernel written out (:attr:`.kernels.Direction.shortfall`; exact_value: 0)."""
+    field, entries = mp.quick_items
+    shortfall = DIRECTIONS[mp.metric.direction].shortfall
+    capped = any(item[2] is not None for anchors in entries if anchors for item in anchors)
+    lines = [f"def {name}(it, ix, guarded):", "    if ix is None:", "        return None", "    rs = []"]
     for anchors in entries:
         if anchors is None or not anchors:
             lines.append(f"    rs.append({'None' if anchors is None else 'ZERO'})")
             continue
-        items = tuple((k, num, *(reach or (None, None, None))) if capped else (k, num)
-                      for k, num, reach in anchors)
+        # (the reach only where a ceiling may apply, the band's integers only for a band kernel)
+        items = tuple((k, a) + ((c,) if capped else ()) + ((an, ad, wd, aw) if shortfall else ())
+                      for k, a, c, an, ad, wd, aw in anchors)
+        names = "key, a" + (", c" if capped else "") + (", an, ad, wd, aw" if shortfall else "")
         lines.append("    sn, sd = 0, 1")       # the mean, summed on integers and reduced once
-        lines.append(f"    for key, num{', rn, rd, higher' if capped else ''} in {w.const(items, 'P')}:")
+        lines.append(f"    for {names} in {w.const(items, 'P')}:")
         lines += ["        i = ix.get(key)", "        if i is None:", "            continue", "        v = it[i]"]
         if field is not None:
             lines.append(f"        v = v.get({field!r}, MISSING) if v.__class__ is dict else MISSING")
-        lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None",
-                  "        n, d = v.as_integer_ratio()"]
+        lines += ["        if v.__class__ is not Decimal or not v.is_finite():", "            return None"]
         if capped:
-            lines += ["        if guarded and rn is not None and not (n * rd <= rn * d if higher else "
-                      "n * rd >= rn * d):", "            return None"]
-        lines += ["        r = num(n, d)", "        if r is ONE:", "            sn += sd",
-                  "        elif r is not ZERO:", "            q = r.denominator",
-                  "            sn, sd = sn * q + r.numerator * sd, sd * q"]
+            lines += [f"        if guarded and c is not None and not v {mp.within} c:", "            return None"]
+        lines += [f"        if v {mp.full_at} a:", "            sn += sd", "            continue"]
+        if shortfall:         # r = 1 - s / d where 0 < s < d, reduced, added to sn / sd; 0 past the band
+            lines += ["        n, d = v.as_integer_ratio()", f"        s = ({shortfall}) * wd",
+                      "        if s <= 0:", "            sn += sd", "            continue",
+                      "        d *= aw", "        if s < d:", "            s = d - s", "            g = GCD(s, d)",
+                      "            d //= g", "            sn, sd = sn * d + s // g * sd, sd * d"]
         lines.append(f"    rs.append(PF(sn, sd * {len(anchors)}))")
     lines.append("    return rs")
     return lines
 
 
-def compile_table(plan, general: Callable[..., Any], keys: Callable[..., Any]) -> Callable[..., list] | None:
+def compile_table(plan, general: Callable[..., Any]) -> Callable[..., list] | None:
     """``table`` for ``plan`` compiled (see :func:`generate`); None when the
     interpreter cannot compile it (a task past the compiler's limits)."""
-    source, names = generate(plan, general, keys)
-    namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str})
+    source, names = generate(plan, general)
+    namespace = dict(names, __builtins__={"len": len, "dict": dict, "list": list, "str": str, "abs": abs})
     try:
         exec(compile(source, "<panel verdict table>", "exec"), namespace)
     except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError):

@@ -147,21 +147,42 @@ def list_keys(data: Any, path: paths.FieldPath, match_by: str | None,
         return ListKeys(None, raw_items, *_positions(len(raw_items)))
     rows: list[tuple[str, int, bool]] = []
     order: list[str] = []
-    index: dict[str, int] = {}      # (the keys seen)
+    keys = _item_keys(raw_items, match_by)
+    index = _first_positions(keys)
     dupes = 0
-    for i, item in enumerate(raw_items):
-        key = item_key(item.get(match_by)) if isinstance(item, dict) else None
+    for i, key in enumerate(keys):
         if key is None:
             key = f"#{i}"
             rows.append((key, i, False))
-        elif key in index:
+        elif index[key] != i:
             dupes += 1
             continue
         else:
-            index[key] = i
             rows.append((key, i, True))
         order.append(key)
     return ListKeys(None, raw_items, tuple(rows), dupes, tuple(order), index)
+
+
+def key_index(items: list[Any], match_by: str | None) -> Mapping[str, int]:
+    """The ``index`` of :func:`list_keys` for the items of a list, alone (no
+    rows, no order): each key's position, the first item's where keys repeat."""
+    if not match_by:
+        return _positions(len(items))[3]
+    return _first_positions(_item_keys(items, match_by))
+
+
+def _item_keys(items: list[Any], match_by: str) -> list[str | None]:
+    """Each item's key (:func:`item_key` of its ``match_by`` field), None for an item without one."""
+    return [item_key(item.get(match_by)) if isinstance(item, dict) else None for item in items]
+
+
+def _first_positions(keys: list[str | None]) -> dict[str, int]:
+    """Each key's first position among ``keys`` (None left out)."""
+    index: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        if key is not None and key not in index:
+            index[key] = i
+    return index
 
 
 def _positional(n: int) -> tuple[tuple[tuple[str, int, bool], ...], int, tuple[str, ...], Mapping[str, int]]:

@@ -1,9 +1,11 @@
 """Metric kernels: one-sidedness, monotonicity, bounds (property tests) and cases."""
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, strategies as st
 
+from mmverify.numbers import exact_decimal
 from mmverify.scoring.kernels import DIRECTIONS, exact_match, kernel_score
 
 fracs = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**6)
@@ -107,3 +109,51 @@ def test_no_kernel_made_where_kernel_score_takes_another_path():
     assert anchored("higher_is_better", Fraction(1), Fraction(0)) is None
     assert anchored("exact_value", Fraction(3, 2), None)(3, 2) == 1
     assert anchored("exact_value", Fraction(3, 2), None)(2, 1) == 0
+
+
+decimals = st.decimals(min_value=-10**6, max_value=10**6, allow_nan=False, allow_infinity=False, places=6)
+
+
+@given(x=st.one_of(decimals, fracs.map(lambda f: exact_decimal(f)).filter(lambda d: isinstance(d, Decimal))),
+       a=st.one_of(fracs, decimals.map(Fraction)), w=pos, direction=st.sampled_from(sorted(DIRECTIONS)))
+def test_full_at_says_exactly_where_the_kernel_scores_one(x, a, w, direction):
+    # a Decimal read value compared with the anchor as an exact Decimal (or the
+    # Fraction where it does not terminate): the comparison the verdict path
+    # makes before the value's ratio
+    import operator
+    from mmverify.scoring.kernels import anchored
+
+    compare = {"==": operator.eq, ">=": operator.ge, "<=": operator.le}[DIRECTIONS[direction].full_at]
+    r = anchored(direction, a, w if DIRECTIONS[direction].needs_band else None)(*x.as_integer_ratio())
+    assert compare(x, exact_decimal(a)) == (r == 1)
+
+
+def test_full_at_at_the_edges():
+    import operator
+    from mmverify.scoring.kernels import anchored
+
+    third = Fraction(1, 3)
+    for direction, x, a, full in [("target_value", Decimal("1.50"), Fraction(3, 2), True),
+                                  ("target_value", Decimal("0.3333333333333333333333333333"), third, False),
+                                  ("higher_is_better", Decimal("0.3333333333333333333333333334"), third, True),
+                                  ("lower_is_better", Decimal("0.3333333333333333333333333334"), third, False),
+                                  ("lower_is_better", Decimal("-0"), Fraction(0), True),
+                                  ("exact_value", Decimal("2E+3"), Fraction(2000), True)]:
+        compare = {"==": operator.eq, ">=": operator.ge, "<=": operator.le}[DIRECTIONS[direction].full_at]
+        assert compare(x, exact_decimal(a)) is full, (direction, x)
+        w = Fraction(1, 10) if DIRECTIONS[direction].needs_band else None
+        assert (anchored(direction, a, w)(*x.as_integer_ratio()) == 1) is full
+
+
+@given(x=fracs, a=fracs, w=pos, direction=st.sampled_from(["higher_is_better", "lower_is_better", "target_value"]))
+def test_the_written_shortfall_is_the_kernels(x, a, w, direction):
+    # the source text a generated reader scores a band kernel with (on the
+    # value's n/d, the anchor's an/ad): 1 where it is <= 0, else
+    # clamp(1 - s * wd / (ad * wn * d), 0, 1)
+    from mmverify.scoring.kernels import anchored
+
+    n, d, an, ad = x.numerator, x.denominator, a.numerator, a.denominator
+    s = eval(DIRECTIONS[direction].shortfall, {"abs": abs}, {"n": n, "d": d, "an": an, "ad": ad}) * w.denominator
+    written = 1 if s <= 0 else max(Fraction(0), 1 - Fraction(s, ad * w.numerator * d))
+    assert written == anchored(direction, a, w)(n, d)
+    assert DIRECTIONS["exact_value"].shortfall is None

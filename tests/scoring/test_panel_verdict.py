@@ -224,22 +224,64 @@ def test_edges_of_the_ceiling_and_of_the_reads():
     assert panel_oeval(t, {"r": {"rows": [{}, {"v": Decimal(2)}]}}) == Fraction(1, 2)
 
 
+def test_values_at_and_about_their_anchors():
+    # the verdict path scores a value at (or beyond, one-sided) its anchor 1 by
+    # comparing the Decimal with the anchor exactly: anchors that terminate and
+    # anchors that do not (1/3, a Fraction), values written with other exponents
+    # and just either side, each direction, a scalar and a list's items, with
+    # the ceiling's reach (12 + 3, or 1/3 - 1/10) on the one-sided ones
+    third = Fraction(1, 3)
+    ms = [metric("h", "higher_is_better", band=("abs", "3")), metric("lo", "lower_is_better", band=("abs", "0.1")),
+          metric("tv", "target_value", band=("abs", "0.5")), metric("e", "exact_value"),
+          metric("l", "higher_is_better", band=("abs", "1"), path="r.l[*]"),
+          metric("k", "target_value", band=("rel", "0.5"), path="r.k[*].v", match_by="id"),
+          metric("m", "lower_is_better", band=("abs", "0.25"), path="r.l[*]"),
+          metric("x", "exact_value", path="r.k[*].v", match_by="id")]
+    t = task(ms, [paper("P1", {"h": "12", "lo": third, "tv": third, "e": "1.5", "l": [third, "2"],
+                               "k": {"a": third, "b": "0.25"}, "m": ["1", third], "x": {"a": "1.5"}}),
+                  paper("P2", {"h": "10", "lo": "1", "tv": "0.25", "e": third, "l": ["0.5"], "k": {"a": "1"},
+                               "m": ["0.25"], "x": {"b": "0.25", "a": "12"}})])
+    near = [Decimal(x) for x in ("12", "12.000", "1.2E+1", "15", "15.0", "15.01", "11.99", "0.3333333333333333333333333333",
+                                 "0.3333333333333333333333333334", "0.2333333333333333333333333333", "0.25", "0.250",
+                                 "2.5E-1", "1.5", "1.50", "1", "0.5", "2", "-0", "0", "1E+3", "1E-30")]
+    picks = st.sampled_from(near)
+
+    @settings(max_examples=150, deadline=None, database=None, derandomize=True)
+    @given(h=picks, lo=picks, tv=picks, e=picks, l0=picks, l1=picks, a=picks, b=picks)
+    def check(h, lo, tv, e, l0, l1, a, b):
+        d = {"r": {"h": h, "lo": lo, "tv": tv, "e": e, "l": [l0, l1],
+                   "k": [{"id": "A", "v": a}, {"id": "b", "v": b}]}}
+        for gates in (None, HardGatesPassed("mem", frozenset({"r.h", "r.lo"}))):
+            _same(t, d, gates)
+    check()
+    # against P1: h 12 at 12, lo 0.3 under 1/3, e 1.50 at 1.5: 1 each; tv 0.25 is 1/12 from 1/3 in a band
+    # of 1/2: 5/6; l: item 0 at 2 is past its reach 0.5 + 1 by half a band (no replay): 1/2, item 1 at 2: 1,
+    # mean 3/4; k: a at 1.0 is 2/3 from 1/3 (band 1/6): 0, b: 1, mean 1/2; m: 2 is 1 over 1 (band 1/4): 0,
+    # 2.0 is 5/3 over 1/3: 0; x: a at 1.0 is not 1.5: 0. R = (3 + 5/6 + 3/4 + 1/2) / 8
+    d = {"r": {"h": Decimal("1.2E+1"), "lo": Decimal("0.3"), "tv": Decimal("0.25"), "e": Decimal("1.50"),
+               "l": [Decimal("2"), Decimal("2.0")],
+               "k": [{"id": "a", "v": Decimal("1.0")}, {"id": "b", "v": Decimal("0.25")}]}}
+    assert score_panel(t, d).papers[0].r == Fraction(61, 96)
+    _same(t, d, None)
+
+
 def test_the_generated_table_names_only_the_plan():
     # every text in a task's generated source is a key of one of its metrics'
     # paths; every name is a constant of its namespace or one of its locals
     for t in TASKS:
         plan = plan_of(t)
-        source, names = panelcode.generate(plan, panel._general, panel._list_keys)
+        source, names = panelcode.generate(plan, panel._general)
         keys = {s for m in t.metrics for s in m.path.segments if isinstance(s, str)}
         tree = ast.parse(source)
         texts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
         assert texts <= keys, t.id
-        local = {"view", "guarded", "verified", "lists", "t", "n", "d", "x", "rs", "keys", "ix", "it", "i", "v",
-                 "r", "rd", "rn", "sn", "sd", "q", "key", "num", "higher"}
+        local = {"view", "guarded", "verified", "lists", "t", "n", "d", "x", "rs", "ix", "it", "i", "v",
+                 "r", "sn", "sd", "q", "key", "num", "a", "c", "s", "g", "an", "ad", "wd", "aw"}
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        assert all(u in names or u in local or u in ("len", "dict", "list", "str") or
-                   (u[0] in "rL" and u[1:].isdigit()) for u in used), t.id
-        assert panelcode.compile_table(plan, panel._general, panel._list_keys) is not None
+        assert all(u in names or u in local or u in ("len", "dict", "list", "str", "abs") or
+                   (u[0] in "rL" and u[1:].isdigit()) or (u[:2] == "ix" and u[2:].isdigit()) for u in used), t.id
+        assert "abs" not in used or "abs(n * ad - an * d)" in source
+        assert panelcode.compile_table(plan, panel._general) is not None
 
 
 def test_the_table_is_compiled_at_a_tasks_second_verdict():

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from mmverify import paths
 from mmverify.numbers import fraction_text
-from mmverify.scoring.reads import item_key, list_keys, number_text, read_list
+from mmverify.scoring.reads import item_key, key_index, list_keys, number_text, read_list
 
 from tests.helpers.memtask import metric
 
@@ -51,6 +51,18 @@ def test_a_list_read_with_shared_keys_equals_one_read_alone(items, match_by, tex
     assert keys == list_keys(data, m.path, match_by, paths.parse_path("r.items"))     # the list's path given
     assert len(keys.order) + keys.dupes == len(items)
     assert set(shared.ok) | set(shared.bad) == {k for k, _, keyed in keys.rows if keyed}
+
+
+@given(items=st.lists(st.one_of(st.fixed_dictionaries({}, optional={
+    "name": st.sampled_from(["a", "A ", "b", "#1", "0.5", Decimal("0.50"), Decimal("NaN"), True, None, 3, [], "1e5"])}),
+    st.sampled_from([None, "x", Decimal(1), []])), max_size=7), match_by=st.sampled_from([None, "name"]))
+def test_the_key_index_alone_is_the_list_keys_index(items, match_by):
+    # (the verdict path reads a list's key index without its rows and order)
+    keys = list_keys({"r": {"items": items}}, paths.parse_path("r.items[*].value"), match_by)
+    index = key_index(items, match_by)
+    assert dict(index) == dict(keys.index)
+    assert all(keys.items[i] is items[i] for i in index.values())
+    assert sorted(index.values()) == [i for _, i, keyed in keys.rows if keyed]
 
 
 def test_a_missing_or_non_list_reads_missing():
