@@ -71,6 +71,7 @@ _integral = Decimal.to_integral_value
 _equal = Decimal.__eq__
 _getitem = dict.__getitem__
 _STR = frozenset({str})
+_DICT = frozenset({dict})
 _same_quantum = Decimal.same_quantum
 _ONE = Decimal(1)
 
@@ -159,10 +160,14 @@ def column(values: Any, spec: tuple) -> bool:
 
 def rows(items: list, plan: tuple) -> bool:
     """True only when every item is an object holding each property of the
-    ``plan`` ((name, column spec or None), ...) with a value satisfying its spec."""
+    ``plan`` ((name, column spec or None), ...) with a value satisfying its spec.
+    The columns are read from the items' storage, so every item must be
+    exactly a ``dict`` (a subclass may read otherwise, as jsonschema reads it)."""
     if not items:
         return True
     try:
+        if not set(map(type, items)) <= _DICT:
+            return False
         for name, spec in plan:
             if spec is None:
                 list(_Field(items, name))

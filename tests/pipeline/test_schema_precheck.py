@@ -307,6 +307,22 @@ def test_the_column_passes_decide_a_valid_long_array():
     assert rows(bad, plan) is False and check_of(LONG)(bad) is False
 
 
+def test_the_column_passes_are_unsure_of_subclassed_objects():
+    # rows read an item's storage; an object that reads otherwise (jsonschema reads it through
+    # its own __getitem__) is never passed, in a long plain list as in a lying one
+    from mmverify.precheck import _rows_plan
+    from mmverify.precheck_runtime import rows
+
+    plan = _rows_plan(ROW)
+    good = [good_row(i) for i in range(40)]
+    for at in (0, 20, 39):
+        items = list(good)
+        items[at] = LyingDict(good[at])
+        assert not jsonschema_valid(LONG, items)
+        assert rows(items, plan) is False and check_of(LONG)(items) is False
+    assert check_of(LONG)([LyingDict(r) for r in good]) is False
+
+
 # ------------------------------------------------------------------ the column passes alone
 #
 # rows and column answer True only where every value certainly satisfies its
