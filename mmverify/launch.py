@@ -18,13 +18,14 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """One option of a command: its spellings, the parameter it sets, and how
-    click declares it (a required value, a flag, a path with click's checks)."""
+    click declares it (a required value, a flag, a path with click's checks).
+    Immutable as a frozen dataclass, and a named tuple because every start
+    defines it: a dataclass generates its methods at that point."""
 
     names: tuple[str, ...]
     dest: str
