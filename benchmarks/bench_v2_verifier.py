@@ -97,7 +97,7 @@ def bench_v2(repo: str, task_id: str, reps: int, v2_python: str) -> dict[str, An
         }
         for steps in cases.values():          # warm: byte-code caches, compiled-task cache, OS cache
             for argv in steps:
-                _child_run(argv, env)
+                _child_run(argv, env, tmp)
         walls: dict[str, list[float]] = {k: [] for k in cases}
         cpus: dict[str, list[float]] = {k: [] for k in cases}
         codes: dict[str, list[int]] = {k: [] for k in cases}
@@ -106,7 +106,7 @@ def bench_v2(repo: str, task_id: str, reps: int, v2_python: str) -> dict[str, An
                 w = c = 0.0
                 rcs = []
                 for argv in steps:
-                    dw, dc, rc = _child_run(argv, env)
+                    dw, dc, rc = _child_run(argv, env, tmp)
                     w, c = w + dw, c + dc
                     rcs.append(rc)
                 walls[name].append(w)
