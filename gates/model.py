@@ -86,7 +86,7 @@ class Identity:
     var_paths: tuple[FieldPath, ...]
     evaluate: Callable[[Sequence[Fraction]], tuple[Any, Any]] = field(
         repr=False, compare=False)
-    # the verdict at parsed Decimals, or None (see identity.compile_decimal_check);
+    # the verdict at parsed Decimals, or None (see identity_decimal.compile_decimal_check);
     # None for an identity that divides
     holds: Callable[[Sequence[Any], Any], bool | None] | None = field(default=None, repr=False, compare=False)
 
@@ -188,7 +188,8 @@ class Gate:
 def identity_of(expr: str, var_names: tuple[str, ...], var_paths: tuple[FieldPath, ...]) -> Identity:
     """An :class:`Identity` compiled from its text (``IdentityError`` on a defect):
     how a gate's is built, and how one is unpickled."""
-    from .identity import compile_decimal_check, compile_identity
+    from .identity import compile_identity
+    from .identity_decimal import compile_decimal_check
 
     relation, evaluate = compile_identity(expr, var_names)
     return Identity(expr=" ".join(expr.split()), relation=relation, var_names=var_names, var_paths=var_paths,

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 from mmverify.labels import normalise_label as normalise
 from mmverify.numbers import decimal_fraction, exact_decimal
 
-from . import identity
+from . import identity, identity_decimal
 from .model import Gate
 
 ZERO = Fraction(0)
@@ -82,17 +82,17 @@ def verdict_partition_sum(gate: Gate, values: Sequence[Any], tol: Fraction) -> t
 def sum_holds(values: Sequence[Any], tol: Fraction) -> bool:
     """``partition_holds`` on numbers as read: whether the parts (every value
     but the last) sum to within ``tol`` of the total (the last). Summed in the
-    trapped exact Decimal context of :mod:`.identity` when every value is a
+    trapped exact Decimal context of :mod:`.identity_decimal` when every value is a
     Decimal or an int (a sum that would round raises there), else, or then,
     in Fractions."""
     if all(v.__class__ is Decimal or v.__class__ is int for v in values):
-        exact = identity.EXACT
+        exact = identity_decimal.EXACT
         try:
             total = ZERO_DECIMAL
             for v in values[:-1]:
                 total = exact.add(total, v)
             return exact.subtract(total, values[-1]).copy_abs() <= tol
-        except identity.UNDECIDED:
+        except identity_decimal.UNDECIDED:
             pass
     return partition_holds([fraction(x) for x in values[:-1]], fraction(values[-1]), tol)[1]
 

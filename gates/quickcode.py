@@ -19,9 +19,9 @@ Rows are decided in place where the gate's predicate is a comparison that
 is exact on every usable value: a range by its bounds (a column by its least
 and greatest value), an exact integer or domain test, an order chain, a sum
 of single values, and an identity without division, its two sides written
-out with Python's operators (:func:`.identity.decimal_sides`; a replayed
+out with Python's operators (:func:`.identity_decimal.decimal_sides`; a replayed
 Fraction enters as its equal Decimal where that terminates). The sides are
-exact because the function runs with :data:`.identity.EXACT` as the
+exact because the function runs with :data:`.identity_decimal.EXACT` as the
 thread's current context (:func:`compile_check` sets it, and restores the
 one before): every Decimal operation is that context's own, exact or
 trapped. A row the written sides cannot decide (a trapped signal, a Decimal
@@ -55,7 +55,7 @@ from mmverify.numbers import exact_decimal
 from mmverify.pathcode import PathWriter
 from mmverify.replay import ROOT as REPLAY_ROOT
 
-from . import formtable, identity, predicates
+from . import formtable, identity_decimal, predicates
 from .model import Gate, verified_paths
 from .predicates import ZERO
 
@@ -95,8 +95,8 @@ class _Writer(PathWriter):
 
     def __init__(self) -> None:
         super().__init__({"Decimal": Decimal, "ALL_UN": all_usable, "ALL_UL": _all_usable_labels,
-                          "repeat": repeat, "UNDECIDED": identity.UNDECIDED, "Fraction": Fraction,
-                          "DIVIDE": identity.QUOTIENT.divide})
+                          "repeat": repeat, "UNDECIDED": identity_decimal.UNDECIDED, "Fraction": Fraction,
+                          "DIVIDE": identity_decimal.QUOTIENT.divide})
         # the lines of the comparisons (reads and checks as they come), then of the other gates: their
         # reads, the test of every value read for usability, their checks (see :func:`generate`)
         self.first: list[str] = self.lines
@@ -189,13 +189,13 @@ def _row_gate(w: _Writer, gate: Gate) -> None:
 
 def _identity_condition(w: _Writer, gate: Gate, variables: list[str]) -> str | None:
     """An identity gate's verdict on one row as a Python condition over the
-    row's values ``variables`` (the sides of :func:`.identity.decimal_sides`,
+    row's values ``variables`` (the sides of :func:`.identity_decimal.decimal_sides`,
     which is exact or raises one of ``UNDECIDED`` with ``EXACT`` as the current
     context, as the generated check runs), or None where there is none."""
     ident = gate.identity
     if ident is None or ident.holds is None or tuple(gate.inputs) != tuple(ident.var_paths):
         return None
-    sides = identity.decimal_sides(ident.expr, ident.var_names, variables, lambda d: w.const(d, "K"), w.temp)
+    sides = identity_decimal.decimal_sides(ident.expr, ident.var_names, variables, lambda d: w.const(d, "K"), w.temp)
     if sides is None:
         return None
     relation, left, right = sides
@@ -281,7 +281,7 @@ def _inline_rows(w: _Writer, gate: Gate, test: str, usable: str) -> bool:
     if gate.form == "identity" and lists and _compared_columns(w, gate, values, loop, test, usable):
         return True
     if gate.form == "identity":
-        # a replayed value is a Fraction: its equal Decimal where that terminates (``identity.QUOTIENT``)
+        # a replayed value is a Fraction: its equal Decimal where that terminates (``identity_decimal.QUOTIENT``)
         replayed = {k: f"y{k}" for k, p in enumerate(inputs) if p.segments[0] == REPLAY_ROOT}
         condition = _identity_condition(w, gate, [replayed.get(k, v) for k, v in enumerate(values)])
     elif gate.form == "range" and len(inputs) == 1:
@@ -336,7 +336,7 @@ def _compared_columns(w: _Writer, gate: Gate, values: list[str], loop: dict[str,
     any other identity."""
     if gate.tolerance or gate.identity is None or gate.identity.holds is None:
         return False
-    sides = identity.decimal_sides(gate.identity.expr, gate.identity.var_names, values,
+    sides = identity_decimal.decimal_sides(gate.identity.expr, gate.identity.var_names, values,
                                    lambda d: w.const(d, "K"), w.temp)
     if sides is None or "(" in sides[1] or "(" in sides[2]:
         return False
@@ -345,7 +345,7 @@ def _compared_columns(w: _Writer, gate: Gate, values: list[str], loop: dict[str,
     cols = {p.text: w.column(p, usable) for p in lists}
     of_loop = {x: cols[text] for text, x in loop.items()}
     args = [of_loop[side] if side in of_loop else f"repeat({side})" for side in (left, right)]
-    compare = w.const(identity.COMPARE[relation], "O")
+    compare = w.const(identity_decimal.COMPARE[relation], "O")
     w.lines.append("    try:")
     w.lines.append(f"        if not all(map({compare}, {args[0]}, {args[1]})):")
     w.lines.append("            return None")
@@ -366,7 +366,7 @@ def _ordered_column(w: _Writer, gate: Gate) -> bool:
     if gate.form != "order" or gate.chain_list is None or gate.tolerance or gate.verifies:
         return False
     col = w.column(gate.chain_list, "UN")
-    compare = w.const(identity.COMPARE["<" if gate.strict else "<="], "O")
+    compare = w.const(identity_decimal.COMPARE["<" if gate.strict else "<="], "O")
     w.lines.append(f"    if not all(map({compare}, {col}, {col}[1:])):")
     w.lines.append("        return None")
     return True
@@ -468,7 +468,7 @@ def generate(gates: tuple[Gate, ...], special: Callable[[Gate], Callable[[Any], 
             _row_gate(w, gate)
     head = ["def all_pass(view, values_of):", "    verified = set()"]
     if w.exact:
-        w.names["EXACT"] = identity.EXACT
+        w.names["EXACT"] = identity_decimal.EXACT
     lines = head + w.first + w.reads_later + w.usability() + w.later + ["    return verified"]
     return "\n".join(lines) + "\n", w.names
 
@@ -516,10 +516,10 @@ def _declining(check: Callable[[Any, Callable[[Any], Any]], Any]) -> Callable[[A
 
 
 def _in_exact_context(check: Callable[[Any, Callable[[Any], Any]], Any]) -> Callable[[Any, Callable[[Any], Any]], Any]:
-    """``check`` run with :data:`.identity.EXACT` as the thread's current
+    """``check`` run with :data:`.identity_decimal.EXACT` as the thread's current
     context (the one the written-out identity sides are exact in), the prior
     one restored after; declining as :func:`_declining`."""
-    exact = identity.EXACT
+    exact = identity_decimal.EXACT
 
     def all_pass(view: Any, values_of: Callable[[Any], Any]) -> Any:
         prior = getcontext()

@@ -23,7 +23,8 @@ from tests.helpers.hostile.strategies import fuzz_settings
 
 from mmverify.artifact import parse_file
 from mmverify.gates import compile_gates, evaluate_gates
-from mmverify.gates.identity import compile_decimal_check, compile_identity, pair_holds
+from mmverify.gates.identity import compile_identity, pair_holds
+from mmverify.gates.identity_decimal import compile_decimal_check
 from mmverify.gates.quick import hard_gates_pass
 from mmverify.gates.quickcode import usable
 from mmverify.replay import gate_view, run_replay

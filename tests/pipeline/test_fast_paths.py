@@ -70,7 +70,7 @@ decimals = st.one_of(
 def test_decimal_check_equals_the_exact_relation(expr, x, y, tol):
     # the verdict path's Decimal evaluation decides exactly as the Fractions,
     # or leaves the verdict to them (None), never another answer
-    from mmverify.gates.identity import compile_decimal_check
+    from mmverify.gates.identity_decimal import compile_decimal_check
     from mmverify.numbers import exact_decimal, to_fraction
 
     holds = compile_decimal_check(expr, ["x", "y"])
@@ -86,7 +86,7 @@ def test_decimal_check_equals_the_exact_relation(expr, x, y, tol):
 
 
 def test_decimal_check_declines_division():
-    from mmverify.gates.identity import compile_decimal_check
+    from mmverify.gates.identity_decimal import compile_decimal_check
 
     assert compile_decimal_check("x / y == 1", ["x", "y"]) is None
     assert compile_decimal_check("x ** -2 == y", ["x", "y"]) is None
@@ -102,7 +102,7 @@ def test_decimal_check_declines_division():
 def test_an_identity_text_is_compiled_once_and_decides_as_a_fresh_compile(x, y):
     # gates that repeat one identity text share its closures; they decide as
     # closures compiled afresh from that text
-    from mmverify.gates.identity import compile_decimal_check
+    from mmverify.gates.identity_decimal import compile_decimal_check
 
     _compile_identity, _compile_decimal_check = compile_identity.__wrapped__, compile_decimal_check.__wrapped__
     expr = "x * 0.1 + 1.5e-3 == 3 / 7 * y ** 2"
@@ -145,7 +145,7 @@ def test_decimal_check_of_a_long_identity_is_compiled_or_left_to_the_pairs():
     # one function of both sides nests a call per operation: past the
     # compiler's nesting limit there is no Decimal check, and the pair
     # closures decide as for a division
-    from mmverify.gates.identity import compile_decimal_check
+    from mmverify.gates.identity_decimal import compile_decimal_check
 
     for n in (150, 330):                        # (an identity is at most 2,000 characters)
         names = [f"x{i}" for i in range(n)]
