@@ -195,5 +195,9 @@ def verify_command(task_id: str, artifact_path: str | None, reward_dir: str, anc
 
 
 def _say(line: str, stream: Any) -> None:
+    """Write one line; a character that is not printable (an escape sequence
+    in a message quoting the artifact) is written as its escape."""
+    if not line.isprintable():
+        line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
     stream.write(line + "\n")
     stream.flush()

@@ -182,3 +182,13 @@ def test_the_quick_path_freezes_the_heap_at_exit_once(monkeypatch, tmp_path, anc
                          "--artifact", os.path.join(anchors, TID, "oracle.json")])
         assert exit_.value.code == 0
     assert registered == [gc.freeze]
+
+
+def test_the_line_said_never_carries_a_control_character(capsys):
+    # a message may quote the artifact: an escape sequence in it reaches the terminal escaped
+    from mmverify.plugin.verifier import _say
+
+    _say("error: bad \x1b[31mvalue\x1b[0m\tand\u202eend", sys.stdout)
+    out = capsys.readouterr().out
+    assert out == "error: bad \\x1b[31mvalue\\x1b[0m\\tand\\u202eend\n"
+    assert out[:-1].isprintable()
