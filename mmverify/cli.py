@@ -20,14 +20,8 @@ import importlib.util
 
 import click
 
-from mmverify.launch import freeze_at_exit
-
-EXIT_OK = 0
-EXIT_VERDICT = 1
-EXIT_USAGE = 2
-EXIT_TASK = 3
-EXIT_NO_TASK = 4
-EXIT_NO_LEAN = 5
+from mmverify.launch import (EXIT_NO_LEAN, EXIT_NO_TASK, EXIT_OK, EXIT_TASK, EXIT_USAGE,  # noqa: F401
+                             EXIT_VERDICT, freeze_at_exit)
 
 # command name -> (module, attribute). A command whose module is absent from
 # this installation is simply not offered.

@@ -6,18 +6,21 @@ import sys
 
 import click
 
-from mmverify.cli import EXIT_NO_TASK, EXIT_TASK
-from mmverify.launch import ANCHORS, Option
+from mmverify.commands.score_plain import task_error_exit
+from mmverify.launch import ANCHORS, FORMAT, STRICT_SCHEMA, Option
 
-_PATH_TYPES = {None: None, "path": click.Path(), "folder": click.Path(file_okay=False)}
+_PATH_TYPES = {None: None, "path": click.Path(), "folder": click.Path(file_okay=False),
+               "file": click.Path(dir_okay=False)}
 
 
 def click_option(option: Option):
     """The click decorator of an option declared as a :class:`mmverify.launch.Option`."""
     if option.flag:
         return click.option(*option.names, option.dest, is_flag=True, help=option.help)
-    return click.option(*option.names, option.dest, required=option.required, type=_PATH_TYPES[option.path],
-                        help=option.help)
+    kind = click.Choice(list(option.choices)) if option.choices is not None else _PATH_TYPES[option.path]
+    extra = {"default": option.default, "show_default": True} if option.show_default else \
+        {"default": option.default} if option.default is not None else {}
+    return click.option(*option.names, option.dest, required=option.required, type=kind, help=option.help, **extra)
 
 
 def options_of(options: tuple[Option, ...]):
@@ -57,10 +60,7 @@ def deprecated_alias(old: str, new: str, dest: str, **kw):
     return deco
 
 
-strict_schema_option = click.option(
-    "--strict-schema", is_flag=True,
-    help="any schema violation makes the artifact invalid (O-EVAL 0); by default a violation zeroes only "
-         "the scored fields it touches and is otherwise a warning")
+strict_schema_option = click_option(STRICT_SCHEMA)
 
 
 def progress(items, enabled: bool = True):
@@ -90,9 +90,7 @@ def progress_counter(total: int) -> _Counter | None:
     return _Counter(total) if total > 1 and sys.stderr.isatty() else None
 
 
-format_option = click.option(
-    "--format", "fmt", type=click.Choice(["table", "json", "md"]), default="table", show_default=True,
-    help="output format")
+format_option = click_option(FORMAT)
 
 
 
@@ -117,11 +115,7 @@ def task_errors(func):
 
         try:
             return func(*args, **kwargs)
-        except TaskNotInferred as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(EXIT_NO_TASK)
-        except TaskLoadError as exc:
-            click.echo(f"task error: {exc}", err=True)
-            sys.exit(EXIT_TASK)
+        except (TaskNotInferred, TaskLoadError) as exc:
+            sys.exit(task_error_exit(exc))
 
     return wrapper

@@ -14,8 +14,9 @@ import click
 
 from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import (anchors_option, executor_options, format_option, progress, progress_counter,
+from .common import (anchors_option, click_option, executor_options, format_option, progress, progress_counter,
                      strict_schema_option, task_errors)
+from .score_plain import JSON, NO_GATES, RULES, TASK, report_one
 
 if TYPE_CHECKING:
     from mmverify.scoring.rules import Ruleset
@@ -23,22 +24,19 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--task", "task_id", default=None, help="task id (inferred from the artifact or file name if omitted)")
+@click_option(TASK)
 @anchors_option
 @format_option
-@click.option("--json", "as_json", is_flag=True, help="same as --format json")
+@click_option(JSON)
 @click.option("--fail-under", type=click.FloatRange(0, 1), default=None,
               help="exit 1 when an O-EVAL is below this value")
-@click.option("--no-gates", is_flag=True, help="closeness only: skip the feasibility gates (diagnostic)")
+@click_option(NO_GATES)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="write one JSON line per artifact to this file, fsynced per line; an existing file "
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
-@click.option("--rules", "ruleset", type=click.Choice(["verified", "paper"]), default="verified", show_default=True,
-              help="named ruleset: 'verified' credits a one-sided value beyond the panel's best plus the band only "
-                   "when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel paper's pure "
-                   "one-sided scoring, to reproduce published tables")
+@click_option(RULES)
 @strict_schema_option
 @executor_options
 @task_errors
@@ -51,10 +49,6 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     go to FILE (one line per artifact, resumable; see mmverify.batch) and a
     summary to stderr.
     """
-    from mmverify.batch import score_one
-    from mmverify.evaluate import TaskNotInferred
-    from mmverify.report import dumps, dumps_line, render
-
     if timeout_s is not None:
         from mmverify.batch import time_cap_available
 
@@ -71,45 +65,9 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     many = len(artifacts) > 1
     worst = EXIT_OK
     for path in progress(artifacts, many):
-        try:
-            # score_one never raises for what the artifact holds: an engine
-            # error or the time cap becomes an error row for this artifact.
-            # A table or Markdown needs no JSON form of the report, unless a
-            # time cap is set: then it is built under the cap, as it bounds the
-            # rendering of a huge report too
-            outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=not no_gates,
-                                timeout_s=timeout_s, fingerprint="", ruleset=ruleset,
-                                strict_schema=strict_schema, as_row=fmt == "json" or timeout_s is not None)
-            if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
-                raise TaskNotInferred(path)
-            if outcome.report is None:
-                row = {k: v for k, v in outcome.row.items() if k != "batch"}
-                click.echo(dumps_line(row) if fmt == "json" else
-                           f"{path}: error: {row['error']['code']}: {row['error']['message']}\n")
-                worst = max(worst, EXIT_VERDICT)
-                continue
-            report = outcome.report
-        except TaskNotInferred as exc:
-            if not many:
-                raise
-            row = {"artifact": {"source": path}, "status": "error",
-                   "error": {"code": "task_not_inferred", "message": str(exc)}, "oeval": None}
-            click.echo(dumps_line(row) if fmt == "json" else f"{path}: error: {exc}\n")
-            worst = max(worst, EXIT_NO_TASK)
-            continue
-        if fmt == "json":
-            # the row is the report's JSON form, already built (under the time cap)
-            row = {k: v for k, v in outcome.row.items() if k != "batch"}
-            click.echo(dumps_line(row) if many else dumps(row), nl=many)
-        else:
-            click.echo(render(report, fmt), nl=False)
-            if many and fmt != "json":
-                click.echo("")
-        if report.status not in ("scored", "not_scored"):
-            worst = max(worst, EXIT_VERDICT)
-        elif fail_under is not None and (report.oeval is None or float(report.oeval) < fail_under):
-            click.echo(f"{path}: O-EVAL below --fail-under {fail_under}", err=True)
-            worst = max(worst, EXIT_VERDICT)
+        worst = max(worst, report_one(path, task_id=task_id, anchors_dir=anchors_dir, fmt=fmt, many=many,
+                                      run_gates=not no_gates, timeout_s=timeout_s, ruleset=ruleset,
+                                      strict_schema=strict_schema, fail_under=fail_under))
     sys.exit(worst)
 
 

@@ -192,3 +192,94 @@ def test_the_line_said_never_carries_a_control_character(capsys):
     out = capsys.readouterr().out
     assert out == "error: bad \\x1b[31mvalue\\x1b[0m\\tand\\u202eend\n"
     assert out[:-1].isprintable()
+
+
+# ------------------------------------------------------------ score, one artifact
+
+def _score_click_params(argv):
+    from mmverify.commands.score import score
+
+    try:
+        ctx = score.make_context("score", list(argv))
+    except (click.exceptions.ClickException, click.exceptions.Exit):
+        return None
+    return dict(ctx.params)
+
+
+def _score_token(places):
+    from mmverify.commands.score_plain import SCORE_OPTIONS
+
+    names = [n for o in SCORE_OPTIONS for n in o.names]
+    odd = ["--fail-under", "--output", "--timeout-s", "--executor", "--wait", "--form", "-h", "--", "--unknown"]
+    values = st.sampled_from(["t-speed", "x", "", "-", "-x", "table", "json", "md", "csv", "verified", "paper",
+                              "0.5", places["absent"], places["folder"], places["file"]])
+    return st.one_of(st.sampled_from(names + odd), values,
+                     st.builds(lambda n, v: f"{n}={v}", st.sampled_from(names + odd), values))
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_a_score_line_read_without_click_is_read_as_click_reads_it(places, data):
+    from mmverify.commands.score_plain import SCORE_OPTIONS
+
+    argv = data.draw(st.lists(_score_token(places), max_size=8))
+    fast = launch.read_options(argv, SCORE_OPTIONS, "artifacts")
+    if fast is not None:
+        slow = _score_click_params(argv)
+        assert slow is not None, argv
+        # what the line names is read alike; the options it cannot name are at click's defaults
+        assert {k: slow[k] for k in fast} == fast, argv
+        defaults = _score_click_params([places["absent"]])
+        assert {k: v for k, v in slow.items() if k not in fast} == {k: v for k, v in defaults.items() if k not in fast}
+
+
+@pytest.mark.parametrize("argv", [
+    ["a.json", "b.json"],                       # several artifacts: click (and its progress bar)
+    [],
+    ["a.json", "--format", "csv"],              # not a choice
+    ["a.json", "--fail-under", "0.5"],          # an option the plain line cannot name
+    ["a.json", "--json", "--json"],
+    ["--", "a.json"],
+])
+def test_other_score_lines_are_left_to_click(argv):
+    from mmverify.commands.score_plain import SCORE_OPTIONS
+
+    assert launch.read_options(argv, SCORE_OPTIONS, "artifacts") is None
+
+
+def _score_program(*args):
+    return subprocess.run([sys.executable, "-c", _SHOW_CLICK, "score", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("case", ["table", "json", "md", "broken", "unknown task"])
+def test_both_score_paths_print_the_same(tmp_path, anchors, case):
+    oracle = os.path.join(anchors, TID, "oracle.json")
+    art = tmp_path / "a.json"
+    art.write_text("{not json" if case == "broken" else open(oracle).read())
+    task = "no-such-task" if case == "unknown task" else TID
+    fmt = ["--format", case] if case in ("table", "json", "md") else []
+    plain = [str(art), "--task", task, "--anchors", anchors, *fmt]
+    fast = _score_program(*plain)
+    slow_same = _score_program("--task", "other", *plain)          # repeated --task: only click reads it
+    assert fast.stdout.endswith("click loaded: False\n"), fast.stdout + fast.stderr
+    assert slow_same.stdout.endswith("click loaded: True\n")
+    assert fast.returncode == slow_same.returncode == {"broken": 1, "unknown task": 3}.get(case, 0)
+    assert fast.stdout.replace("click loaded: False", "") == slow_same.stdout.replace("click loaded: True", "")
+    assert fast.stderr == slow_same.stderr
+
+
+@pytest.mark.parametrize("text", ["plain", "a \x1b[31mred\x1b[0m word", "\x1b[1;32mbold\x1b[K", "tab\there", ""])
+@pytest.mark.parametrize("nl", [True, False])
+def test_score_output_is_written_as_click_writes_it(capsys, text, nl):
+    # not a terminal: the ANSI sequences click's echo removes are removed alike
+    from mmverify.commands.score_plain import echo
+
+    click.echo(text, nl=nl)
+    by_click = capsys.readouterr().out
+    echo(text, nl=nl)
+    assert capsys.readouterr().out == by_click
+    click.echo(text, nl=nl, err=True)
+    by_click = capsys.readouterr().err
+    echo(text, nl=nl, err=True)
+    assert capsys.readouterr().err == by_click

@@ -1,0 +1,120 @@
+"""What ``mmverify score`` does for each artifact, without click.
+
+:mod:`mmverify.commands.score` (the click command) runs :func:`report_one` for
+each artifact it is given; :mod:`mmverify.launch` runs :func:`score_plain`
+for a plain command line naming one artifact (see there), which is the same
+call with the options that line cannot name at their defaults. The options
+that line may name are declared once, in :data:`SCORE_OPTIONS`, and the
+click command is built from the same declarations.
+
+Output is written as click's ``echo`` writes it: a line at a time, flushed,
+and with ANSI escape sequences (which an artifact's text may carry into a
+report) removed when the stream is not a terminal.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from mmverify.launch import ANCHORS, EXIT_NO_TASK, EXIT_OK, EXIT_TASK, EXIT_VERDICT, FORMAT, STRICT_SCHEMA, Option
+
+TASK = Option(("--task",), "task_id", "task id (inferred from the artifact or file name if omitted)")
+JSON = Option(("--json",), "as_json", "same as --format json", flag=True)
+NO_GATES = Option(("--no-gates",), "no_gates", "closeness only: skip the feasibility gates (diagnostic)", flag=True)
+RULES = Option(("--rules",), "ruleset", "named ruleset: 'verified' credits a one-sided value beyond the panel's best "
+               "plus the band only when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel "
+               "paper's pure one-sided scoring, to reproduce published tables", choices=("verified", "paper"),
+               default="verified", show_default=True)
+# what a plain command line may name; the other options of ``score`` (several
+# artifacts, --fail-under, --output, --timeout-s, --executor, --wait) go to click
+SCORE_OPTIONS: tuple[Option, ...] = (TASK, ANCHORS, FORMAT, JSON, NO_GATES, RULES, STRICT_SCHEMA)
+
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")      # the sequences click's echo removes
+
+
+def echo(text: str, nl: bool = True, err: bool = False) -> None:
+    """Write ``text`` (and a newline) as ``click.echo`` does."""
+    stream = sys.stderr if err else sys.stdout
+    out = text + "\n" if nl else text
+    if not stream.isatty():
+        out = _ANSI.sub("", out)
+    stream.write(out)
+    stream.flush()
+
+
+def task_error_exit(exc: Exception) -> int:
+    """Say a task-level error (the task cannot be told, or is broken) and return its exit code."""
+    from mmverify.evaluate import TaskNotInferred
+
+    if isinstance(exc, TaskNotInferred):
+        echo(f"error: {exc}", err=True)
+        return EXIT_NO_TASK
+    echo(f"task error: {exc}", err=True)
+    return EXIT_TASK
+
+
+def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: str, many: bool,
+               run_gates: bool, timeout_s: float | None, ruleset: Any, strict_schema: bool,
+               fail_under: float | None) -> int:
+    """Score one artifact, print its report in ``fmt`` and return the exit code
+    it calls for. Raises TaskNotInferred when the task cannot be told and the
+    artifact is the only one (``many`` False); with several it is a row."""
+    from mmverify.batch import score_one
+    from mmverify.evaluate import TaskNotInferred
+    from mmverify.report import dumps, dumps_line, render
+
+    try:
+        # score_one never raises for what the artifact holds: an engine
+        # error or the time cap becomes an error row for this artifact.
+        # A table or Markdown needs no JSON form of the report, unless a
+        # time cap is set: then it is built under the cap, as it bounds the
+        # rendering of a huge report too
+        outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
+                            timeout_s=timeout_s, fingerprint="", ruleset=ruleset,
+                            strict_schema=strict_schema, as_row=fmt == "json" or timeout_s is not None)
+        if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
+            raise TaskNotInferred(path)
+        if outcome.report is None:
+            row = {k: v for k, v in outcome.row.items() if k != "batch"}
+            echo(dumps_line(row) if fmt == "json" else
+                 f"{path}: error: {row['error']['code']}: {row['error']['message']}\n")
+            return EXIT_VERDICT
+        report = outcome.report
+    except TaskNotInferred as exc:
+        if not many:
+            raise
+        row = {"artifact": {"source": path}, "status": "error",
+               "error": {"code": "task_not_inferred", "message": str(exc)}, "oeval": None}
+        echo(dumps_line(row) if fmt == "json" else f"{path}: error: {exc}\n")
+        return EXIT_NO_TASK
+    if fmt == "json":
+        # the row is the report's JSON form, already built (under the time cap)
+        row = {k: v for k, v in outcome.row.items() if k != "batch"}
+        echo(dumps_line(row) if many else dumps(row), nl=many)
+    else:
+        echo(render(report, fmt), nl=False)
+        if many:
+            echo("")
+    if report.status not in ("scored", "not_scored"):
+        return EXIT_VERDICT
+    if fail_under is not None and (report.oeval is None or float(report.oeval) < fail_under):
+        echo(f"{path}: O-EVAL below --fail-under {fail_under}", err=True)
+        return EXIT_VERDICT
+    return EXIT_OK
+
+
+def score_plain(artifacts: tuple[str, ...], task_id: str | None, anchors_dir: str | None, fmt: str,
+                as_json: bool, no_gates: bool, ruleset: Any, strict_schema: bool) -> int:
+    """``mmverify score ARTIFACT`` with the options of :data:`SCORE_OPTIONS`:
+    the click command's run on one artifact, returning its exit code."""
+    from mmverify.tasks import TaskLoadError
+    from mmverify.evaluate import TaskNotInferred
+
+    (path,) = artifacts
+    try:
+        return report_one(path, task_id=task_id, anchors_dir=anchors_dir, fmt="json" if as_json else fmt,
+                          many=False, run_gates=not no_gates, timeout_s=None, ruleset=ruleset,
+                          strict_schema=strict_schema, fail_under=None)
+    except (TaskNotInferred, TaskLoadError) as exc:
+        return task_error_exit(exc)
