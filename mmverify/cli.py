@@ -1,8 +1,8 @@
 """Command line. Sub-commands are imported lazily so that start-up stays cheap
 (sympy and numpy are loaded only by the commands that need them). The
 program's entry point is :mod:`mmverify.launch`, which runs the plain command
-lines of ``verify`` without loading click and hands every other one to
-:func:`main`.
+lines of ``verify`` and ``score`` without loading click and hands every other
+one to :func:`main`.
 
 Exit codes (stable, documented in the README):
   0  success
