@@ -49,10 +49,10 @@ def _token(places):
         _value(places))
 
 
-def _click_params(argv):
-    """What click sets for ``mmverify verify <argv>``, or None where it refuses (or prints help)."""
+def _click_params(argv, command=verify):
+    """What click sets for ``mmverify <command> <argv>``, or None where it refuses (or prints help)."""
     try:
-        ctx = verify.make_context("verify", list(argv))
+        ctx = command.make_context(command.name, list(argv))
     except (click.exceptions.ClickException, click.exceptions.Exit):
         return None
     return dict(ctx.params)
@@ -199,11 +199,7 @@ def test_the_line_said_never_carries_a_control_character(capsys):
 def _score_click_params(argv):
     from mmverify.commands.score import score
 
-    try:
-        ctx = score.make_context("score", list(argv))
-    except (click.exceptions.ClickException, click.exceptions.Exit):
-        return None
-    return dict(ctx.params)
+    return _click_params(argv, score)
 
 
 def _score_token(places):
