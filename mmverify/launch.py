@@ -19,6 +19,7 @@ generated command lines.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from typing import NamedTuple
@@ -101,7 +102,7 @@ def read_options(args: list[str], options: tuple[Option, ...],
     i = 0
     while i < len(args):
         name, eq, value = args[i].partition("=") if args[i].startswith("--") else (args[i], "", "")
-        if positional is not None and not name.startswith("-") and not eq:
+        if positional is not None and not name.startswith("-"):
             if not name or not _path_passes(name, "file"):
                 return None
             files.append(name)
@@ -150,6 +151,32 @@ def _path_passes(value: str, kind: str | None) -> bool:
     if kind == "folder" and stat.S_ISREG(st.st_mode) or kind == "file" and stat.S_ISDIR(st.st_mode):
         return False
     return os.access(value, os.R_OK)
+
+
+# What the commands run without click say (as click's echo says it)
+
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")      # the sequences click's echo removes
+
+
+def echo(text: str, nl: bool = True, err: bool = False) -> None:
+    """Write ``text`` (and a newline) as ``click.echo`` does."""
+    stream = sys.stderr if err else sys.stdout
+    out = text + "\n" if nl else text
+    if not stream.isatty():
+        out = _ANSI.sub("", out)
+    stream.write(out)
+    stream.flush()
+
+
+def task_error_exit(exc: Exception) -> int:
+    """Say a task-level error (the task cannot be told, or is broken) and return its exit code."""
+    from mmverify.evaluate import TaskNotInferred
+
+    if isinstance(exc, TaskNotInferred):
+        echo(f"error: {exc}", err=True)
+        return EXIT_NO_TASK
+    echo(f"task error: {exc}", err=True)
+    return EXIT_TASK
 
 
 # The interpreter's last garbage collection, at exit, walks every object still

@@ -6,8 +6,7 @@ import sys
 
 import click
 
-from mmverify.commands.score_plain import task_error_exit
-from mmverify.launch import ANCHORS, FORMAT, STRICT_SCHEMA, Option
+from mmverify.launch import ANCHORS, FORMAT, STRICT_SCHEMA, Option, task_error_exit
 
 _PATH_TYPES = {None: None, "path": click.Path(), "folder": click.Path(file_okay=False),
                "file": click.Path(dir_okay=False)}

@@ -7,17 +7,14 @@ call with the options that line cannot name at their defaults. The options
 that line may name are declared once, in :data:`SCORE_OPTIONS`, and the
 click command is built from the same declarations.
 
-Output is written as click's ``echo`` writes it: a line at a time, flushed,
-and with ANSI escape sequences (which an artifact's text may carry into a
-report) removed when the stream is not a terminal.
+Output is written as click's ``echo`` writes it (:func:`mmverify.launch.echo`).
 """
 from __future__ import annotations
 
-import re
-import sys
 from typing import Any
 
-from mmverify.launch import ANCHORS, EXIT_NO_TASK, EXIT_OK, EXIT_TASK, EXIT_VERDICT, FORMAT, STRICT_SCHEMA, Option
+from mmverify.launch import (ANCHORS, EXIT_NO_TASK, EXIT_OK, EXIT_VERDICT, FORMAT, STRICT_SCHEMA, Option, echo,
+                             task_error_exit)
 
 TASK = Option(("--task",), "task_id", "task id (inferred from the artifact or file name if omitted)")
 JSON = Option(("--json",), "as_json", "same as --format json", flag=True)
@@ -29,30 +26,6 @@ RULES = Option(("--rules",), "ruleset", "named ruleset: 'verified' credits a one
 # what a plain command line may name; the other options of ``score`` (several
 # artifacts, --fail-under, --output, --timeout-s, --executor, --wait) go to click
 SCORE_OPTIONS: tuple[Option, ...] = (TASK, ANCHORS, FORMAT, JSON, NO_GATES, RULES, STRICT_SCHEMA)
-
-_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")      # the sequences click's echo removes
-
-
-def echo(text: str, nl: bool = True, err: bool = False) -> None:
-    """Write ``text`` (and a newline) as ``click.echo`` does."""
-    stream = sys.stderr if err else sys.stdout
-    out = text + "\n" if nl else text
-    if not stream.isatty():
-        out = _ANSI.sub("", out)
-    stream.write(out)
-    stream.flush()
-
-
-def task_error_exit(exc: Exception) -> int:
-    """Say a task-level error (the task cannot be told, or is broken) and return its exit code."""
-    from mmverify.evaluate import TaskNotInferred
-
-    if isinstance(exc, TaskNotInferred):
-        echo(f"error: {exc}", err=True)
-        return EXIT_NO_TASK
-    echo(f"task error: {exc}", err=True)
-    return EXIT_TASK
-
 
 def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: str, many: bool,
                run_gates: bool, timeout_s: float | None, ruleset: Any, strict_schema: bool,

@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import Any, NamedTuple
 
-from mmverify.launch import ANCHORS, Option
+from mmverify.launch import ANCHORS, Option, echo
 from mmverify.report import SCHEMA_VERSION, STATUSES, dumps
 
 REWARD_FILE = "reward.json"
@@ -185,19 +184,19 @@ def verify_command(task_id: str, artifact_path: str | None, reward_dir: str, anc
     result = run_verifier(task_id, artifact_path, reward_dir, anchors_dir)
     err = result.details.get("error") or {}
     if result.reward_path is None:
-        _say(f"error: {result.details.get('write_error')}", sys.stderr)
+        _say(f"error: {result.details.get('write_error')}", err=True)
     elif not quiet or result.exit_code:
         line = f"reward {result.reward:.6f} ({result.details.get('status')})"
         if err:
             line += f": {err.get('code')}: {err.get('message')}"
-        _say(line + f" -> {result.reward_path}", sys.stderr if result.exit_code else sys.stdout)
+        _say(line + f" -> {result.reward_path}", err=bool(result.exit_code))
     return result.exit_code
 
 
-def _say(line: str, stream: Any) -> None:
-    """Write one line; a character that is not printable (an escape sequence
-    in a message quoting the artifact) is written as its escape."""
+def _say(line: str, err: bool = False) -> None:
+    """Write one line (:func:`mmverify.launch.echo`); a character that is not
+    printable (an escape sequence in a message quoting the artifact) is
+    written as its escape."""
     if not line.isprintable():
         line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
-    stream.write(line + "\n")
-    stream.flush()
+    echo(line, err=err)

@@ -188,7 +188,7 @@ def test_the_line_said_never_carries_a_control_character(capsys):
     # a message may quote the artifact: an escape sequence in it reaches the terminal escaped
     from mmverify.plugin.verifier import _say
 
-    _say("error: bad \x1b[31mvalue\x1b[0m\tand\u202eend", sys.stdout)
+    _say("error: bad \x1b[31mvalue\x1b[0m\tand\u202eend")
     out = capsys.readouterr().out
     assert out == "error: bad \\x1b[31mvalue\\x1b[0m\\tand\\u202eend\n"
     assert out[:-1].isprintable()
@@ -269,7 +269,7 @@ def test_both_score_paths_print_the_same(tmp_path, anchors, case):
 @pytest.mark.parametrize("nl", [True, False])
 def test_score_output_is_written_as_click_writes_it(capsys, text, nl):
     # not a terminal: the ANSI sequences click's echo removes are removed alike
-    from mmverify.commands.score_plain import echo
+    from mmverify.launch import echo
 
     click.echo(text, nl=nl)
     by_click = capsys.readouterr().out
