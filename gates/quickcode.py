@@ -337,7 +337,7 @@ def _compared_columns(w: _Writer, gate: Gate, values: list[str], loop: dict[str,
     if gate.tolerance or gate.identity is None or gate.identity.holds is None:
         return False
     sides = identity_decimal.decimal_sides(gate.identity.expr, gate.identity.var_names, values,
-                                   lambda d: w.const(d, "K"), w.temp)
+                                           lambda d: w.const(d, "K"), w.temp)
     if sides is None or "(" in sides[1] or "(" in sides[2]:
         return False
     relation, left, right = sides
