@@ -19,10 +19,18 @@ the task (the v2 reference with the published corrections). Each figure is
 the median over the repetitions of wall time and child CPU time (user +
 system); the ratios are the issue's acceptance figures: ``verify`` against
 ``python -c pass`` (target <= 5x) and against the v2 verifier (target <= 0.2x).
+
+The same rounds time the floor the project's rules set for any verifier
+start (:func:`floor_source`: json, decimal, fractions and frozen dataclasses
+shaped as those a ``verify`` run defines, nothing read or scored), and a
+child reports the CPU time of ``verify``'s work alone, every module it needs
+already imported. The floor over the v2 verifier is the least ratio any
+start under those rules can reach on this machine.
 """
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -34,6 +42,51 @@ from bench_common import _child_run, log, median
 
 DEFAULT_TASK = "cumcm-2024-a-dragon-dance"
 V2_PATHS = ("/tests/", "/root/results/", "/logs/verifier/")
+
+FLOOR = "floor: json, decimal, fractions, frozen dataclasses"
+
+# Run in a child as ``python -c _PROBE MODE ARGS``: ``mmverify ARGS`` in
+# process. MODE ``--shapes`` prints, as JSON, the modules the run loaded and the
+# field count of every dataclass defined in mmverify's modules; MODE ``--work``
+# (``python -c _PROBE --work MODULES ARGS``) imports the modules first and
+# prints the CPU seconds of the run alone.
+_PROBE = """
+import dataclasses, json, sys, time
+work = sys.argv[1] == "--work"
+if work:
+    for m in json.loads(sys.argv[2]):
+        try:
+            __import__(m)
+        except ImportError:
+            pass
+sys.argv = ["mmverify"] + json.loads(sys.argv[-1])
+from mmverify.launch import main
+t = time.process_time()
+try:
+    main()
+except SystemExit:
+    pass
+t = time.process_time() - t
+if work:
+    print(t)
+else:
+    mine = [m for m in list(sys.modules) if m.split(".")[0] == "mmverify"]
+    shapes = sorted(len(dataclasses.fields(c)) for m in mine for c in vars(sys.modules[m]).values()
+                    if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == m)
+    print(json.dumps({"modules": [m for m in sys.modules if m not in sys.builtin_module_names], "shapes": shapes}))
+"""
+
+
+def floor_source(shapes: list[int]) -> str:
+    """A program paying what the project's rules impose on any verifier start:
+    json (the artifact and the reports), decimal and fractions (exact
+    arithmetic), and frozen dataclasses with the field counts of the records
+    a ``verify`` defines. It reads and scores nothing."""
+    lines = ["import json, decimal, fractions", "from dataclasses import dataclass"]
+    for i, n in enumerate(shapes):
+        lines += ["@dataclass(frozen=True)", f"class R{i}:", "    'a record'"]
+        lines += [f"    f{j}: int" for j in range(n)] or ["    pass"]
+    return "\n".join(lines) + "\n"
 
 
 def v2_tests_dir(repo: str, task_id: str) -> str:
@@ -89,12 +142,17 @@ def bench_v2(repo: str, task_id: str, reps: int, v2_python: str) -> dict[str, An
         v2_pytest = [v2_python, "-m", "pytest", "--ctrf", os.path.join(verifier, "ctrf.json"),
                      os.path.join(tests, "test_outputs.py"), "-rA", "-p", "no:cacheprovider"]
         v2_score = [v2_python, os.path.join(tests, "score_result.py")]
+        verify_args = ["verify", "--task", task_id, "--artifact", task.oracle_path,
+                       "--reward-dir", os.path.join(tmp, "mmverify"), "--quiet"]
+        probe = json.loads(subprocess.run([py, "-c", _PROBE, "--shapes", json.dumps(verify_args)], env=env,
+                                          cwd=tmp, capture_output=True, text=True, check=True).stdout)
         cases = {
             "python -c pass": [[py, "-c", "pass"]],
-            "mmverify verify": [[py, "-m", "mmverify", "verify", "--task", task_id, "--artifact", task.oracle_path,
-                                 "--reward-dir", os.path.join(tmp, "mmverify"), "--quiet"]],
+            "mmverify verify": [[py, "-m", "mmverify"] + verify_args],
             "v2 verifier (pytest + score_result.py)": [v2_pytest, v2_score],
+            FLOOR: [[py, "-c", floor_source(probe["shapes"])]],
         }
+        work_argv = [py, "-c", _PROBE, "--work", json.dumps(probe["modules"]), json.dumps(verify_args)]
         for steps in cases.values():          # warm: byte-code caches, compiled-task cache, OS cache
             for argv in steps:
                 _child_run(argv, env, tmp)
@@ -113,11 +171,17 @@ def bench_v2(repo: str, task_id: str, reps: int, v2_python: str) -> dict[str, An
                 cpus[name].append(c)
                 codes[name] = rcs
             log(f"  v2 round {r + 1}/{reps}")
+        work = median([float(subprocess.run(work_argv, env=env, cwd=tmp, capture_output=True, text=True,
+                                             check=True).stdout) for _ in range(reps)])
         with open(os.path.join(verifier, "reward.txt"), encoding="utf-8") as fh:
             v2_reward = fh.read().strip()
     rows = {k: {"wall_s": median(walls[k]), "cpu_s": median(cpus[k]), "exit_codes": codes[k]} for k in cases}
     base, ours, theirs = rows["python -c pass"], rows["mmverify verify"], rows["v2 verifier (pytest + score_result.py)"]
+    floor = rows[FLOOR]
     return {"task": task_id, "reps": reps, "cases": rows, "v2_reward": v2_reward,
+            "records": len(probe["shapes"]), "fields": sum(probe["shapes"]), "work_cpu_s": work,
+            "floor_over_v2_cpu": floor["cpu_s"] / theirs["cpu_s"],
+            "floor_and_work_over_v2_cpu": (floor["cpu_s"] + work) / theirs["cpu_s"],
             "verify_over_python_wall": ours["wall_s"] / base["wall_s"],
             "verify_over_python_cpu": ours["cpu_s"] / base["cpu_s"],
             "verify_over_v2_wall": ours["wall_s"] / theirs["wall_s"],
@@ -142,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"verify / v2 verifier:    {res['verify_over_v2_wall']:.3f}x wall, {res['verify_over_v2_cpu']:.3f}x cpu"
           " (target <= 0.2x)")
     print(f"v2 reward on this artifact: {res['v2_reward']}")
+    print(f"{FLOOR} ({res['records']} records, {res['fields']} fields)\n"
+          f"  = {res['floor_over_v2_cpu']:.3f}x the v2 verifier's cpu; with verify's work in process "
+          f"({res['work_cpu_s'] * 1000:.0f} ms cpu, every module already imported): "
+          f"{res['floor_and_work_over_v2_cpu']:.3f}x")
     return 0
 
 
