@@ -43,6 +43,13 @@ Kinds
 ``context_unapplied``      a context value the audit could not place (info)
 ``anchor_leak``            a panel value written in the artifact schema's prose, which agents
                            read (problem; see :mod:`mmverify.gates.leaks`)
+``pinned_metric``          a scored metric every artifact passing the hard gates must hold (problem
+                           unless ``guess_reason``: audited; see :mod:`mmverify.gates.guessable`)
+``guessable_metric``       a metric with a small answer space, or whose paying set covers more than
+                           1/6 of its bounded range (problem; info when ``supported_by``; audited
+                           when ``guess_reason``)
+``printed_bound_in_band``  a constant a gate prints or a schema bound, x (1, 0.9 or 1.1), scores
+                           r >= 1/2 against a panel anchor (problem unless ``guess_reason``: audited)
 ``unfinished_placeholder``, ``unitless_field``, ``unranged_field``, ``unjustified_direction``
                            what a task in progress still lacks (see :mod:`mmverify.gates.authoring`)
 """
@@ -160,6 +167,9 @@ def audit_task(task) -> TaskAudit:
     for leak in find_schema_leaks(task):
         add(Finding("anchor_leak", task.id, leak.metric, leak.paper, "problem",
                     f"panel value {leak.value} appears in agent-facing schema text at {leak.where}"))
+    from .guessable import guess_findings
+
+    out.extend(guess_findings(task, gates))
     from .authoring import authoring_findings
 
     out.extend(authoring_findings(task, gates))

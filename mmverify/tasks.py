@@ -71,6 +71,7 @@ class MetricSpec:
     ungated_reason: str | None = None
     description: str = ""
     supported_by: tuple[str, ...] = ()
+    guess_reason: str | None = None
 
     @property
     def is_list(self) -> bool:
@@ -376,6 +377,7 @@ def _metric(m: Mapping[str, Any], file: str, i: int) -> MetricSpec:
         match_by=m.get("match_by"), comparable=m.get("comparable", True),
         comparable_reason=m.get("comparable_reason"), ungated_reason=m.get("ungated_reason"),
         description=m.get("description", ""), supported_by=tuple(m.get("supported_by", ())),
+        guess_reason=m.get("guess_reason"),
     )
 
 
