@@ -134,10 +134,10 @@ def dragon_task(anchors: str, gates=None, panel=None, schema_extra=None, metric_
         {"id": "speed", "path": "result.speed", "unit": "m/s", "direction": "higher_is_better", "weight": 2,
          "band": {"rel": "0.12"}},
         {"id": "pitch", "path": "result.pitch", "unit": "m", "direction": "lower_is_better", "weight": 1,
-         "band": {"rel": "0.12"}},
+         "band": {"rel": "0.05"}},
         {"id": "handles", "path": "result.handles", "unit": "count", "direction": "exact_value", "weight": 1},
     ]
-    fields = {"speed": number_schema("m/s", minimum=0, maximum=2), "pitch": number_schema("m", minimum=0),
+    fields = {"speed": number_schema("m/s", minimum=0), "pitch": number_schema("m", minimum=0),
               "handles": {"type": "integer", "x-unit": "count", "minimum": 0}, "ratio": number_schema("1")}
     for m in metrics:
         m.update((metric_extra or {}).get(m["id"], {}))
