@@ -65,7 +65,7 @@ def test_trl_oracles_score_one_as_text_and_as_chat_messages():
 def test_trl_equals_mmverify_score_on_infeasible_partial_and_broken_answers(tmp_path):
     infeasible = dragon(max_head_speed_mps=1.5)           # 1.5 * ratio_max > 2 m/s: hard gate
     partial = dragon()
-    del partial["experiment_result"]["q1"]["handles"]     # feasible, one scored answer missing
+    del partial["experiment_result"]["q2"]["terminal_time_s"]  # feasible, one scored answer missing
     invalid = dragon(max_head_speed_mps="fast")           # breaks the schema
     cases = [infeasible, partial, invalid]
     files = [write(tmp_path, f"a{i}.json", c) for i, c in enumerate(cases)]
