@@ -3,7 +3,7 @@
   task: cumcm-2024-a-dragon-dance
   artifact: panel paper A016
   values from: anchors/cumcm-2024-a-dragon-dance/task.json, panel paper A016: values and context
-  obligations: 16 (11 stated as proved, 5 as refuted: the negation of a violated gate)
+  obligations: 14 (9 stated as proved, 5 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -11,19 +11,6 @@
 -/
 
 namespace Cumcm2024ADragonDance_PaperA016
-
-/-- gate q1.handles_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1.handles [count]
-    scale: 10^0; x = k with k = 224: x*10^d = k*10^d -/
-theorem cumcm_2024_a_dragon_dance_q1_handles_integer : 224 = 224 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q1_handles_integer
-
-/-- gate q1.handles_count (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1.handles [count]
-    expression: handles == 223 + 1
-    scale: 10^0; variables scaled by 10^0 -/
-theorem cumcm_2024_a_dragon_dance_q1_handles_count : 224 = 224 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q1_handles_count
 
 /-- gate q2.terminal_time_positive (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.terminal_time_s [s]
