@@ -17,7 +17,9 @@ review states, from the anchors alone, for each one:
   falls from 1 at ``B + w`` to 0 at ``B + 2w``), or the bound when it is tight.
 
 ``render_markdown`` gives the table the task README carries; a contract test
-keeps the README's copy current.
+keeps the README's copy current. Whether a bound (or any other constant a gate
+prints, or that bound 10 % either side) lands where the metric pays is the
+audit's ``printed_bound_in_band`` check (:mod:`.guessable`), for every metric.
 """
 from __future__ import annotations
 
