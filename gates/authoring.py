@@ -17,8 +17,9 @@ task, in the order an author fixes them:
                             (problem; info once for a task without a README, such as a generated
                             test task)
 
-(``ungated_directional`` and ``anchor_leak`` come from the main audit; the
-guide below lists them in their place.) :func:`render_guide` turns an audit
+(``ungated_directional``, ``anchor_leak`` and the guessability kinds of
+:mod:`.guessable` come from the main audit; the guide below lists them in
+their place.) :func:`render_guide` turns an audit
 report into the ordered to-do list that ``mmverify audit`` prints last, ending
 with the command that runs the task's contracts.
 """
@@ -39,7 +40,7 @@ FIELD_KEYS = ("x-unit", "x-range")   # placeholders of number fields: reported p
 
 # the order in which an author fixes what the audit finds
 GUIDE_ORDER = ("task_error", "unfinished_placeholder", "unitless_field", "unranged_field", "ungated_directional",
-               "unjustified_direction", "anchor_leak")
+               "unjustified_direction", "anchor_leak", "pinned_metric", "printed_bound_in_band", "guessable_metric")
 _HOW = {
     "task_error": "make the task load (the message names the file and field)",
     "unfinished_placeholder": f"replace each {PLACEHOLDER} with the real text or value",
@@ -51,6 +52,11 @@ _HOW = {
     "unjustified_direction": "justify each one-sided metric's direction and band in a row of the README's "
                              "metrics table",
     "anchor_leak": "remove reference values from agent-facing text (artifact schema prose)",
+    "pinned_metric": "remove the metric (the hard gates fix its value), or give guess_reason",
+    "printed_bound_in_band": "narrow the band until the printed constant (and 10 % either side) scores "
+                             "below 1/2, or give guess_reason",
+    "guessable_metric": "tie the metric to the numbers behind it (supported_by), narrow its band, or give "
+                        "guess_reason",
 }
 
 

@@ -173,3 +173,13 @@ def test_coverage_is_a_share_and_grows_with_the_interval(lo, width, a, w, intege
     if small is None:
         return
     assert 0 <= small <= large <= 1
+
+
+def test_the_audit_guide_names_the_fix_through_the_real_cli(tmp_path):
+    from tests.helpers.gatekit import run_cli
+
+    anchors = fresh(tmp_path, metric_extra={"pitch": {"band": {"rel": "0.12"}}})
+    r = run_cli("audit", "--anchors", anchors)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "printed_bound_in_band: narrow the band" in r.stdout
+    assert "t-dragon  pitch" in r.stdout
