@@ -18,9 +18,11 @@ input, and nothing from the artifact is ever executed or opened as a path.
 from __future__ import annotations
 
 import decimal
+import errno
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -256,46 +258,66 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
 
 
 def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
-               max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
-    """Read and parse an artifact file; the size cap is checked before reading."""
+               max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES,
+               follow_symlinks: bool = True) -> Artifact:
+    """Read and parse one artifact file (:func:`read_bounded`): only a regular
+    file, since nothing caps the time a read may wait here."""
     name = os.fspath(path)
-    try:
-        size = os.stat(name).st_size
-    except FileNotFoundError:
-        raise ArtifactError("missing_artifact", f"artifact file not found: {name}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {name}: {exc.strerror}") from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(name, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ArtifactError("unreadable", f"artifact path is a directory: {name}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read artifact {name}: {exc.strerror}") from None
+    raw = read_bounded(name, max_bytes, follow_symlinks=follow_symlinks, regular_only=True)
     return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth, max_values=max_values)
 
 
-def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
-    codes are those of :func:`mmverify.artifact.parse_file`."""
+def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, follow_symlinks: bool = True,
+                 regular_only: bool = False) -> bytes:
+    """An artifact's bytes, never more than ``max_bytes + 1`` read.
+
+    ``regular_only`` refuses a FIFO, a device or a socket without waiting for a
+    writer (opened non-blocking, then checked on the open file, so nothing can
+    be swapped in between). Without it (the batch engine, whose reads its
+    per-artifact time cap bounds) such a file is read up to the cap.
+    ``follow_symlinks=False`` refuses a path whose last part is a symbolic
+    link (a harness verifier: the agent wrote the path, and a link could point
+    at reference files that appear after the agent has finished)."""
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+    if regular_only:
+        flags |= getattr(os, "O_NONBLOCK", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+        if os.path.islink(path):       # (where O_NOFOLLOW is unknown)
+            raise ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}")
     try:
-        size = os.stat(path).st_size
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
     except IsADirectoryError:
         raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
     except OSError as exc:
+        if not follow_symlinks and exc.errno == errno.ELOOP:
+            raise ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}") \
+                from None
         raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
+    except ValueError as exc:           # a NUL in the path
+        raise ArtifactError("unreadable", f"cannot read artifact {path!r}: {exc}") from None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    problem = None
+    if stat.S_ISDIR(st.st_mode):
+        problem = ArtifactError("unreadable", f"artifact path is a directory: {path}")
+    elif regular_only and not stat.S_ISREG(st.st_mode):
+        problem = ArtifactError("unreadable", f"artifact path is not a regular file (a FIFO, device or socket): {path}")
+    elif st.st_size > max_bytes:
+        problem = ArtifactError("too_large", f"artifact is {st.st_size} bytes, above the cap of {max_bytes}")
+    if problem is not None:
+        os.close(fd)
+        raise problem
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
+        except OSError as exc:
+            raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
     if len(raw) > max_bytes:
         raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
     return raw

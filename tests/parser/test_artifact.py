@@ -1,5 +1,6 @@
 """Strict artifact parsing: exact decimals and hostile input as structured errors."""
 import json
+import os
 from decimal import Decimal
 
 import pytest
@@ -80,3 +81,33 @@ def test_from_python_is_exact_and_strict():
     for bad in ({"x": float("nan")}, {"x": float("inf")}, {1: 2}, {"x": object()}, [1]):
         with pytest.raises(ArtifactError):
             from_python(bad)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
+    # no writer ever opens it: a blocking open would wait for ever
+    fifo = tmp_path / "a.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ArtifactError) as err:
+        parse_file(str(fifo))
+    assert err.value.code == "unreadable" and "not a regular file" in str(err.value)
+
+
+def test_a_device_is_refused(tmp_path):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(ArtifactError) as err:
+        parse_file("/dev/zero")
+    assert err.value.code == "unreadable"
+
+
+def test_a_symbolic_link_is_followed_unless_asked_not_to(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text('{"x": 1}', encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert parse_file(str(link)).data == {"x": Decimal("1")}
+    with pytest.raises(ArtifactError) as err:
+        parse_file(str(link), follow_symlinks=False)
+    assert err.value.code == "unreadable" and "symbolic link" in str(err.value)
+    assert parse_file(str(target), follow_symlinks=False).data == {"x": Decimal("1")}
