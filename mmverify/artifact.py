@@ -323,45 +323,60 @@ def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, follow_symlin
     return raw
 
 
-def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
-    """Build an artifact from an in-memory object with the same strictness.
+def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH,
+                max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
+    """Build an artifact from an in-memory object with the same strictness and
+    the same caps as the parser.
 
     A float becomes the decimal of its shortest round-trip text (``0.1`` ->
-    ``Decimal('0.1')``), an int its exact decimal; non-finite numbers, non-string
-    keys and non-JSON types are rejected; booleans stay booleans.
+    ``Decimal('0.1')``; a float subclass, such as numpy's ``float64``, as the
+    float it is), an int its exact decimal; non-finite numbers, non-string
+    keys and non-JSON types are rejected; booleans stay booleans. Every
+    problem is an :class:`ArtifactError`.
     """
-    converted = _convert(data, 0, max_depth)
+    budget = [max_values]
+    converted = _convert(data, 0, max_depth, budget)
     if not isinstance(converted, dict):
         raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(converted)}")
-    text = json.dumps(data, default=str, sort_keys=True, ensure_ascii=True)
+    try:
+        text = json.dumps(data, default=str, sort_keys=True, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError) as exc:     # (a subclass that writes itself otherwise)
+        raise ArtifactError("not_json", f"the object cannot be written as JSON: {exc}") from None
     return Artifact(data=converted, source=source, sha256=digest.sha256(text.encode()).hexdigest())
 
 
-def _convert(value: Any, depth: int, max_depth: int) -> Any:
+def _convert(value: Any, depth: int, max_depth: int, budget: list[int]) -> Any:
     if depth > max_depth:
         raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ArtifactError("too_many_values", "artifact holds more JSON values than the cap")
     if isinstance(value, str):
         _check_surrogates(value)
         return value
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, (int, float, Decimal)):
-        if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ArtifactError("non_finite_number", f"non-finite number {value!r} is not allowed")
-            return _parse_decimal(repr(value))
-        if isinstance(value, Decimal) and not value.is_finite():
-            raise ArtifactError("non_finite_number", f"non-finite number {value} is not allowed")
-        return _parse_decimal(str(value))
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ArtifactError("non_finite_number", f"non-finite number {float.__repr__(value)} is not allowed")
+        return _parse_decimal(float.__repr__(value))
+    if isinstance(value, int):
+        if value.bit_length() > 4 * MAX_NUMBER_TEXT:    # more digits than any literal may have
+            raise ArtifactError("number_too_long", f"an integer of {value.bit_length()} bits is too long")
+        return _parse_decimal(int.__repr__(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ArtifactError("non_finite_number", f"non-finite number {Decimal.__str__(value)} is not allowed")
+        return _parse_decimal(Decimal.__str__(value))
     if isinstance(value, (list, tuple)):
-        return [_convert(v, depth + 1, max_depth) for v in value]
+        return [_convert(v, depth + 1, max_depth, budget) for v in value]
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise ArtifactError("bad_key", f"object key {k!r} is not a string")
             _check_surrogates(k)
-            out[k] = _convert(v, depth + 1, max_depth)
+            out[str.__str__(k)] = _convert(v, depth + 1, max_depth, budget)
         return out
     raise ArtifactError("not_json", f"{type(value).__name__} is not a JSON value")
 
