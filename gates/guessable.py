@@ -106,26 +106,38 @@ def _reads(gate: Gate, metric) -> bool:
 
 
 def span_of(task, metric, gates: tuple[Gate, ...]) -> Span:
-    """The tightest bounds the schema and the hard range gates put on the field."""
-    lows, highs, integer = [], [], False
+    """The tightest bounds the schema and the hard range gates put on the field
+    (for a whole-number field, the least and greatest whole numbers allowed)."""
+    lows: list[tuple[Fraction, bool]] = []     # (bound, strict)
+    highs: list[tuple[Fraction, bool]] = []
+    integer = False
     for node in sub_schemas(task.artifact_schema, metric.path):
         if node.get("type") == "integer":
             integer = True
-        for key, into in (("minimum", lows), ("exclusiveMinimum", lows), ("maximum", highs),
-                          ("exclusiveMaximum", highs)):
+        for key, into, strict in (("minimum", lows, False), ("exclusiveMinimum", lows, True),
+                                  ("maximum", highs, False), ("exclusiveMaximum", highs, True)):
             if key in node and not isinstance(node[key], bool):
-                into.append(Fraction(str(node[key])))
+                into.append((Fraction(str(node[key])), strict))
     for g in gates:
         if not g.hard or not _reads(g, metric):
             continue
         if g.form == "integer":
             integer = True
+            if g.binary:
+                lows.append((Fraction(0), False))
+                highs.append((Fraction(1), False))
         elif g.form == "range":
             if g.lower is not None:
-                lows.append(g.lower.value)
+                lows.append((g.lower.value, g.lower.strict))
             if g.upper is not None:
-                highs.append(g.upper.value)
-    return Span(max(lows) if lows else None, min(highs) if highs else None, integer)
+                highs.append((g.upper.value, g.upper.strict))
+    if integer:
+        lo = max((Fraction(floor(v) + 1 if strict else ceil(v)) for v, strict in lows), default=None)
+        hi = min((Fraction(ceil(v) - 1 if strict else floor(v)) for v, strict in highs), default=None)
+    else:
+        lo = max((v for v, _ in lows), default=None)
+        hi = min((v for v, _ in highs), default=None)
+    return Span(lo, hi, integer)
 
 
 def _anchor_groups(task, metric) -> dict[str, list[Fraction]]:
@@ -179,9 +191,9 @@ def _pinned(task, metric, gates: tuple[Gate, ...], span: Span) -> str | None:
         if g.form == "range" and g.lower is not None and g.upper is not None and g.lower.value == g.upper.value:
             return f"hard range gate {g.id} has min == max == {g.lower.text}"
     if span.bounded and span.lo == span.hi:
+        if span.integer:
+            return f"the field's bounds leave one whole number, {fraction_text(span.lo)}"
         return f"the field's bounds have min == max == {fraction_text(span.lo)}"
-    if span.count() == 1:
-        return f"whole numbers in [{fraction_text(span.lo)}, {fraction_text(span.hi)}]: one"
     return None
 
 

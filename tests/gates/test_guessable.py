@@ -60,7 +60,7 @@ def test_a_range_with_equal_bounds_or_one_whole_number_pins_the_metric(tmp_path)
     narrow = GATES + [{"id": "h.narrow", "form": "range", "level": "B", "severity": "hard", "path": "result.handles",
                        "min": "223.5", "max": "224.5", "description": "one whole number inside"}]
     code, out, _ = audit(fresh(tmp_path / "b", gates=narrow))
-    assert code == 1 and "one" in _one(out, "pinned_metric")["detail"]
+    assert code == 1 and "leave one whole number, 224" in _one(out, "pinned_metric")["detail"]
 
 
 def test_an_identity_with_two_variables_pins_nothing(tmp_path):
@@ -183,3 +183,14 @@ def test_the_audit_guide_names_the_fix_through_the_real_cli(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert "printed_bound_in_band: narrow the band" in r.stdout
     assert "t-dragon  pitch" in r.stdout
+
+
+def test_a_strict_bound_of_a_whole_number_field_excludes_the_bound(tmp_path):
+    # 213..224 is 12 whole numbers (guessable); 212..224 is 13, and one exact answer covers 1/13 of them
+    strict = {"handles": {"type": "integer", "x-unit": "count", "exclusiveMinimum": 212, "maximum": 224}}
+    code, out, _ = audit(fresh(tmp_path, schema_extra=strict))
+    assert code == 1 and "12 whole number(s) in [213, 224]" in _one(out, "guessable_metric")["detail"]
+    closed = {"handles": {"type": "integer", "x-unit": "count", "minimum": 212, "maximum": 224}}
+    code, out, text = audit(fresh(tmp_path / "b", schema_extra=closed))
+    assert code == 0, text
+    assert not findings(out, "guessable_metric")
