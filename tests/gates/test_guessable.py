@@ -186,11 +186,11 @@ def test_the_audit_guide_names_the_fix_through_the_real_cli(tmp_path):
 
 
 def test_a_strict_bound_of_a_whole_number_field_excludes_the_bound(tmp_path):
-    # 213..224 is 12 whole numbers (guessable); 212..224 is 13, and one exact answer covers 1/13 of them
-    strict = {"handles": {"type": "integer", "x-unit": "count", "exclusiveMinimum": 212, "maximum": 224}}
+    # 219..230 is 12 whole numbers (guessable); 218..230 is 13, and one exact answer covers 1/13 of them
+    strict = {"handles": {"type": "integer", "x-unit": "count", "exclusiveMinimum": 218, "maximum": 230}}
     code, out, _ = audit(fresh(tmp_path, schema_extra=strict))
-    assert code == 1 and "12 whole number(s) in [213, 224]" in _one(out, "guessable_metric")["detail"]
-    closed = {"handles": {"type": "integer", "x-unit": "count", "minimum": 212, "maximum": 224}}
+    assert code == 1 and "12 whole number(s) in [219, 230]" in _one(out, "guessable_metric")["detail"]
+    closed = {"handles": {"type": "integer", "x-unit": "count", "minimum": 218, "maximum": 230}}
     code, out, text = audit(fresh(tmp_path / "b", schema_extra=closed))
     assert code == 0, text
     assert not findings(out, "guessable_metric")
