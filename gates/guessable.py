@@ -324,8 +324,12 @@ def _printed_in_band(task, metric, gates: tuple[Gate, ...]) -> list[str]:
 
 def guess_findings(task, gates: tuple[Gate, ...]) -> list[Finding]:
     """Every pinned, guessable or printed-bound finding of ``task``."""
+    from mmverify.scoring.rules import incomparable
+
     out: list[Finding] = []
     for metric in task.metrics:
+        if incomparable(task, metric) is not None:
+            continue    # removed for everyone: it pays no one
         reason = metric.guess_reason
         span = span_of(task, metric, gates)
         note = f" [guess_reason: {reason}]" if reason else ""
