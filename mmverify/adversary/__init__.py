@@ -8,6 +8,6 @@ blind best is high pays for confident fabrication; ``mmverify attack`` and
 """
 from __future__ import annotations
 
-from .attack import STRATEGIES, Attempt, TaskAttack, attack_task, to_json
+from .attack import ATTEMPTS, CLASSIC, STRATEGIES, Attempt, TaskAttack, attack_task, to_json
 
-__all__ = ["STRATEGIES", "Attempt", "TaskAttack", "attack_task", "to_json"]
+__all__ = ["ATTEMPTS", "CLASSIC", "STRATEGIES", "Attempt", "TaskAttack", "attack_task", "to_json"]
