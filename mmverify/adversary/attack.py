@@ -230,6 +230,14 @@ def attack_task(task, *, strategies: tuple[str, ...] = STRATEGIES, seed: int = 0
     return TaskAttack(task.id, tuple(out))
 
 
+def capped_attempts(task, attempts: int = ATTEMPTS) -> int:
+    """How many attempts each generic family makes on ``task`` when asked for ``attempts``."""
+    know = knowledge(task)
+    gates = _Gates(task)
+    numbers, labels = leaves(know)
+    return attempts_on(attempts, _Builder(task, know, gates, numbers, labels, 0).classic("mid"), numbers, gates)
+
+
 def attempts_on(attempts: int, base: dict | None, numbers: list[Leaf], gates: _Gates) -> int:
     """``attempts``, capped on a task whose repair is slow (see ``REPAIR_WORK``);
     the cap depends on the gates and the schema only."""
