@@ -45,7 +45,7 @@ from .build import (Knowledge, Leaf, clip, extreme_value, generic, knowledge, le
 
 CLASSIC = ("mid", "statement", "extreme", "extreme_statement")
 STRATEGIES = CLASSIC + families.VALUE_FAMILIES + families.STRUCTURAL_FAMILIES
-ATTEMPTS = 20           # per generic family and task
+ATTEMPTS = 40           # per generic family and task
 # Repair work grows with identity instances times number fields; a task above
 # REPAIR_WORK / attempts of it gets fewer attempts (at least one per family).
 REPAIR_WORK = 40_000
