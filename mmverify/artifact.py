@@ -18,9 +18,11 @@ input, and nothing from the artifact is ever executed or opened as a path.
 from __future__ import annotations
 
 import decimal
+import errno
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -256,90 +258,125 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
 
 
 def parse_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
-               max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
-    """Read and parse an artifact file; the size cap is checked before reading."""
+               max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES,
+               follow_symlinks: bool = True) -> Artifact:
+    """Read and parse one artifact file (:func:`read_bounded`): only a regular
+    file, since nothing caps the time a read may wait here."""
     name = os.fspath(path)
-    try:
-        size = os.stat(name).st_size
-    except FileNotFoundError:
-        raise ArtifactError("missing_artifact", f"artifact file not found: {name}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {name}: {exc.strerror}") from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(name, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        raise ArtifactError("unreadable", f"artifact path is a directory: {name}") from None
-    except OSError as exc:
-        raise ArtifactError("unreadable", f"cannot read artifact {name}: {exc.strerror}") from None
+    raw = read_bounded(name, max_bytes, follow_symlinks=follow_symlinks, regular_only=True)
     return parse_bytes(raw, source=name, max_bytes=max_bytes, max_depth=max_depth, max_values=max_values)
 
 
-def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """An artifact's bytes, never more than ``max_bytes + 1`` read; the error
-    codes are those of :func:`mmverify.artifact.parse_file`."""
+def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, follow_symlinks: bool = True,
+                 regular_only: bool = False) -> bytes:
+    """An artifact's bytes, never more than ``max_bytes + 1`` read.
+
+    ``regular_only`` refuses a FIFO, a device or a socket without waiting for a
+    writer (opened non-blocking, then checked on the open file, so nothing can
+    be swapped in between). Without it (the batch engine, whose reads its
+    per-artifact time cap bounds) such a file is read up to the cap.
+    ``follow_symlinks=False`` refuses a path whose last part is a symbolic
+    link (a harness verifier: the agent wrote the path, and a link could point
+    at reference files that appear after the agent has finished)."""
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+    if regular_only:
+        flags |= getattr(os, "O_NONBLOCK", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+        if os.path.islink(path):       # (where O_NOFOLLOW is unknown)
+            raise ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}")
     try:
-        size = os.stat(path).st_size
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise ArtifactError("missing_artifact", f"artifact file not found: {path}") from None
-    except (OSError, ValueError) as exc:
-        raise ArtifactError("unreadable", f"cannot stat artifact {path}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
-    if size > max_bytes:
-        raise ArtifactError("too_large", f"artifact is {size} bytes, above the cap of {max_bytes}")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
     except IsADirectoryError:
         raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
     except OSError as exc:
+        if not follow_symlinks and exc.errno == errno.ELOOP:
+            raise ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}") \
+                from None
         raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
+    except ValueError as exc:           # a NUL in the path
+        raise ArtifactError("unreadable", f"cannot read artifact {path!r}: {exc}") from None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    problem = None
+    if stat.S_ISDIR(st.st_mode):
+        problem = ArtifactError("unreadable", f"artifact path is a directory: {path}")
+    elif regular_only and not stat.S_ISREG(st.st_mode):
+        problem = ArtifactError("unreadable", f"artifact path is not a regular file (a FIFO, device or socket): {path}")
+    elif st.st_size > max_bytes:
+        problem = ArtifactError("too_large", f"artifact is {st.st_size} bytes, above the cap of {max_bytes}")
+    if problem is not None:
+        os.close(fd)
+        raise problem
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
+        except OSError as exc:
+            raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
     if len(raw) > max_bytes:
         raise ArtifactError("too_large", f"artifact is more than {max_bytes} bytes, above the cap")
     return raw
 
 
-def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH) -> Artifact:
-    """Build an artifact from an in-memory object with the same strictness.
+def from_python(data: Any, source: str = "<object>", *, max_depth: int = DEFAULT_MAX_DEPTH,
+                max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
+    """Build an artifact from an in-memory object with the same strictness and
+    the same caps as the parser.
 
     A float becomes the decimal of its shortest round-trip text (``0.1`` ->
-    ``Decimal('0.1')``), an int its exact decimal; non-finite numbers, non-string
-    keys and non-JSON types are rejected; booleans stay booleans.
+    ``Decimal('0.1')``; a float subclass, such as numpy's ``float64``, as the
+    float it is), an int its exact decimal; non-finite numbers, non-string
+    keys and non-JSON types are rejected; booleans stay booleans. Every
+    problem is an :class:`ArtifactError`.
     """
-    converted = _convert(data, 0, max_depth)
+    budget = [max_values]
+    converted = _convert(data, 0, max_depth, budget)
     if not isinstance(converted, dict):
         raise ArtifactError("not_an_object", f"artifact must be a JSON object, got {json_type(converted)}")
-    text = json.dumps(data, default=str, sort_keys=True, ensure_ascii=True)
+    try:
+        text = json.dumps(data, default=str, sort_keys=True, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError) as exc:     # (a subclass that writes itself otherwise)
+        raise ArtifactError("not_json", f"the object cannot be written as JSON: {exc}") from None
     return Artifact(data=converted, source=source, sha256=digest.sha256(text.encode()).hexdigest())
 
 
-def _convert(value: Any, depth: int, max_depth: int) -> Any:
+def _convert(value: Any, depth: int, max_depth: int, budget: list[int]) -> Any:
     if depth > max_depth:
         raise ArtifactError("too_deep", f"nesting deeper than {max_depth} levels")
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ArtifactError("too_many_values", "artifact holds more JSON values than the cap")
     if isinstance(value, str):
         _check_surrogates(value)
         return value
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, (int, float, Decimal)):
-        if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ArtifactError("non_finite_number", f"non-finite number {value!r} is not allowed")
-            return _parse_decimal(repr(value))
-        if isinstance(value, Decimal) and not value.is_finite():
-            raise ArtifactError("non_finite_number", f"non-finite number {value} is not allowed")
-        return _parse_decimal(str(value))
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ArtifactError("non_finite_number", f"non-finite number {float.__repr__(value)} is not allowed")
+        return _parse_decimal(float.__repr__(value))
+    if isinstance(value, int):
+        if value.bit_length() > 4 * MAX_NUMBER_TEXT:    # more digits than any literal may have
+            raise ArtifactError("number_too_long", f"an integer of {value.bit_length()} bits is too long")
+        return _parse_decimal(int.__repr__(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ArtifactError("non_finite_number", f"non-finite number {Decimal.__str__(value)} is not allowed")
+        return _parse_decimal(Decimal.__str__(value))
     if isinstance(value, (list, tuple)):
-        return [_convert(v, depth + 1, max_depth) for v in value]
+        return [_convert(v, depth + 1, max_depth, budget) for v in value]
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise ArtifactError("bad_key", f"object key {k!r} is not a string")
             _check_surrogates(k)
-            out[k] = _convert(v, depth + 1, max_depth)
+            out[str.__str__(k)] = _convert(v, depth + 1, max_depth, budget)
         return out
     raise ArtifactError("not_json", f"{type(value).__name__} is not a JSON value")
 

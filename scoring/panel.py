@@ -185,12 +185,13 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     """
     plan, guarded, gaps = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
+    witness = guarded and bool(gaps) and gates.replay is not None   # the replay ran: a witness was read
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
     for mp in plan:
-        claim = unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None else None
+        claim = unwitnessed_among(mp.metric, gaps, witness) if gaps and mp.removed is None else None
         rs, result = _score_metric(mp, data, claim, verified, True, lists)
         assert result is not None
         table.append(rs)
@@ -219,12 +220,13 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     report's, records left out."""
     plan, guarded, gaps = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
+    witness = guarded and bool(gaps) and gates.replay is not None
     lists: dict[tuple[str, str | None], ListKeys] = {}
     code = _table_code(plan) if not gaps else None
     if code is not None:
         table = code(data, guarded, verified, lists)
     else:       # a claim may be unwitnessed (or the task's table could not be compiled)
-        table = [_score_metric(mp, data, unwitnessed_among(mp.metric, gaps) if gaps and mp.removed is None
+        table = [_score_metric(mp, data, unwitnessed_among(mp.metric, gaps, witness) if gaps and mp.removed is None
                                else None, verified, False, lists)[0] for mp in plan]
     if guarded and plan.conclusions:
         _supported(plan, table, None, [])

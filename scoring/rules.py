@@ -6,13 +6,16 @@ that made it fire, so a report can be traced back to the rule.
   scales, or that is declared ``comparable: false``, is removed for everyone.
 * ``cardinality_mismatch``: list items beyond the anchor's count are dropped;
   items short of it score 0.
-* ``unwitnessed_claim``: a one-sided metric whose value is present while a hard
+* ``unwitnessed_claim``: a scalar metric whose value is present while a hard
   gate reading that value cannot be checked (another of the gate's inputs is
-  absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
-  the claim must not be sidestepped by leaving its other inputs out. A gate
-  whose only absent inputs are replayed values (``$replay.``: the witness is
-  absent) does not count: that claim is unverified, and
-  ``unverified_improvement`` governs it.
+  absent) scores 0. The gate that bounds a claim (or would find the artifact
+  infeasible) must not be sidestepped by leaving its other inputs out. That
+  includes a gate whose only absent inputs are replayed values (``$replay.``):
+  the replay ran and the artifact's witness (the plan behind the claim) did
+  not determine them, because the witness is absent or malformed or the
+  replay did not finish. A claim the task can check by replay but that comes
+  without what the check needs is not paid. Under ``paper`` such a gate does
+  not count (the paper's semantics know no witness).
 * ``unverified_improvement``: a one-sided value beyond the best value any panel
   paper reports for the metric by more than the band ``w`` (taken at that best
   value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
@@ -189,14 +192,19 @@ def unverified_improvement(metric_id: str, item: str | None, x: Fraction, cap: C
 
 
 def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
-    """The unwitnessed_claim rule for one scalar one-sided metric, or None."""
+    """The unwitnessed_claim rule for one scalar metric, or None,
+    leaving out gates whose only absent inputs are replayed values (what the
+    self-check, which runs no replay, can tell)."""
     return unwitnessed_among(metric, gates.hard_gaps()) if gates is not None else None
 
 
-def unwitnessed_among(metric: "MetricSpec", gaps: Sequence) -> RuleApplication | None:
+def unwitnessed_among(metric: "MetricSpec", gaps: Sequence, replayed: bool = False) -> RuleApplication | None:
     """:func:`unwitnessed` over the hard gaps of a gate report (``hard_gaps()``:
-    the hard instances that could not be checked, the only ones it looks at)."""
-    if not gaps or metric.direction not in ONE_SIDED or metric.is_list:
+    the hard instances that could not be checked, the only ones it looks at).
+    ``replayed``: the replay ran on this artifact and the ``verified`` ruleset
+    applies, so a gate whose only absent inputs are replayed values counts too
+    (the witness did not determine them)."""
+    if not gaps or metric.is_list:
         return None
     target = metric.path.text
     for inst in gaps:
@@ -206,9 +214,14 @@ def unwitnessed_among(metric: "MetricSpec", gaps: Sequence) -> RuleApplication |
             continue  # the claim itself is absent: the metric scores 0 as missing anyway
         absent = [p for p, v in zip(inst.paths, inst.values) if v is None]
         if absent and all(p.startswith("$replay.") for p in absent):
-            continue  # only replayed values missing (witness absent): unverified, not unwitnessed
+            if not replayed:
+                continue  # no replay here (or the paper's rules): nothing tells the witness absent
+            return RuleApplication(
+                "unwitnessed_claim", metric.id, None,
+                f"hard gate {inst.name} reads this value but cannot be checked: the witness does not "
+                f"determine {', '.join(absent)}; a claim the replay cannot check scores 0")
         return RuleApplication(
             "unwitnessed_claim", metric.id, None,
             f"hard gate {inst.name} reads this value but cannot be checked: "
-            f"{', '.join(absent) or 'an input'} absent; the one-sided claim scores 0")
+            f"{', '.join(absent) or 'an input'} absent; the claim scores 0")
     return None

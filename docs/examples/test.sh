@@ -22,6 +22,10 @@ REWARD_DIR="${MMVERIFY_REWARD_DIR:-/logs/verifier}"
 ANCHORS="${MMVERIFY_ANCHORS_DIR:-/tests/anchors}"
 
 mkdir -p "$REWARD_DIR"
+# Never run Python from the agent's folder: `python3 -m` puts the working
+# folder first on the import path, so a package left there (a "pip" of the
+# agent's own) would run here.
+cd "$(dirname "${BASH_SOURCE[0]}")" || exit 3
 
 if ! command -v mmverify >/dev/null 2>&1; then
   wheel=$(ls /tests/mmverify-*.whl 2>/dev/null | head -n 1)

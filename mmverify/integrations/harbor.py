@@ -121,12 +121,18 @@ TESTS="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 APP="${{MMVERIFY_APP_DIR:-{APP_DIR}}}"
 REWARD="${{MMVERIFY_REWARD_DIR:-{REWARD_DIR}}}"
 mkdir -p "$REWARD"
+# Python runs from the shipped engine's folder, never from the agent's: with
+# -m the working folder comes first on the import path, so a package the agent
+# left in its folder (a "mmverify" or a "click" of its own) is never imported;
+# -s leaves out the user's site folder, and PYTHONPATH is not read.
+cd "$TESTS/engine" || exit 3
+unset PYTHONPATH PYTHONSTARTUP PYTHONHOME
 
-if ! python3 -c 'import click, jsonschema, numpy, sympy' >/dev/null 2>&1; then
-  python3 -m pip install --quiet {deps}
+if ! python3 -s -c 'import click, jsonschema, numpy, sympy' >/dev/null 2>&1; then
+  python3 -s -m pip install --quiet {deps}
 fi
 
-PYTHONPATH="$TESTS/engine${{PYTHONPATH:+:$PYTHONPATH}}" python3 -m mmverify verify \\
+python3 -s -m mmverify verify \\
   --task {task_id} --artifact "$APP/{name}" \\
   --reward-dir "$REWARD" --anchors "$TESTS/anchors"
 status=$?

@@ -114,7 +114,9 @@ def evaluate(task_id: str, artifact_path: str, anchors_dir: str | None = None) -
         from mmverify.artifact import ArtifactError, parse_file
 
         try:
-            artifact = parse_file(artifact_path)
+            # the agent wrote this path: a link is not followed (it could point at
+            # reference files a harness puts in place after the agent has finished)
+            artifact = parse_file(artifact_path, follow_symlinks=False)
         except ArtifactError as exc:
             artifact = exc
         report = score_artifact(task, artifact, records=True)

@@ -110,3 +110,27 @@ def test_unknown_task_is_a_task_error_and_writes_nothing(tmp_path):
     result = CliRunner().invoke(main, ["export", "harbor", str(tmp_path / "out"), "--task", "no-such-task"])
     assert result.exit_code == EXIT_TASK and "no-such-task" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_package_the_agent_leaves_in_its_folder_is_never_imported(exported, tmp_path):
+    """Harbor runs test.sh from /app, the agent's folder: a ``mmverify`` (or a
+    ``click``) planted there must not replace the shipped engine."""
+    task_id = TASKS[0]
+    app, reward = tmp_path / "app", tmp_path / "logs"
+    for name in ("mmverify", "click"):
+        (app / name).mkdir(parents=True)
+        (app / name / "__init__.py").write_text("import sys; sys.exit('planted package imported')\n",
+                                                encoding="utf-8")
+    (app / "mmverify" / "__main__.py").write_text("", encoding="utf-8")
+    answer = app / os.path.basename(artifact_path(task_id))
+    answer.write_text("{}", encoding="utf-8")
+    env = dict(os.environ, MMVERIFY_APP_DIR=str(app), MMVERIFY_REWARD_DIR=str(reward),
+               PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    proc = subprocess.run(["bash", str(exported / task_id / "tests" / "test.sh")], env=env, cwd=str(app),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "planted package imported" not in proc.stdout + proc.stderr
+    details = json.loads((reward / "reward-details.json").read_text())
+    assert details["task"]["id"] == task_id and details["artifact"]["source"] == str(answer)
+    assert json.loads((reward / "reward.json").read_text()) == {"reward": cli_reward(task_id, str(answer))} \
+        == {"reward": 0.0}

@@ -1,5 +1,6 @@
 """Strict artifact parsing: exact decimals and hostile input as structured errors."""
 import json
+import os
 from decimal import Decimal
 
 import pytest
@@ -80,3 +81,62 @@ def test_from_python_is_exact_and_strict():
     for bad in ({"x": float("nan")}, {"x": float("inf")}, {1: 2}, {"x": object()}, [1]):
         with pytest.raises(ArtifactError):
             from_python(bad)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
+    # no writer ever opens it: a blocking open would wait for ever
+    fifo = tmp_path / "a.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ArtifactError) as err:
+        parse_file(str(fifo))
+    assert err.value.code == "unreadable" and "not a regular file" in str(err.value)
+
+
+def test_a_device_is_refused(tmp_path):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(ArtifactError) as err:
+        parse_file("/dev/zero")
+    assert err.value.code == "unreadable"
+
+
+def test_a_symbolic_link_is_followed_unless_asked_not_to(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text('{"x": 1}', encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert parse_file(str(link)).data == {"x": Decimal("1")}
+    with pytest.raises(ArtifactError) as err:
+        parse_file(str(link), follow_symlinks=False)
+    assert err.value.code == "unreadable" and "symbolic link" in str(err.value)
+    assert parse_file(str(target), follow_symlinks=False).data == {"x": Decimal("1")}
+
+
+def test_from_python_reads_a_float_subclass_as_the_float_it_is():
+    import numpy as np
+
+    art = from_python({"x": np.float64(0.1), "y": [np.float64(0.5)]})
+    assert art.data == {"x": Decimal("0.1"), "y": [Decimal("0.5")]}
+    with pytest.raises(ArtifactError) as err:       # not a float: a specific error, not a crash
+        from_python({"x": np.float32(0.5)})
+    assert err.value.code == "not_json" and "float32" in str(err.value)
+    with pytest.raises(ArtifactError) as err:
+        from_python({"x": np.float64("nan")})
+    assert err.value.code == "non_finite_number"
+
+
+def test_from_python_keeps_the_parsers_caps():
+    with pytest.raises(ArtifactError) as err:
+        from_python({"x": 10 ** 5000})       # past the interpreter's own limit on int-to-text
+    assert err.value.code == "number_too_long"
+    with pytest.raises(ArtifactError) as err:
+        from_python({"x": 10 ** 150})
+    assert err.value.code == "number_too_long"
+    assert from_python({"x": list(range(99))}, max_values=101).data["x"][-1] == Decimal(98)
+    with pytest.raises(ArtifactError) as err:
+        from_python({"x": list(range(100))}, max_values=101)
+    assert err.value.code == "too_many_values"
+    with pytest.raises(ArtifactError) as err:
+        from_python({"x": [0] * 300_000})    # the default cap, as parse_bytes has it
+    assert err.value.code == "too_many_values"

@@ -135,3 +135,14 @@ def test_reward_is_safe_from_two_worker_processes(anchors):
 def test_parsed_artifacts_pass_through(anchors):
     oracle = parse_file(os.path.join(anchors, TID, "oracle.json"))
     assert mmverify.reward(TID, oracle, anchors) == 1.0
+
+
+def test_one_bad_value_in_a_dict_is_one_zero_row_of_the_batch(anchors):
+    import numpy as np
+
+    good = art()
+    cases = [dict(good, note=10 ** 5000), dict(good, note=[0] * 300_000), dict(good, note=np.float64("inf"))]
+    got = reward_batch([(TID, good)] + [(TID, c) for c in cases] + [(TID, good)], anchors)
+    assert got == [1.0, 0.0, 0.0, 0.0, 1.0]
+    # a numpy float is a float: read as one, not an error
+    assert mmverify.reward(TID, {"result": dict(good["result"], speed=np.float64(1.246266))}, anchors) == 1.0

@@ -183,3 +183,27 @@ def test_plugin_docs_cover_every_entry_point():
                    "mmverify adapt mm-agent", ".results.json", "_provenance", "--mmverify-anchors",
                    "mmverify_anchors", "mmverify.reward", "reward_batch", "examples/test.sh"):
         assert needle in text, needle
+
+
+def test_a_linked_artifact_is_not_followed(anchors, tmp_path):
+    # an agent links its answer to the oracle, which a harness puts in place only afterwards
+    oracle = os.path.join(anchors, TID, "oracle.json")
+    link = tmp_path / f"{TID}_result.json"
+    link.symlink_to(oracle)
+    out = tmp_path / "r"
+    proc = run("--task", TID, "--artifact", str(link), "--reward-dir", str(out), "--anchors", anchors)
+    assert proc.returncode == 1
+    reward, details = read(out)
+    assert reward == {"reward": 0.0}
+    assert details["error"]["code"] == "unreadable" and "symbolic link" in details["error"]["message"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
+def test_a_named_pipe_is_refused_at_once(anchors, tmp_path):
+    fifo = tmp_path / f"{TID}_result.json"
+    os.mkfifo(fifo)
+    out = tmp_path / "r"
+    proc = run("--task", TID, "--artifact", str(fifo), "--reward-dir", str(out), "--anchors", anchors)
+    assert proc.returncode == 1
+    reward, details = read(out)
+    assert reward == {"reward": 0.0} and "not a regular file" in details["error"]["message"]

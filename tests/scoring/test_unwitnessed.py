@@ -1,4 +1,4 @@
-"""The unwitnessed_claim rule: a one-sided claim whose bounding hard gate cannot
+"""The unwitnessed_claim rule: a claim whose hard gate cannot
 be checked (another input left out) scores 0; it does not fire otherwise."""
 import json
 
@@ -57,3 +57,98 @@ def test_absent_claim_is_missing_not_unwitnessed(tmp_path):
     rep = score(tmp_path, {"pitch": 0.4, "handles": 224})
     assert speed_row(rep).read_status == "missing"
     assert not [r for r in rep.panel.rules if r.rule == "unwitnessed_claim"]
+
+
+# ------------------------------------------------ witness absent or spoiled (replay tasks)
+
+MULTIBEAM = "cumcm-2023-b-multibeam-lines"
+TOTAL = "q3.total_length_m"          # checked by the hard replay gate q3.total_length_replayed
+
+
+def multibeam(change, ruleset="verified"):
+    task = load_task(MULTIBEAM)
+    with open(task.oracle_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    change(data["reproduced"])
+    return score_artifact(task, parse_bytes(json.dumps(data).encode()), ruleset=ruleset, records=True)
+
+
+def metric_row(report, metric_id):
+    return next(m for m in report.panel.metrics if m.metric_id == metric_id)
+
+
+def without_plan(reproduced):
+    del reproduced["problem3_line_positions_m"]
+
+
+def spoiled_plan(reproduced):
+    reproduced["problem3_line_positions_m"][0] = "x"
+
+
+def test_the_oracle_with_its_plan_is_checked_and_paid():
+    rep = multibeam(lambda r: None)
+    assert rep.status == "scored" and rep.oeval == 1
+    assert not [r for r in rep.panel.rules if r.rule == "unwitnessed_claim"]
+
+
+def test_a_claim_whose_plan_is_absent_scores_zero_under_verified():
+    rep = multibeam(without_plan)
+    assert rep.status == "scored"
+    row = metric_row(rep, TOTAL)
+    assert {pm.status for pm in row.per_paper} == {"unwitnessed"} and all(pm.r == 0 for pm in row.per_paper)
+    rule = next(r for r in rep.panel.rules if r.rule == "unwitnessed_claim" and r.metric_id == TOTAL)
+    assert "q3.total_length_replayed" in rule.detail and "witness does not determine $replay." in rule.detail
+    assert 0 < rep.oeval < 1          # the other metrics are scored as before
+
+
+def test_a_spoiled_plan_gains_nothing_over_leaving_the_claim_out():
+    spoiled = multibeam(spoiled_plan)
+    assert metric_row(spoiled, TOTAL).per_paper[0].r == 0
+
+    def claim_left_out(reproduced):
+        spoiled_plan(reproduced)
+        del reproduced["problem3_total_length_m"]
+
+    assert spoiled.oeval == multibeam(claim_left_out).oeval
+
+
+def test_the_paper_ruleset_knows_no_witness():
+    rep = multibeam(without_plan, ruleset="paper")
+    assert metric_row(rep, TOTAL).per_paper[0].r == 1
+    assert not [r for r in rep.panel.rules if r.rule == "unwitnessed_claim" and r.metric_id == TOTAL]
+
+
+def test_the_verdict_only_path_agrees_with_the_report():
+    from mmverify.evaluate import reward_of
+
+    task = load_task(MULTIBEAM)
+    with open(task.oracle_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    without_plan(data["reproduced"])
+    art = parse_bytes(json.dumps(data).encode())
+    for _ in range(3):      # past a task's second artifact the generated code runs
+        assert reward_of(task, art) == float(score_artifact(task, art, records=True).oeval)
+
+
+def test_the_self_check_runs_no_replay_and_does_not_call_the_plan_absent():
+    from mmverify.plugin.selfcheck import self_check
+
+    task = load_task(MULTIBEAM)
+    with open(task.oracle_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    out = self_check(task, parse_bytes(json.dumps(data).encode()))
+    assert all(c["path"] != "reproduced.problem3_total_length_m" for c in out["unwitnessed_claims"])
+
+
+def test_an_exact_value_whose_gate_input_is_left_out_scores_zero(tmp_path):
+    # the rule covers every direction: a two-sided claim dodging its hard gate is not paid either
+    gate = [{"id": "handles_bound", "form": "identity", "level": "B", "severity": "hard",
+             "expr": "handles * ratio <= 1000", "vars": {"handles": "result.handles", "ratio": "result.ratio"},
+             "description": "a bound tying two answers"}]
+    anchors = speed_task(str(tmp_path), gates=gate)
+    task = load_task("t-speed", anchors)
+    rep = score_artifact(task, parse_bytes(json.dumps({"result": {"speed": 1.246266, "pitch": 0.4,
+                                                                   "handles": 224}}).encode()))
+    handles = next(m for m in rep.panel.metrics if m.metric_id == "handles")
+    assert handles.per_paper[0].status == "unwitnessed" and handles.per_paper[0].r == 0
+    assert [r.metric_id for r in rep.panel.rules if r.rule == "unwitnessed_claim"] == ["handles"]
