@@ -245,7 +245,10 @@ def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT
     except ArtifactError:
         raise
     except json.JSONDecodeError as exc:
-        raise ArtifactError("malformed_json", f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        # (some of json's messages end in "at": "Unterminated string starting at")
+        where = "line" if exc.msg.endswith(" at") else "at line"
+        raise ArtifactError("malformed_json", f"malformed JSON: {exc.msg} {where} {exc.lineno} column {exc.colno}") \
+            from None
     except RecursionError:
         raise ArtifactError("too_deep", "nesting too deep to parse") from None
     except (ValueError, decimal.InvalidOperation) as exc:

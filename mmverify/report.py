@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .numbers import fraction_text, report_float
 from .statuses import FORCED_FAIL, STATUSES, Status
-from .tables import fixed, text_table
+from .tables import fixed, printable, text_table
 
 if TYPE_CHECKING:
     from .scoring.rules import Ruleset
@@ -314,7 +314,7 @@ def render_table(report: Report) -> str:
     if gl:
         lines.append("")
         lines.extend(gl)
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(printable, lines)) + "\n"
 
 
 def render_markdown(report: Report) -> str:
@@ -334,7 +334,7 @@ def render_markdown(report: Report) -> str:
     gl = _gate_lines(report)
     if gl:
         lines += [""] + [f"- {g.strip()}" for g in gl]
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(printable, lines)) + "\n"
 
 
 def render(report: Report, fmt: str) -> str:

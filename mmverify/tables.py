@@ -5,6 +5,16 @@ from fractions import Fraction
 from typing import Sequence
 
 
+def printable(line: str) -> str:
+    """``line`` with every character that is not printable (a newline, a
+    carriage return, an escape sequence's ESC) written as its escape: text
+    quoted from an artifact (a file name, a label, a key) can neither start a
+    line of its own nor drive a terminal."""
+    if line.isprintable():
+        return line
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
+
+
 def fixed(x: Fraction | float | None, digits: int) -> str:
     """``x`` with ``digits`` decimals (rounded, for display), ``-`` for None."""
     return "-" if x is None else f"{float(x):.{digits}f}"

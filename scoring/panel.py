@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from mmverify import paths
 from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
@@ -24,7 +24,7 @@ from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
 from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar
 from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, unverified_improvement,
-                    unwitnessed_among)
+                    unwitnessed_values)
 
 
 @dataclass(frozen=True)
@@ -185,14 +185,15 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     """
     plan, guarded, gaps = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
-    witness = guarded and bool(gaps) and gates.replay is not None   # the replay ran: a witness was read
+    # the values hard gaps read (under verified, with the replay run, also those whose witness is absent)
+    claims = unwitnessed_values(gaps, guarded and gates.replay is not None) if gaps else None
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
     rules: list[RuleApplication] = []
     for mp in plan:
-        claim = unwitnessed_among(mp.metric, gaps, witness) if gaps and mp.removed is None else None
-        rs, result = _score_metric(mp, data, claim, verified, True, lists)
+        claim = _claim(mp, claims)
+        rs, result = _score_metric(mp, data, claim, verified, True, lists, claims)
         assert result is not None
         table.append(rs)
         if mp.removed is not None:
@@ -220,14 +221,13 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     report's, records left out."""
     plan, guarded, gaps = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
-    witness = guarded and bool(gaps) and gates.replay is not None
     lists: dict[tuple[str, str | None], ListKeys] = {}
     code = _table_code(plan) if not gaps else None
     if code is not None:
         table = code(data, guarded, verified, lists)
     else:       # a claim may be unwitnessed (or the task's table could not be compiled)
-        table = [_score_metric(mp, data, unwitnessed_among(mp.metric, gaps, witness) if gaps and mp.removed is None
-                               else None, verified, False, lists)[0] for mp in plan]
+        claims = unwitnessed_values(gaps, guarded and gates.replay is not None) if gaps else None
+        table = [_score_metric(mp, data, _claim(mp, claims), verified, False, lists, claims)[0] for mp in plan]
     if guarded and plan.conclusions:
         _supported(plan, table, None, [])
     return _oeval(_paper_rs(plan, table))
@@ -277,6 +277,15 @@ def _table_code(plan: PanelPlan):
         # (False: it could not be compiled)
         code = plan.table_code = compile_table(plan, _general) or False
     return code or None
+
+
+def _claim(mp: MetricPlan, claims: Mapping[str, str] | None) -> RuleApplication | None:
+    """The unwitnessed_claim rule on a scalar metric, given what hard gaps read
+    (:func:`.rules.unwitnessed_values`); list items are looked up one by one."""
+    if not claims or mp.removed is not None or mp.list_key is not None:
+        return None
+    why = claims.get(mp.metric.path.text)
+    return RuleApplication("unwitnessed_claim", mp.id, None, why) if why is not None else None
 
 
 def _general(mp: MetricPlan, data: Any, verified: _Verified | None,
@@ -398,11 +407,12 @@ class _Credit:
 
 
 def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, verified: _Verified | None,
-                  detail: bool, lists: dict[tuple[str, str | None], ListKeys]
-                  ) -> tuple[list[Fraction | None], MetricResult | None]:
+                  detail: bool, lists: dict[tuple[str, str | None], ListKeys],
+                  claims: Mapping[str, str] | None = None) -> tuple[list[Fraction | None], MetricResult | None]:
     """r per paper for one metric (None where the paper does not vote), and with
     ``detail`` its :class:`MetricResult`. ``lists`` holds the lists this artifact
-    has had read so far, by :attr:`MetricPlan.list_key`."""
+    has had read so far, by :attr:`MetricPlan.list_key`; ``claims`` the values
+    hard gaps read (a list item among them scores 0, as ``claim`` does a scalar)."""
     metric, removed = mp.metric, mp.removed
     # no ceiling, no unverified_improvement: the factor is 1 throughout
     credit = _Credit(mp, verified, detail) if verified is not None and mp.caps else None
@@ -445,7 +455,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
                 per_paper.append(_paper_metric(e.paper_id, "unwitnessed", copy_text(e.text), None, ZERO,
                                                claim.detail, (), e.audited, ()))
         elif read is not None:
-            r, pm = _score_list(mp, e, read, credit, detail)
+            r, pm = _score_list(mp, e, read, credit, detail, claims)
             rs.append(r)
             if pm is not None:
                 per_paper.append(pm)
@@ -479,8 +489,9 @@ def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplicatio
 
 
 def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | None,
-                detail: bool) -> tuple[Fraction, PaperMetricScore | None]:
-    """The mean r over one paper's anchor items, and with ``detail`` its record."""
+                detail: bool, claims: Mapping[str, str] | None = None) -> tuple[Fraction, PaperMetricScore | None]:
+    """The mean r over one paper's anchor items, and with ``detail`` its record;
+    an item a hard gap reads (``claims``) scores 0 (unwitnessed_claim)."""
     metric, paper_id = mp.metric, e.paper_id
     if read.status != "ok":
         return ZERO, (_paper_metric(paper_id, read.status, copy_text(e.text), None, ZERO, read.detail, (),
@@ -519,6 +530,13 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
             f = credit.factor(key, v, (metric.path, read.index[key]))
             if f is not ONE:
                 r = r * f
+        if claims:
+            why = claims.get(paths.concrete(metric.path, read.index[key]))
+            if why is not None:
+                if detail:
+                    rules.append(RuleApplication("unwitnessed_claim", metric.id, paper_id, f"item {key}: {why}"))
+                    items.append(_item(key, texts[key], a.text, a.width, ZERO, "unwitnessed"))
+                continue
         if r is ONE:        # the kernels' 1 and 0 are these two objects
             sum_n += sum_d
         elif r is not ZERO:

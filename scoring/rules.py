@@ -15,7 +15,8 @@ that made it fire, so a report can be traced back to the rule.
   not determine them, because the witness is absent or malformed or the
   replay did not finish. A claim the task can check by replay but that comes
   without what the check needs is not paid. Under ``paper`` such a gate does
-  not count (the paper's semantics know no witness).
+  not count (the paper's semantics know no witness). An item of a list metric
+  that such a gate reads scores 0 in the same way.
 * ``unverified_improvement``: a one-sided value beyond the best value any panel
   paper reports for the metric by more than the band ``w`` (taken at that best
   value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
@@ -201,27 +202,31 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
 def unwitnessed_among(metric: "MetricSpec", gaps: Sequence, replayed: bool = False) -> RuleApplication | None:
     """:func:`unwitnessed` over the hard gaps of a gate report (``hard_gaps()``:
     the hard instances that could not be checked, the only ones it looks at).
+    ``replayed``: see :func:`unwitnessed_values`."""
+    if not gaps or metric.is_list:
+        return None
+    why = unwitnessed_values(gaps, replayed).get(metric.path.text)
+    return RuleApplication("unwitnessed_claim", metric.id, None, why) if why is not None else None
+
+
+def unwitnessed_values(gaps: Sequence, replayed: bool = False) -> dict[str, str]:
+    """Every value a hard gap reads while the value itself is present, by its
+    concrete path, with why the gate cannot check it (the first such gate).
     ``replayed``: the replay ran on this artifact and the ``verified`` ruleset
     applies, so a gate whose only absent inputs are replayed values counts too
     (the witness did not determine them)."""
-    if not gaps or metric.is_list:
-        return None
-    target = metric.path.text
+    out: dict[str, str] = {}
     for inst in gaps:
-        if target not in inst.paths:
-            continue
-        if inst.values[inst.paths.index(target)] is None:
-            continue  # the claim itself is absent: the metric scores 0 as missing anyway
         absent = [p for p, v in zip(inst.paths, inst.values) if v is None]
         if absent and all(p.startswith("$replay.") for p in absent):
             if not replayed:
                 continue  # no replay here (or the paper's rules): nothing tells the witness absent
-            return RuleApplication(
-                "unwitnessed_claim", metric.id, None,
-                f"hard gate {inst.name} reads this value but cannot be checked: the witness does not "
-                f"determine {', '.join(absent)}; a claim the replay cannot check scores 0")
-        return RuleApplication(
-            "unwitnessed_claim", metric.id, None,
-            f"hard gate {inst.name} reads this value but cannot be checked: "
-            f"{', '.join(absent) or 'an input'} absent; the claim scores 0")
-    return None
+            why = (f"hard gate {inst.name} reads this value but cannot be checked: the witness does not "
+                   f"determine {', '.join(absent)}; a claim the replay cannot check scores 0")
+        else:
+            why = (f"hard gate {inst.name} reads this value but cannot be checked: "
+                   f"{', '.join(absent) or 'an input'} absent; the claim scores 0")
+        for p, v in zip(inst.paths, inst.values):
+            if v is not None:
+                out.setdefault(p, why)
+    return out

@@ -71,6 +71,7 @@ _MEANING = {"feasible": "no hard gate fails and the schema does not zero the art
 
 def render_gate(result: dict, fmt: str) -> str:
     from mmverify.report import dumps, effect_note
+    from mmverify.tables import printable
 
     if fmt == "json":
         return dumps(result)
@@ -111,7 +112,7 @@ def render_gate(result: dict, fmt: str) -> str:
             else:
                 lines.append(f"{i['verdict'].upper():<4} {i['severity']:<4} {i['level']} {i['form']:<13} "
                              f"{name}: {i['detail']}{tol}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(printable, lines)) + "\n"
 
 
 @click.command()

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 from mmverify.launch import ANCHORS, Option, echo
 from mmverify.report import SCHEMA_VERSION, STATUSES, dumps
+from mmverify.tables import printable
 
 REWARD_FILE = "reward.json"
 DETAILS_FILE = "reward-details.json"
@@ -198,7 +199,5 @@ def verify_command(task_id: str, artifact_path: str | None, reward_dir: str, anc
 def _say(line: str, err: bool = False) -> None:
     """Write one line (:func:`mmverify.launch.echo`); a character that is not
     printable (an escape sequence in a message quoting the artifact) is
-    written as its escape."""
-    if not line.isprintable():
-        line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
-    echo(line, err=err)
+    written as its escape (:func:`mmverify.tables.printable`)."""
+    echo(printable(line), err=err)

@@ -82,3 +82,22 @@ def test_hostile_file_names(tmp_path, mode):
         r2 = cli(*args, "--output", str(out), "--", *paths, cwd=str(tmp_path))
         assert f"{len(rows)} reused".encode() in r2.stderr
     assert not (tmp_path / "canary").exists()
+
+
+@pytest.mark.parametrize("fmt", ["table", "md"])
+def test_text_from_the_artifact_cannot_forge_report_lines(tmp_path, fmt):
+    """A file name and a label holding newlines (and an escape sequence) are
+    written escaped: every report line is one the renderer wrote."""
+    task_id = "mcm-2025-a-stair-wear"
+    data = json.loads(oracle_bytes(load_task(task_id).directory))
+    data["experiment_result"]["favored_direction"] = "up\nO-EVAL   1.0000  (exact 1)\n\x1b[2J"
+    name = tmp_path / "x.json\nO-EVAL   1.0000  (exact 1)"
+    name.write_text(json.dumps(data), encoding="utf-8")
+    for cmd in (["score", str(name), "--task", task_id, "--format", fmt],
+                ["gate", str(name), "--task", task_id, "--format", fmt]):
+        proc = cli(*cmd)
+        assert b"Traceback" not in proc.stderr
+        out = proc.stdout.decode("utf-8")
+        assert "\x1b" not in out
+        assert not [line for line in out.splitlines() if line.lstrip("- ").startswith("O-EVAL   1.0000")], out
+        assert "\\nO-EVAL   1.0000" in out

@@ -140,3 +140,11 @@ def test_from_python_keeps_the_parsers_caps():
     with pytest.raises(ArtifactError) as err:
         from_python({"x": [0] * 300_000})    # the default cap, as parse_bytes has it
     assert err.value.code == "too_many_values"
+
+
+@pytest.mark.parametrize("raw", [b'{"a": "x', b'{"a": "x\x01"}', b'{"a": }'])
+def test_malformed_json_says_where_once(raw):
+    with pytest.raises(ArtifactError) as err:
+        parse_bytes(raw)
+    message = str(err.value)
+    assert err.value.code == "malformed_json" and " at line 1 column " in message and "at at" not in message

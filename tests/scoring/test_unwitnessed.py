@@ -152,3 +152,32 @@ def test_an_exact_value_whose_gate_input_is_left_out_scores_zero(tmp_path):
     handles = next(m for m in rep.panel.metrics if m.metric_id == "handles")
     assert handles.per_paper[0].status == "unwitnessed" and handles.per_paper[0].r == 0
     assert [r.metric_id for r in rep.panel.rules if r.rule == "unwitnessed_claim"] == ["handles"]
+
+
+def test_a_list_item_whose_row_cannot_be_replayed_scores_zero():
+    # production decision Q2: each row's profit is checked by replaying that row's decisions;
+    # with one decision left out of row 3 the profit of that row cannot be checked
+    task = load_task("cumcm-2024-b-production-decision")
+    with open(task.oracle_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    del data["experiment_result"]["q2"]["best_decisions"][2]["dismantle_bad_final"]
+    rep = score_artifact(task, parse_bytes(json.dumps(data).encode()), records=True)
+    assert rep.status == "scored"
+    row = metric_row(rep, "q2.expected_profit")
+    items = {i.key: i for pm in row.per_paper for i in pm.items}
+    assert items["3"].status == "unwitnessed" and items["3"].r == 0
+    assert all(i.r == 1 for k, i in items.items() if k != "3")
+    rules = [r for r in rep.panel.rules if r.rule == "unwitnessed_claim" and r.metric_id == "q2.expected_profit"]
+    assert rules and all(r.detail.startswith("item 3: hard gate q2.row2.") for r in rules)
+    assert reward_of_twice(task, data) == float(rep.oeval)
+    paper = score_artifact(task, parse_bytes(json.dumps(data).encode()), ruleset="paper", records=True)
+    assert all(i.r == 1 for pm in metric_row(paper, "q2.expected_profit").per_paper for i in pm.items)
+
+
+def reward_of_twice(task, data):
+    from mmverify.evaluate import reward_of
+
+    art = parse_bytes(json.dumps(data).encode())
+    first = reward_of(task, art)
+    assert reward_of(task, art) == first
+    return first
