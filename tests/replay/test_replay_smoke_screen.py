@@ -126,7 +126,7 @@ def test_better_witnessed_strategy_scores_by_its_replay(task):
     assert "q5.m3_replayed" in rep.error["message"]
 
 
-def test_claim_without_witness_is_a_gap_and_unverified(task):
+def test_claim_without_witness_is_a_gap_and_unwitnessed(task):
     art = q5_with(bomb(*BETTER_M3, 4.3), 4.3)
     for b in art["q5"]["strategies"]:
         del b["fuse_time_s"]
@@ -134,9 +134,15 @@ def test_claim_without_witness_is_a_gap_and_unverified(task):
     assert rep.gaps["q5.union_duration_s.M3"].startswith("witness absent: q5.strategies[0].fuse_time_s")
     out = verdicts(task, art)
     assert out["q5.m3_replayed"] == "gap"
-    scored = score_artifact(task, parsed(art))
-    assert any(r.rule == "unverified_improvement" and r.metric_id == "q5.m3_shielding_time"
-               for r in scored.panel.rules)
+    scored = score_artifact(task, parsed(art), records=True)
+    assert any(r.rule == "unwitnessed_claim" and r.metric_id == "q5.m3_shielding_time"
+               and "q5.m3_replayed" in r.detail for r in scored.panel.rules)
+    m3 = next(m for m in scored.panel.metrics if m.metric_id == "q5.m3_shielding_time")
+    assert all(pm.r == 0 for pm in m3.per_paper if pm.r is not None)
+    # the paper's rules know no witness: no unwitnessed_claim there
+    paper = score_artifact(task, parsed(art), ruleset="paper", records=True)
+    assert not any(r.rule == "unwitnessed_claim" and r.metric_id == "q5.m3_shielding_time"
+                   for r in paper.panel.rules)
 
 
 def test_deterministic(task):
