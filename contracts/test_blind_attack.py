@@ -5,20 +5,39 @@ artifacts built from public material only (round mid-range values and numbers
 from the statement, repaired against the hard gates as ``gate`` output
 suggests) are scored once each. Targets from the scores-that-cannot-be-gamed
 work: no task above 0.15, mean at most 0.05. The full attack (with extreme
-claims backed off by bisection) is in the benchmark.
+claims backed off by bisection, and every generic family at its full number of
+attempts) is in the benchmark.
+
+The second part runs every generic family with a few seeded attempts on every
+task whose gate repair is quick, against the same targets.
 """
 import pytest
 
 from mmverify.adversary import attack_task
+from mmverify.adversary.attack import capped_attempts
+from mmverify.adversary.families import STRUCTURAL_FAMILIES, VALUE_FAMILIES
 from mmverify.tasks import load_all
 
 MAX_TASK = 0.15
 MAX_MEAN = 0.05
 
+GENERIC = VALUE_FAMILIES + STRUCTURAL_FAMILIES
+GENERIC_ATTEMPTS = 8
+GENERIC_OVER_TARGET = pytest.mark.xfail(
+    strict=False, reason="the generic families beat the targets on some tasks; the targets are revisited "
+                         "with the scoring changes that answer them (benchmarks/blind_attack.py has the figures)")
+
 
 @pytest.fixture(scope="module")
 def results():
     return {t.id: attack_task(t, strategies=("mid", "statement")) for t in load_all()}
+
+
+@pytest.fixture(scope="module")
+def generic():
+    # a task whose repair is too slow for GENERIC_ATTEMPTS (the attacker caps it) is left to the benchmark
+    return {t.id: attack_task(t, strategies=GENERIC, attempts=GENERIC_ATTEMPTS) for t in load_all()
+            if capped_attempts(t, GENERIC_ATTEMPTS) == GENERIC_ATTEMPTS}
 
 
 def test_no_task_pays_a_blind_attacker(results):
@@ -34,4 +53,22 @@ def test_mean_blind_score_is_low(results):
 def test_the_attack_really_produces_scored_artifacts(results):
     # the contract means something only if the attacker gets past schema and gates somewhere
     scored = [tid for tid, r in results.items() if any(a.status == "scored" for a in r.attempts)]
+    assert len(scored) >= 12, scored
+
+
+@GENERIC_OVER_TARGET
+def test_no_task_pays_the_generic_families(generic):
+    over = {tid: round(float(r.best.score), 3) for tid, r in generic.items() if r.best.score > MAX_TASK}
+    assert not over, f"generic families score above {MAX_TASK}: {over}"
+
+
+@GENERIC_OVER_TARGET
+def test_mean_generic_score_is_low(generic):
+    mean = sum(float(r.best.score) for r in generic.values()) / len(generic)
+    assert mean <= MAX_MEAN, f"mean best of the generic families {mean:.3f}"
+
+
+def test_the_generic_families_really_produce_scored_artifacts(generic):
+    assert len(generic) >= 17, sorted(generic)
+    scored = [tid for tid, r in generic.items() if any(a.status == "scored" for a in r.attempts)]
     assert len(scored) >= 12, scored

@@ -16,6 +16,18 @@ Every base is first repaired against the hard gates the way an attacker reads
 chains sorted, totals set to the sum of their parts, labels set to a domain
 member, and identities solved for one variable by bisection. Labels are then
 varied over each enumerated member (one artifact per variant).
+
+The generic families of :mod:`.families` (``uniform``, ``loguniform``,
+``statement_derived``, ``description``, ``gate_constants``, ``boundary``,
+``omit_optional``, ``label_enum``) make a fixed number of seeded ``attempts``
+each, repaired the same way. The structural two start from blind bases (the
+``extreme`` artifact, then the first artifact of each value family), never
+from a scored one, so no attempt depends on a score.
+
+Besides the per-task best, a result gives the mean score per attempt and the
+exact expected best of ``n`` attempts drawn at random without replacement: the
+best of many guesses is worth more than any one guess, and the figure an
+evaluator sees depends on how many attempts it allows.
 """
 from __future__ import annotations
 
@@ -27,10 +39,16 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from . import families
 from .build import (Knowledge, Leaf, clip, extreme_value, generic, knowledge, leaves, mid_value, round_value,
                     set_value, skeleton)
 
-STRATEGIES = ("mid", "statement", "extreme", "extreme_statement")
+CLASSIC = ("mid", "statement", "extreme", "extreme_statement")
+STRATEGIES = CLASSIC + families.VALUE_FAMILIES + families.STRUCTURAL_FAMILIES
+ATTEMPTS = 40           # per generic family and task
+# Repair work grows with identity instances times number fields; a task above
+# REPAIR_WORK / attempts of it gets fewer attempts (at least one per family).
+REPAIR_WORK = 40_000
 BISECT_STEPS = 24
 MAX_LABEL_VARIANTS = 6
 
@@ -56,6 +74,25 @@ class TaskAttack:
     @property
     def best(self) -> Attempt:
         return max(self.attempts, key=lambda a: (a.score, -STRATEGIES.index(a.strategy.split("#")[0])))
+
+    @property
+    def mean(self) -> Fraction:
+        """The mean score per attempt."""
+        return sum((a.score for a in self.attempts), Fraction(0)) / len(self.attempts) if self.attempts else Fraction(0)
+
+    def expected_best(self, n: int) -> Fraction:
+        """The exact expected best score of ``n`` attempts drawn at random without
+        replacement (the best of all when ``n`` is at least their number)."""
+        scores = sorted(a.score for a in self.attempts)
+        m = len(scores)
+        if m == 0:
+            return Fraction(0)
+        if n >= m:
+            return scores[-1]
+        from math import comb
+
+        # the i-th smallest is the best of the draw when it is drawn with n-1 of the i below it
+        return sum((scores[i] * Fraction(comb(i, n - 1), comb(m, n)) for i in range(n - 1, m)), Fraction(0))
 
 
 class _Gates:
@@ -87,6 +124,16 @@ class _Gates:
         """The hard gates that read the field at concrete ``path``."""
         g = generic(path)
         return tuple(gate for gate in self.hard if any(p.text == g or p.text == path for p in gate.inputs))
+
+    @property
+    def printed(self) -> tuple:
+        """Every gate of the public task, soft ones too (``gate`` prints them all)."""
+        from mmverify.gates import compile_gates
+
+        return tuple(compile_gates(self.public))
+
+    def evaluate(self, gate, data: Any) -> tuple:
+        return tuple(self._one(gate, data))
 
     def instance(self, data: Any, name: str):
         gate = self.by_id[name.split("[")[0]]
@@ -132,32 +179,115 @@ def to_json(data: Any) -> str:
 # ---------------------------------------------------------------- one task
 
 def attack_task(task, *, strategies: tuple[str, ...] = STRATEGIES, seed: int = 0,
-                label_variants: bool = True) -> TaskAttack:
-    """Run every strategy on ``task``; score each artifact once with the full task."""
+                label_variants: bool = True, attempts: int = ATTEMPTS) -> TaskAttack:
+    """Run every strategy on ``task``; score each artifact once with the full task.
+
+    The four classic strategies make one artifact each (and its label variants);
+    every generic family makes at most ``attempts``."""
     from mmverify.artifact import parse_bytes
     from mmverify.evaluate import score_artifact
 
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown:
+        raise ValueError(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
     know = knowledge(task)
     gates = _Gates(task)
     numbers, labels = leaves(know)
-    attempts: list[Attempt] = []
+    built = _Builder(task, know, gates, numbers, labels, seed)
+    attempts = attempts_on(attempts, built.classic("mid") if set(strategies) - set(CLASSIC) else None,
+                           numbers, gates)
+    out: list[Attempt] = []
+
+    def score(strategy: str, variant: int, art: dict) -> None:
+        report = score_artifact(task, parse_bytes(to_json(art).encode()))
+        out.append(Attempt(strategy, variant, report.status, report.oeval, art))
+
     for strategy in strategies:
-        rng = random.Random(f"{task.id}/{strategy}/{seed}")
-        base_of = _statement_value(know, rng) if strategy.endswith("statement") else mid_value
-        values = {leaf.path: base_of(leaf) for leaf in numbers}
-        data = _assemble(know, task, values, 0)
-        _repair(data, numbers, gates, labels)
-        if strategy.startswith("extreme"):
-            _push(data, numbers, know, gates)
-        variants = _variant_count(labels) if label_variants else 1
-        for k in range(variants):
-            art = data if k == 0 else _relabel(data, labels, k)
-            if k and gates.failing(art):
-                continue
-            parsed = parse_bytes(to_json(art).encode())
-            report = score_artifact(task, parsed)
-            attempts.append(Attempt(strategy, k, report.status, report.oeval, art))
-    return TaskAttack(task.id, tuple(attempts))
+        if strategy in CLASSIC:
+            data = built.classic(strategy)
+            variants = _variant_count(labels) if label_variants else 1
+            for k in range(variants):
+                art = data if k == 0 else _relabel(data, labels, k)
+                if k and gates.failing(art):
+                    continue
+                score(strategy, k, art)
+        elif strategy in families.VALUE_FAMILIES:
+            for i in range(attempts):
+                score(strategy, i, built.value(strategy, i))
+        elif strategy == "omit_optional":
+            for i, base in zip(range(attempts), built.bases()):
+                score(strategy, i, families.omit_optional(know, base))
+        elif any(leaf.node.get("enum") for leaf in labels):   # label_enum
+            tried = []
+            for base in built.bases():
+                for _, art in families.label_variants(base, labels, attempts - len(tried)):
+                    if not gates.failing(art):
+                        tried.append(art)
+                if len(tried) >= attempts:
+                    break
+            for i, art in enumerate(tried):
+                score(strategy, i, art)
+    return TaskAttack(task.id, tuple(out))
+
+
+def capped_attempts(task, attempts: int = ATTEMPTS) -> int:
+    """How many attempts each generic family makes on ``task`` when asked for ``attempts``."""
+    know = knowledge(task)
+    gates = _Gates(task)
+    numbers, labels = leaves(know)
+    return attempts_on(attempts, _Builder(task, know, gates, numbers, labels, 0).classic("mid"), numbers, gates)
+
+
+def attempts_on(attempts: int, base: dict | None, numbers: list[Leaf], gates: _Gates) -> int:
+    """``attempts``, capped on a task whose repair is slow (see ``REPAIR_WORK``);
+    the cap depends on the gates and the schema only."""
+    if base is None:
+        return attempts
+    identities = sum(1 for gate in gates.hard for inst in gates.evaluate(gate, base) if inst.form == "identity")
+    return max(1, min(attempts, REPAIR_WORK // max(1, identities * len(numbers))))
+
+
+class _Builder:
+    """The repaired artifacts of one task, each built once (the structural
+    families reuse those of the others as their bases)."""
+
+    def __init__(self, task, know, gates, numbers, labels, seed):
+        self.task, self.know, self.gates, self.numbers, self.labels, self.seed = task, know, gates, numbers, labels, seed
+        self._done: dict[tuple, dict] = {}
+        self._context = None
+
+    def _repaired(self, values: dict, variant: int = 0) -> dict:
+        data = _assemble(self.know, self.task, values, variant)
+        _repair(data, self.numbers, self.gates, self.labels)
+        return data
+
+    def classic(self, strategy: str) -> dict:
+        key = (strategy,)
+        if key not in self._done:
+            rng = random.Random(f"{self.task.id}/{strategy}/{self.seed}")
+            base_of = _statement_value(self.know, rng) if strategy.endswith("statement") else mid_value
+            data = self._repaired({leaf.path: base_of(leaf) for leaf in self.numbers})
+            if strategy.startswith("extreme"):
+                _push(data, self.numbers, self.know, self.gates)
+            self._done[key] = data
+        return self._done[key]
+
+    def value(self, family: str, index: int) -> dict:
+        key = (family, index)
+        if key not in self._done:
+            if self._context is None:
+                self._context = families.context(self.know, self.gates, self.classic("mid"))
+            rng = random.Random(f"{self.task.id}/{family}/{self.seed}/{index}")
+            of = families.value_family(family, index)(self.know, self._context, rng)
+            self._done[key] = self._repaired({leaf.path: of(leaf) for leaf in self.numbers}, index % 3)
+        return self._done[key]
+
+    def bases(self):
+        """Blind bases of the structural families, in a fixed order (built when reached)."""
+        yield self.classic("extreme")
+        for family, index in (("description", 0), ("boundary", families.BOUNDARY_MODES.index("good")),
+                              ("statement_derived", 0), ("uniform", 0), ("loguniform", 0), ("gate_constants", 0)):
+            yield self.value(family, index)
 
 
 def _statement_value(know: Knowledge, rng: random.Random):
@@ -273,7 +403,10 @@ def _fix(data: dict, inst, by_path: dict[str, Leaf], gates: _Gates, labels: froz
 
 
 def _dec(x: Fraction) -> Decimal:
-    return (Decimal(x.numerator) / Decimal(x.denominator)).quantize(Decimal("1e-9")).normalize() + 0
+    d = Decimal(x.numerator) / Decimal(x.denominator)
+    if abs(d) >= Decimal("1e18"):   # past what nine decimals can hold: twelve significant digits
+        return Decimal(f"{d:.12g}")
+    return d.quantize(Decimal("1e-9")).normalize() + 0
 
 
 def _solve(data: dict, path: str, name: str, leaf: Leaf, gates: _Gates) -> bool:

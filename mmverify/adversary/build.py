@@ -32,6 +32,25 @@ class Knowledge:
     statement_numbers: tuple[Decimal, ...]
     directions: Mapping[str, str]        # generic metric path ([*]) -> higher/lower_is_better
     list_keys: Mapping[str, str]         # generic list path -> match_by key field
+    schema_numbers: tuple[Decimal, ...] = ()     # numbers in the schema's description texts
+    scored_paths: frozenset[str] = frozenset()   # every metric path (generic), any direction
+
+
+def numbers_in(text: Any) -> list[Decimal]:
+    """The numbers written in ``text`` (a statement or a description), in order."""
+    return [Decimal(m) for m in _NUMBER.findall(text)] if isinstance(text, str) else []
+
+
+def _descriptions(node: Any):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from _descriptions(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _descriptions(value)
 
 
 def knowledge(task) -> Knowledge:
@@ -43,11 +62,13 @@ def knowledge(task) -> Knowledge:
     if os.path.exists(problem):
         with open(problem, encoding="utf-8") as fh:
             text = fh.read()
-    numbers = sorted({Decimal(m) for m in _NUMBER.findall(text)})
+    numbers = sorted(set(numbers_in(text)))
+    described = sorted({x for t in _descriptions(task.artifact_schema) for x in numbers_in(t)})
     directions = {m.path.text: m.direction for m in task.metrics
                   if m.direction in ("higher_is_better", "lower_is_better")}
     keys = {m.path.split()[0].text: m.match_by for m in task.metrics if m.is_list and m.match_by}
-    return Knowledge(task.id, task.artifact_schema, tuple(numbers), directions, keys)
+    return Knowledge(task.id, task.artifact_schema, tuple(numbers), directions, keys, tuple(described),
+                     frozenset(m.path.text for m in task.metrics))
 
 
 def generic(path: str) -> str:
