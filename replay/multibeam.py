@@ -338,7 +338,7 @@ def _overlap_over_20_m(lines: list[_Line]) -> float:
         hi_j = np.empty(u.shape)
         for jj, o in enumerate(others):
             kj = np.clip((s[:, jj] * o.stations).astype(int), 0, o.stations - 1)
-            cj = abs(c[jj])
+            cj = abs(c[jj]) if ok[jj] else 1.0       # (a near-perpendicular line is never hit: no division by 0)
             l_j, r_j = (o.left[kj], o.right[kj]) if c[jj] > 0 else (o.right[kj], o.left[kj])
             lo_j[:, jj] = u[:, jj] - r_j / cj
             hi_j[:, jj] = u[:, jj] + l_j / cj
