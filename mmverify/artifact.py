@@ -229,7 +229,15 @@ def _check_surrogates(value: Any) -> None:
 
 def parse_bytes(raw: bytes, source: str = "<bytes>", *, max_bytes: int = DEFAULT_MAX_BYTES,
                 max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Artifact:
-    """Parse artifact bytes strictly; raise :class:`ArtifactError` on any defect."""
+    """Parse artifact bytes (or a ``bytearray`` or ``memoryview`` of them)
+    strictly; raise :class:`ArtifactError` on any defect, and ``TypeError``
+    for an argument that holds no bytes (a ``str`` is text, not bytes: pass
+    ``text.encode()``)."""
+    if type(raw) is not bytes:
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise TypeError(f"parse_bytes takes bytes, not {type(raw).__name__}"
+                            + (" (pass text.encode())" if isinstance(raw, str) else ""))
+        raw = bytes(raw)
     if len(raw) > max_bytes:
         raise ArtifactError("too_large", f"artifact is {len(raw)} bytes, above the cap of {max_bytes}")
     if raw.startswith(b"\xef\xbb\xbf"):

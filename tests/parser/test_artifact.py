@@ -148,3 +148,10 @@ def test_malformed_json_says_where_once(raw):
         parse_bytes(raw)
     message = str(err.value)
     assert err.value.code == "malformed_json" and " at line 1 column " in message and "at at" not in message
+
+
+def test_parse_bytes_takes_any_bytes_and_names_a_wrong_argument():
+    assert parse_bytes(memoryview(b'{"a": 1}')).data == parse_bytes(bytearray(b'{"a": 1}')).data == {"a": Decimal(1)}
+    for wrong, hint in (('{"a": 1}', "text.encode()"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=hint.replace("(", r"\(").replace(")", r"\)")):
+            parse_bytes(wrong)
