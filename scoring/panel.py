@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from mmverify import paths
 from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
@@ -23,8 +23,8 @@ from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of
 from .reads import ListKeys, ListRead, list_keys, read_list, read_scalar
-from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, support_factor, unverified_improvement,
-                    unwitnessed_values)
+from .rules import (DEFAULT_RULESET, RULESETS, RuleApplication, Unchecked, support_factor, unchecked_values,
+                    unverified_improvement)
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     plan, guarded, gaps = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
     # the values hard gaps read (under verified, with the replay run, also those whose witness is absent)
-    claims = unwitnessed_values(gaps, guarded and gates.replay is not None) if gaps else None
+    claims = unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
@@ -226,7 +226,7 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     if code is not None:
         table = code(data, guarded, verified, lists)
     else:       # a claim may be unwitnessed (or the task's table could not be compiled)
-        claims = unwitnessed_values(gaps, guarded and gates.replay is not None) if gaps else None
+        claims = unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
         table = [_score_metric(mp, data, _claim(mp, claims), verified, False, lists, claims)[0] for mp in plan]
     if guarded and plan.conclusions:
         _supported(plan, table, None, [])
@@ -279,12 +279,12 @@ def _table_code(plan: PanelPlan):
     return code or None
 
 
-def _claim(mp: MetricPlan, claims: Mapping[str, str] | None) -> RuleApplication | None:
+def _claim(mp: MetricPlan, claims: Unchecked | None) -> RuleApplication | None:
     """The unwitnessed_claim rule on a scalar metric, given what hard gaps read
-    (:func:`.rules.unwitnessed_values`); list items are looked up one by one."""
-    if not claims or mp.removed is not None or mp.list_key is not None:
+    (:func:`.rules.unchecked_values`); list items are looked up one by one."""
+    if claims is None or mp.removed is not None or mp.list_key is not None:
         return None
-    why = claims.get(mp.metric.path.text)
+    why = claims.why(mp.metric.path.text, mp.metric.direction)
     return RuleApplication("unwitnessed_claim", mp.id, None, why) if why is not None else None
 
 
@@ -408,7 +408,7 @@ class _Credit:
 
 def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, verified: _Verified | None,
                   detail: bool, lists: dict[tuple[str, str | None], ListKeys],
-                  claims: Mapping[str, str] | None = None) -> tuple[list[Fraction | None], MetricResult | None]:
+                  claims: Unchecked | None = None) -> tuple[list[Fraction | None], MetricResult | None]:
     """r per paper for one metric (None where the paper does not vote), and with
     ``detail`` its :class:`MetricResult`. ``lists`` holds the lists this artifact
     has had read so far, by :attr:`MetricPlan.list_key`; ``claims`` the values
@@ -489,7 +489,7 @@ def _with_rules(per_paper: list[PaperMetricScore], applied: tuple[RuleApplicatio
 
 
 def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | None,
-                detail: bool, claims: Mapping[str, str] | None = None) -> tuple[Fraction, PaperMetricScore | None]:
+                detail: bool, claims: Unchecked | None = None) -> tuple[Fraction, PaperMetricScore | None]:
     """The mean r over one paper's anchor items, and with ``detail`` its record;
     an item a hard gap reads (``claims``) scores 0 (unwitnessed_claim)."""
     metric, paper_id = mp.metric, e.paper_id
@@ -530,8 +530,8 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
             f = credit.factor(key, v, (metric.path, read.index[key]))
             if f is not ONE:
                 r = r * f
-        if claims:
-            why = claims.get(paths.concrete(metric.path, read.index[key]))
+        if claims is not None:
+            why = claims.why(paths.concrete(metric.path, read.index[key]), metric.direction)
             if why is not None:
                 if detail:
                     rules.append(RuleApplication("unwitnessed_claim", metric.id, paper_id, f"item {key}: {why}"))

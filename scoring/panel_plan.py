@@ -199,8 +199,8 @@ class PanelPlan(tuple):
       rule scales (declared ``supported_by``, not removed);
     * ``support``: per conclusion, the positions of the metrics it names in
       ``supported_by`` (a name that is no metric of the task left out);
-    * ``claimable``: whether any metric can meet the unwitnessed_claim rule (a
-      scalar, not removed);
+    * ``claimable``: whether any metric can meet the unwitnessed_claim rule
+      (any not removed: a list item too);
     * ``votes``: per paper, the metrics it votes on (anchored, not removed:
       whatever the artifact holds, these and only these have an r) as
       (position, weight numerator, weight denominator), their ids and the sum
@@ -217,7 +217,7 @@ class PanelPlan(tuple):
         plan.conclusions = tuple(k for k, mp in enumerate(plan) if mp.metric.supported_by and mp.removed is None)
         at = {mp.id: k for k, mp in enumerate(plan)}
         plan.support = tuple(tuple(at[s] for s in plan[k].metric.supported_by if s in at) for k in plan.conclusions)
-        plan.claimable = any(not mp.metric.is_list and mp.removed is None for mp in plan)
+        plan.claimable = any(mp.removed is None for mp in plan)
         votes = []
         for i in range(len(task.panel)):
             at = tuple(k for k, mp in enumerate(plan) if mp.entries[i].votes and mp.removed is None)

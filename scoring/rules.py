@@ -6,17 +6,17 @@ that made it fire, so a report can be traced back to the rule.
   scales, or that is declared ``comparable: false``, is removed for everyone.
 * ``cardinality_mismatch``: list items beyond the anchor's count are dropped;
   items short of it score 0.
-* ``unwitnessed_claim``: a scalar metric whose value is present while a hard
+* ``unwitnessed_claim``: a one-sided metric whose value is present while a hard
   gate reading that value cannot be checked (another of the gate's inputs is
-  absent) scores 0. The gate that bounds a claim (or would find the artifact
-  infeasible) must not be sidestepped by leaving its other inputs out. That
-  includes a gate whose only absent inputs are replayed values (``$replay.``):
-  the replay ran and the artifact's witness (the plan behind the claim) did
-  not determine them, because the witness is absent or malformed or the
-  replay did not finish. A claim the task can check by replay but that comes
-  without what the check needs is not paid. Under ``paper`` such a gate does
-  not count (the paper's semantics know no witness). An item of a list metric
-  that such a gate reads scores 0 in the same way.
+  absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
+  the claim must not be sidestepped by leaving its other inputs out. A metric
+  of any direction scores 0 when the gate that cannot check it is missing only
+  replayed values (``$replay.``): the replay ran and the artifact's witness
+  (the plan behind the claim) did not determine them, because the witness is
+  absent or malformed or the replay did not finish. A claim the task can check
+  by replay but that comes without what the check needs is not paid. Under
+  ``paper`` such a gate does not count (the paper's semantics know no
+  witness). An item of a list metric is judged in the same way.
 * ``unverified_improvement``: a one-sided value beyond the best value any panel
   paper reports for the metric by more than the band ``w`` (taken at that best
   value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Literal, NamedTuple, Sequence
 
 from mmverify.numbers import fraction_text
 
@@ -202,31 +202,48 @@ def unwitnessed(metric: "MetricSpec", gates) -> RuleApplication | None:
 def unwitnessed_among(metric: "MetricSpec", gaps: Sequence, replayed: bool = False) -> RuleApplication | None:
     """:func:`unwitnessed` over the hard gaps of a gate report (``hard_gaps()``:
     the hard instances that could not be checked, the only ones it looks at).
-    ``replayed``: see :func:`unwitnessed_values`."""
+    ``replayed``: see :func:`unchecked_values`."""
     if not gaps or metric.is_list:
         return None
-    why = unwitnessed_values(gaps, replayed).get(metric.path.text)
+    why = unchecked_values(gaps, replayed).why(metric.path.text, metric.direction)
     return RuleApplication("unwitnessed_claim", metric.id, None, why) if why is not None else None
 
 
-def unwitnessed_values(gaps: Sequence, replayed: bool = False) -> dict[str, str]:
-    """Every value a hard gap reads while the value itself is present, by its
-    concrete path, with why the gate cannot check it (the first such gate).
-    ``replayed``: the replay ran on this artifact and the ``verified`` ruleset
-    applies, so a gate whose only absent inputs are replayed values counts too
-    (the witness did not determine them)."""
-    out: dict[str, str] = {}
+class Unchecked(NamedTuple):
+    """The values hard gaps read while the values themselves are present, by
+    concrete path, with why the gate cannot check them (the first such gate):
+    ``witness`` those a replay could not check (the witness did not determine
+    a replayed input), ``any`` those of every hard gap."""
+
+    witness: dict[str, str]
+    any: dict[str, str]
+
+    def why(self, path: str, direction: str) -> str | None:
+        """Why a metric's value at ``path`` scores 0, or None: a one-sided
+        claim by any hard gap, any other one by a witness gap only."""
+        return (self.any if direction in ONE_SIDED else self.witness).get(path)
+
+
+def unchecked_values(gaps: Sequence, replayed: bool = False) -> Unchecked:
+    """:class:`Unchecked` of hard gaps. ``replayed``: the replay ran on this
+    artifact and the ``verified`` ruleset applies, so a gate whose only absent
+    inputs are replayed values counts (the witness did not determine them)."""
+    witness: dict[str, str] = {}
+    every: dict[str, str] = {}
     for inst in gaps:
         absent = [p for p, v in zip(inst.paths, inst.values) if v is None]
-        if absent and all(p.startswith("$replay.") for p in absent):
+        replay_only = bool(absent) and all(p.startswith("$replay.") for p in absent)
+        if replay_only:
             if not replayed:
                 continue  # no replay here (or the paper's rules): nothing tells the witness absent
             why = (f"hard gate {inst.name} reads this value but cannot be checked: the witness does not "
                    f"determine {', '.join(absent)}; a claim the replay cannot check scores 0")
         else:
             why = (f"hard gate {inst.name} reads this value but cannot be checked: "
-                   f"{', '.join(absent) or 'an input'} absent; the claim scores 0")
+                   f"{', '.join(absent) or 'an input'} absent; the one-sided claim scores 0")
         for p, v in zip(inst.paths, inst.values):
             if v is not None:
-                out.setdefault(p, why)
-    return out
+                every.setdefault(p, why)
+                if replay_only:
+                    witness.setdefault(p, why)
+    return Unchecked(witness, every)

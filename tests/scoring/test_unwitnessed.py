@@ -140,8 +140,9 @@ def test_the_self_check_runs_no_replay_and_does_not_call_the_plan_absent():
     assert all(c["path"] != "reproduced.problem3_total_length_m" for c in out["unwitnessed_claims"])
 
 
-def test_an_exact_value_whose_gate_input_is_left_out_scores_zero(tmp_path):
-    # the rule covers every direction: a two-sided claim dodging its hard gate is not paid either
+def test_a_two_sided_claim_whose_gate_input_is_left_out_keeps_its_credit(tmp_path):
+    # only a one-sided claim is zeroed for another input left out (it rewards overclaiming);
+    # an exact value is scored as written, and the gate is reported as a gap
     gate = [{"id": "handles_bound", "form": "identity", "level": "B", "severity": "hard",
              "expr": "handles * ratio <= 1000", "vars": {"handles": "result.handles", "ratio": "result.ratio"},
              "description": "a bound tying two answers"}]
@@ -150,8 +151,22 @@ def test_an_exact_value_whose_gate_input_is_left_out_scores_zero(tmp_path):
     rep = score_artifact(task, parse_bytes(json.dumps({"result": {"speed": 1.246266, "pitch": 0.4,
                                                                    "handles": 224}}).encode()))
     handles = next(m for m in rep.panel.metrics if m.metric_id == "handles")
-    assert handles.per_paper[0].status == "unwitnessed" and handles.per_paper[0].r == 0
-    assert [r.metric_id for r in rep.panel.rules if r.rule == "unwitnessed_claim"] == ["handles"]
+    assert handles.per_paper[0].status == "scored" and handles.per_paper[0].r == 1
+    assert not [r for r in rep.panel.rules if r.rule == "unwitnessed_claim"]
+    assert [i.verdict for i in rep.gates.instances if i.name == "handles_bound"] == ["gap"]
+
+
+def test_a_two_sided_claim_the_replay_cannot_check_scores_zero():
+    # smoke screen Q1 (a target value) with its strategy left out: the replay cannot check it
+    task = load_task("cumcm-2025-a-smoke-screen")
+    with open(task.oracle_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    del data["q1"]["strategy"]
+    rep = score_artifact(task, parse_bytes(json.dumps(data).encode()), records=True)
+    q1 = metric_row(rep, "q1.shielding_time")
+    assert q1.direction == "target_value" and {pm.status for pm in q1.per_paper} == {"unwitnessed"}
+    assert any(r.metric_id == "q1.shielding_time" and "witness does not determine" in r.detail
+               for r in rep.panel.rules if r.rule == "unwitnessed_claim")
 
 
 def test_a_list_item_whose_row_cannot_be_replayed_scores_zero():
