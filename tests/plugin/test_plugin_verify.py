@@ -185,25 +185,26 @@ def test_plugin_docs_cover_every_entry_point():
         assert needle in text, needle
 
 
-def test_a_linked_artifact_is_not_followed(anchors, tmp_path):
+def _link_to_the_oracle(path, anchors):
     # an agent links its answer to the oracle, which a harness puts in place only afterwards
-    oracle = os.path.join(anchors, TID, "oracle.json")
-    link = tmp_path / f"{TID}_result.json"
-    link.symlink_to(oracle)
+    path.symlink_to(os.path.join(anchors, TID, "oracle.json"))
+    return "symbolic link"
+
+
+def _named_pipe(path, anchors):
+    # nobody ever writes to it: a blocking open would wait for ever
+    os.mkfifo(path)
+    return "not a regular file"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX")
+@pytest.mark.parametrize("make", [_link_to_the_oracle, _named_pipe])
+def test_an_answer_that_is_no_regular_file_scores_zero_at_once(anchors, tmp_path, make):
+    answer = tmp_path / f"{TID}_result.json"
+    said = make(answer, anchors)
     out = tmp_path / "r"
-    proc = run("--task", TID, "--artifact", str(link), "--reward-dir", str(out), "--anchors", anchors)
+    proc = run("--task", TID, "--artifact", str(answer), "--reward-dir", str(out), "--anchors", anchors)
     assert proc.returncode == 1
     reward, details = read(out)
     assert reward == {"reward": 0.0}
-    assert details["error"]["code"] == "unreadable" and "symbolic link" in details["error"]["message"]
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
-def test_a_named_pipe_is_refused_at_once(anchors, tmp_path):
-    fifo = tmp_path / f"{TID}_result.json"
-    os.mkfifo(fifo)
-    out = tmp_path / "r"
-    proc = run("--task", TID, "--artifact", str(fifo), "--reward-dir", str(out), "--anchors", anchors)
-    assert proc.returncode == 1
-    reward, details = read(out)
-    assert reward == {"reward": 0.0} and "not a regular file" in details["error"]["message"]
+    assert details["error"]["code"] == "unreadable" and said in details["error"]["message"]
