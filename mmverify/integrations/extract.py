@@ -72,9 +72,13 @@ class Extraction:
 def completion_text(completion: Any) -> str:
     """The text of one completion: a string, or a chat-message list (the text of
     its assistant messages, in order; the ``content`` may itself be a list of
-    ``{"type": "text", "text": ...}`` parts)."""
+    ``{"type": "text", "text": ...}`` parts). None (a generation that produced
+    nothing) has no text: one such completion is one row without an artifact,
+    not the end of its batch."""
     if isinstance(completion, str):
         return completion
+    if completion is None:
+        return ""
     if isinstance(completion, dict):
         completion = [completion]
     if isinstance(completion, (list, tuple)):

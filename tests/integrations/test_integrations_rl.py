@@ -197,3 +197,10 @@ def test_hostile_completions_give_a_reason_never_an_exception(text, code):
 def test_a_fenced_artifact_after_brace_heavy_prose_is_found():
     noise = '{"x": 1, ' * 5000           # would exhaust the bare-object search on its own
     assert score_completion(DRAGON, noise + fenced(oracle_text(DRAGON))).reward == 1.0
+
+
+def test_a_completion_that_produced_nothing_is_one_zero_row_of_its_batch():
+    scores = score_completions([fenced(oracle_text(DRAGON)), None, fenced(oracle_text(DRAGON))], DRAGON)
+    assert [s.reward for s in scores] == [1.0, 0.0, 1.0]
+    assert scores[1].status == "error" and scores[1].reason.startswith("no_artifact:")
+    assert trl_call(trl_reward_func, [None], [DRAGON]) == [0.0]
