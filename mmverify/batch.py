@@ -136,9 +136,12 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
               done: Container[str] | None = None, full: str | None = None, ruleset: Ruleset = "verified",
-              strict_schema: bool = False, as_row: bool = True) -> Outcome:
+              strict_schema: bool = False, as_row: bool = True, regular_only: bool = False) -> Outcome:
     """Score one input into one row (never raises for anything the input holds;
     an anchor defect, :class:`mmverify.tasks.TaskLoadError`, does propagate).
+
+    ``regular_only`` reads the input only if it is a regular file (a FIFO is
+    refused at once): for a caller whose read no time cap bounds.
 
     ``as_row=False`` is for a caller that renders the report itself (``score``
     with a table or Markdown): an outcome with a report then carries no JSON
@@ -172,7 +175,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
         with time_cap(remaining()):
             artifact: Artifact | ArtifactError
             try:
-                raw = read_bounded(full, max_bytes)
+                raw = read_bounded(full, max_bytes, regular_only=regular_only)
             except ArtifactError as exc:
                 # name the file as the user gave it (the absolute path is for workers)
                 exc = ArtifactError(exc.code, exc.message.replace(full, path)) if full != path else exc

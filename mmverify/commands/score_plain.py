@@ -43,9 +43,11 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
         # A table or Markdown needs no JSON form of the report, unless a
         # time cap is set: then it is built under the cap, as it bounds the
         # rendering of a huge report too
+        # (without a time cap only a regular file is read: a FIFO would wait for ever)
         outcome = score_one(path, task_id=task_id, anchors_dir=anchors_dir, run_gates=run_gates,
                             timeout_s=timeout_s, fingerprint="", ruleset=ruleset,
-                            strict_schema=strict_schema, as_row=fmt == "json" or timeout_s is not None)
+                            strict_schema=strict_schema, as_row=fmt == "json" or timeout_s is not None,
+                            regular_only=timeout_s is None)
         if outcome.report is None and outcome.row["error"]["code"] == "task_not_inferred":
             raise TaskNotInferred(path)
         if outcome.report is None:

@@ -101,3 +101,13 @@ def test_text_from_the_artifact_cannot_forge_report_lines(tmp_path, fmt):
         assert "\x1b" not in out
         assert not [line for line in out.splitlines() if line.lstrip("- ").startswith("O-EVAL   1.0000")], out
         assert "\\nO-EVAL   1.0000" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")
+@pytest.mark.parametrize("command", ["score", "gate"])
+def test_a_named_pipe_is_refused_at_once_where_no_time_cap_bounds_the_read(tmp_path, command):
+    fifo = tmp_path / "a.json"
+    os.mkfifo(fifo)                  # nobody ever writes to it
+    proc = cli(command, str(fifo), "--task", TASK_IDS[0])
+    assert proc.returncode == 1, proc.stderr
+    assert b"unreadable" in proc.stdout and b"not a regular file" in proc.stdout
