@@ -183,10 +183,8 @@ def score_panel(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     ``unverified_improvement`` rule see which claims a passing replay gate
     verifies. ``ruleset`` is ``verified`` (default) or ``paper``.
     """
-    plan, guarded, gaps = _begin(task, gates, ruleset)
+    plan, guarded, claims = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
-    # the values hard gaps read (under verified, with the replay run, also those whose witness is absent)
-    claims = unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
     lists: dict[tuple[str, str | None], ListKeys] = {}    # each list read once per artifact
     table: list[Sequence[Fraction | None]] = []     # per metric: r per paper
     results: list[MetricResult] = []
@@ -219,14 +217,13 @@ def panel_oeval(task, data: Any, gates=None, ruleset: str = DEFAULT_RULESET) -> 
     once per task (:mod:`.panelcode`); any other metric, and every metric of
     an artifact where a claim may be unwitnessed, by the same code as the
     report's, records left out."""
-    plan, guarded, gaps = _begin(task, gates, ruleset)
+    plan, guarded, claims = _begin(task, gates, ruleset)
     verified = _Verified(gates) if guarded else None
     lists: dict[tuple[str, str | None], ListKeys] = {}
-    code = _table_code(plan) if not gaps else None
+    code = _table_code(plan) if claims is None else None
     if code is not None:
         table = code(data, guarded, verified, lists)
     else:       # a claim may be unwitnessed (or the task's table could not be compiled)
-        claims = unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
         table = [_score_metric(mp, data, _claim(mp, claims), verified, False, lists, claims)[0] for mp in plan]
     if guarded and plan.conclusions:
         _supported(plan, table, None, [])
@@ -302,14 +299,17 @@ def _list_keys(mp: MetricPlan, data: Any, lists: dict[tuple[str, str | None], Li
     return keys
 
 
-def _begin(task, gates, ruleset: str) -> tuple[PanelPlan, bool, tuple]:
+def _begin(task, gates, ruleset: str) -> tuple[PanelPlan, bool, Unchecked | None]:
     """The task's plan, whether the ``verified`` ruleset's rules apply, and the
-    hard gaps an unwitnessed claim is looked for in (only where one can be)."""
+    values the artifact's hard gaps read (:func:`.rules.unchecked_values`;
+    None where there is no gap): under ``verified``, with the replay run, also
+    those whose witness is absent."""
     if ruleset not in RULESETS:
         raise ValueError(f"unknown ruleset {ruleset!r}; one of {sorted(RULESETS)}")
     plan = plan_of(task)
+    guarded = ruleset == "verified"
     gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
-    return plan, ruleset == "verified", gaps
+    return plan, guarded, unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
 
 
 def _paper_rs(plan: PanelPlan, table: list[Sequence[Fraction | None]]) -> list[Fraction | None]:

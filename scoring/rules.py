@@ -213,15 +213,15 @@ class Unchecked(NamedTuple):
     """The values hard gaps read while the values themselves are present, by
     concrete path, with why the gate cannot check them (the first such gate):
     ``witness`` those a replay could not check (the witness did not determine
-    a replayed input), ``any`` those of every hard gap."""
+    a replayed input), ``every`` those of every hard gap."""
 
     witness: dict[str, str]
-    any: dict[str, str]
+    every: dict[str, str]
 
     def why(self, path: str, direction: str) -> str | None:
         """Why a metric's value at ``path`` scores 0, or None: a one-sided
         claim by any hard gap, any other one by a witness gap only."""
-        return (self.any if direction in ONE_SIDED else self.witness).get(path)
+        return (self.every if direction in ONE_SIDED else self.witness).get(path)
 
 
 def unchecked_values(gaps: Sequence, replayed: bool = False) -> Unchecked:
