@@ -7,6 +7,10 @@ with the strategies of :mod:`.attack` and the generic families of
 mean score per attempt and the expected best of ``n`` attempts. A benchmark
 whose blind best is high pays for confident fabrication; ``mmverify attack``
 and ``benchmarks/blind_attack.py`` measure it, and a contract test watches it.
+
+:mod:`.feedback` plays a stronger threat, a policy trained on the reward: a
+search that reads scores, from a blind start, with a fixed budget of them
+(``benchmarks/feedback_attack.py``).
 """
 from __future__ import annotations
 
