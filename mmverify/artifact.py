@@ -292,10 +292,15 @@ def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, follow_symlin
     flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
     if regular_only:
         flags |= getattr(os, "O_NONBLOCK", 0)
+    def linked() -> ArtifactError:
+        return ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}")
+
     if not follow_symlinks:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-        if os.path.islink(path):       # (where O_NOFOLLOW is unknown)
-            raise ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}")
+        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        if nofollow:
+            flags |= nofollow          # the open itself refuses a link (ELOOP), with nothing to swap in between
+        elif os.path.islink(path):
+            raise linked()
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -304,8 +309,7 @@ def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, follow_symlin
         raise ArtifactError("unreadable", f"artifact path is a directory: {path}") from None
     except OSError as exc:
         if not follow_symlinks and exc.errno == errno.ELOOP:
-            raise ArtifactError("unreadable", f"artifact path is a symbolic link, which is not followed: {path}") \
-                from None
+            raise linked() from None
         raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
     except ValueError as exc:           # a NUL in the path
         raise ArtifactError("unreadable", f"cannot read artifact {path!r}: {exc}") from None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Callable
 
 from mmverify import paths
 
@@ -118,19 +118,8 @@ def _round(x: Decimal) -> Decimal:
 
 
 def _reward(task) -> Callable[[dict], float]:
-    from mmverify.artifact import ArtifactError, from_python
+    """The reward of artifact data (0.0 for data that is no artifact), on the verdict-only path."""
     from mmverify.evaluate import reward_of
+    from mmverify.plugin.reward import coerce_artifact
 
-    def score(data: dict) -> float:
-        try:
-            return reward_of(task, from_python(data))
-        except ArtifactError:
-            return 0.0
-    return score
-
-
-def to_text(data: Any) -> str:
-    """The artifact as JSON text, numbers written exactly (:func:`.attack.to_json`)."""
-    from .attack import to_json
-
-    return to_json(data)
+    return lambda data: reward_of(task, coerce_artifact(data))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from mmverify.adversary import attack_task
-from mmverify.adversary.feedback import climb, to_text
+from mmverify.adversary import to_json
+from mmverify.adversary.feedback import climb
 from mmverify.artifact import from_python, parse_bytes
 from mmverify.evaluate import reward_of, score_artifact
 from mmverify.tasks import load_task
@@ -51,5 +52,5 @@ def test_it_reads_only_the_scores_it_is_given():
 def test_the_final_artifact_is_what_the_report_scores():
     task = load_task(TENNIS)
     found = climb(task, _start(task), budget=120)
-    report = score_artifact(task, parse_bytes(to_text(found.artifact).encode()))
+    report = score_artifact(task, parse_bytes(to_json(found.artifact).encode()))
     assert float(report.oeval) == found.final
