@@ -166,7 +166,12 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
         id=spec["id"], form=form, level=spec["level"], severity=spec["severity"],
         description=spec.get("description", ""), position=position,
         tolerance=tol, tolerance_text=tol_text, tolerance_reason=spec.get("tolerance_reason"))
-    return entry.compile(spec, ctx, common)
+    gate = entry.compile(spec, ctx, common)
+    if gate.severity == "soft" and any(p.segments[0] == REPLAY_ROOT for p in gate.inputs):
+        # where a replay can decide a value, the replay is the judge
+        raise ctx.fail("severity", "a gate that reads a replayed value ($replay....) is hard (a plan that breaks "
+                                   "the statement) or claim (a claim the replay refutes), never soft")
+    return gate
 
 
 # ------------------------------------------------------- one function per form
@@ -281,9 +286,11 @@ def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[FieldPath, ...]:
     """The claims a passing hard gate verifies: artifact paths it reads itself."""
     raw = spec.get("verifies")
     if raw is None:
+        if spec.get("severity") == "claim":
+            raise ctx.fail("verifies", "a claim gate names the claims it judges in verifies")
         return ()
-    if spec.get("severity") != "hard" or spec.get("form") != "identity":
-        raise ctx.fail("verifies", "only a hard identity gate (claimed == replayed) can verify a claim")
+    if spec.get("severity") not in ("hard", "claim") or spec.get("form") != "identity":
+        raise ctx.fail("verifies", "only a hard or claim identity gate (claimed == replayed) can verify a claim")
     out = []
     for k, text in enumerate(raw):
         path = ctx.path(text, f"verifies/{k}")

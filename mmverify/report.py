@@ -200,7 +200,7 @@ def _metric_dict(m) -> dict[str, Any]:
             {"paper": pm.paper_id, "status": pm.status, "anchor": pm.anchor,
              "band_width": fraction_text(pm.band_width) if pm.band_width is not None else None,
              "r": report_float(pm.r), "r_exact": fraction_text(pm.r) if pm.r is not None else None,
-             "reason": pm.reason, "audited": pm.audited,
+             "reason": pm.reason, "audited": pm.audited, "correction": pm.correction,
              "rules": [r.as_dict() for r in pm.rules],
              "items": [
                  {"key": it.key, "value": it.value, "anchor": it.anchor, "status": it.status,
@@ -240,7 +240,9 @@ def _rows(report: Report) -> list[list[str]]:
                 note = pm.status
             else:
                 note = ", ".join(sorted({r.rule for r in pm.rules}))
-            if pm.audited:
+            if pm.correction:
+                note = (note + "; " if note else "") + pm.correction
+            elif pm.audited:
                 note = (note + "; " if note else "") + "audited anchor"
             rows.append([m.metric_id, _ARROWS[m.direction], _short(m.value), pm.paper_id, _short(pm.anchor),
                          fixed(pm.band_width, 4) if pm.band_width is not None else "-", fixed(pm.r, 4), note])
