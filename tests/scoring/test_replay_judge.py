@@ -190,3 +190,17 @@ def test_an_uncorrected_refuted_anchor_is_a_problem(tmp_path):
     findings = [f for t in json.loads(out)["tasks"] for f in t["findings"]]
     hit = [f for f in findings if f["kind"] == "replay_refuted_anchor"]
     assert hit and hit[0]["severity"] == "problem" and hit[0]["subject"] == "q4.base_turn_length_replayed"
+
+
+def test_a_score_climb_from_the_paper_stays_below_0_4(task):
+    """A policy climbing the reward from the paper's refuted values cannot buy
+    credit back by moving away from the replay (and the replay's answer is a
+    fixed point of the climb)."""
+    from mmverify.adversary.feedback import climb
+
+    paper = artifact(PAPER)
+    del paper["experiment_result"]["q1"]["table"]
+    found = climb(task, parse_bytes(json.dumps(paper).encode()).data, 2000)
+    assert found.final <= 0.4
+    exact = artifact({mid: float(v) for mid, (_, v, _) in DECIDED.items()})
+    assert climb(task, parse_bytes(json.dumps(exact).encode()).data, 300).final == 1.0
