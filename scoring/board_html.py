@@ -156,36 +156,36 @@ def render_html(board: Board, *, judge: Any = None, notes: Sequence[TaskNote] = 
 def _leaderboard(board: Board, judge: Any) -> list[str]:
     level = f"{float(board.bootstrap['level']) * 100:g}%"
     vs = baseline_differences(board)
-    head: list[Any] = [("rank", "num"), "entry", ("seeds", "num"), ("O-EVAL %", "num"), ("sd", "num"),
-                       (f"{level} CI", "num")]
+    head: list[Any] = [("rank", "num"), "entry", ("seeds", "num"), (f"O-EVAL % ({level} CI)", "num"), ("sd", "num")]
     head += [(f"{su} %", "num") for su in board.suites]
-    head += [("MULTI-BO", "num"), ("\u0394 vs baseline", "num"), (f"{level} CI of \u0394", "num"),
-             "significant", ("verified %", "num"), ("cost USD", "num"), ("gate zeroes", "num"), ("missing", "num")]
+    head += [("MULTI-BO", "num"), (f"\u0394 vs baseline ({level} CI)", "num"), ("verified %", "num"),
+             ("cost USD", "num"), ("gate zeroes", "num"), ("missing", "num")]
     sources = judge.sources if judge is not None else ()
-    head += [(f"judge: {s} (mean, 0-1)", "num") for s in sources]
+    head += [(f"judge {k + 1}", "num") for k in range(len(sources))]
     rows = []
     for i, er in enumerate(board.entries):
         ci = board.cis.get(er.entry)
         d = vs.get(er.entry)
         base = er.entry == board.baseline
+        oeval = esc(pct(er.headline.mean)) + (f'<br><span class="small muted">[{pct(ci.low)}, {pct(ci.high)}]</span>'
+                                              if ci else "")
         cells = [td(i + 1, i + 1), td(Markup(f"<b>{esc(er.entry)}</b>" + (" <span class=\"pill\">baseline</span>"
                                                                         if base else ""))),
-                 td(len(er.seeds), len(er.seeds)), td(pct(er.headline.mean), er.headline.mean),
-                 td(pct(er.headline.sd) if er.headline.sd is not None else "n/a", er.headline.sd),
-                 td(f"[{pct(ci.low)}, {pct(ci.high)}]" if ci else "-", ci.low if ci else None)]
+                 td(len(er.seeds), len(er.seeds)), td(Markup(oeval), er.headline.mean),
+                 td(pct(er.headline.sd) if er.headline.sd is not None else "n/a", er.headline.sd)]
         cells += [td(pct(er.suites[su].mean), er.suites[su].mean) for su in board.suites]
         cells.append(td(fixed(er.multi_bo, 3), er.multi_bo))
         if base:
-            cells += [td("-", None), td("-", None), td("(baseline)")]
+            cells.append(td("(baseline)", None))
         elif d is None:
-            cells += [td("-", None), td("-", None), td("-")]
+            cells.append(td("-", None))
         else:
-            cells.append(td(f"{float(d.diff) * 100:+.2f}", d.diff))
-            cells.append(td(f"[{d.ci.low * 100:+.2f}, {d.ci.high * 100:+.2f}]" if d.ci else "no bootstrap",
-                            d.ci.low if d.ci else None))
-            sig = d.significant
-            cells.append(td(Markup("-" if sig is None else ('<span class="pass">yes</span>' if sig
-                                                            else '<span class="fail">no</span>'))))
+            text = f"{float(d.diff) * 100:+.2f}"
+            if d.ci is not None:
+                text += (f'<br><span class="small muted">[{d.ci.low * 100:+.2f}, {d.ci.high * 100:+.2f}]</span><br>'
+                         + ('<span class="pass small">significant</span>' if d.significant
+                            else '<span class="fail small">not significant</span>'))
+            cells.append(td(Markup(text), d.diff))
         cells += [td(pct(er.verified_share, 0), er.verified_share), td(fixed(er.cost_usd, 2), er.cost_usd),
                   td(er.counts["hard_gate_zeroes"], er.counts["hard_gate_zeroes"]),
                   td(er.counts["missing"], er.counts["missing"])]
@@ -196,14 +196,15 @@ def _leaderboard(board: Board, judge: Any) -> list[str]:
     out = ['<section id="leaderboard"><h2>Leaderboard</h2>',
            table(head, rows, caption="Ranked by headline O-EVAL. Click a column header to sort."),
            f"<p>{esc(significance_statement(board))}</p>",
-           "<p class=\"muted small\">O-EVAL: mean over seeds of the per-seed mean over the headline tasks; sd over "
-           "seeds (n-1), n/a with one seed. \u0394 vs baseline: headline O-EVAL minus the baseline's in points, with a paired "
-           "bootstrap interval (tasks drawn jointly, seeds per entry); significant when the interval excludes 0. "
-           "verified %: mean over scored headline cells of the metric weight a replay verified. Gate zeroes: "
-           "cells a hard gate made infeasible.</p>"]
+           "<p class=\"muted small\">O-EVAL: mean over seeds of the per-seed mean over the headline tasks, with its "
+           "bootstrap interval; sd over seeds (n-1), n/a with one seed. \u0394 vs baseline: headline O-EVAL minus "
+           "the baseline's in points, with a paired bootstrap interval (tasks drawn jointly, seeds per entry); "
+           "significant when the interval excludes 0. verified %: mean over scored headline cells of the metric "
+           "weight a replay verified. Gate zeroes: cells a hard gate made infeasible.</p>"]
     if sources:
-        out.append("<p class=\"muted small\">Judge columns are the mean judge score (score / max) over the "
-                   "entry's judged tasks; they take no part in the ranking.</p>")
+        out.append("<p class=\"muted small\">Judge columns: the mean judge score (score / max, 0-1) over the "
+                   "entry's judged tasks; they take no part in the ranking. "
+                   + "; ".join(f"judge {k + 1}: <b>{esc(src)}</b>" for k, src in enumerate(sources)) + ".</p>")
     b = board.bootstrap
     if b.get("replicates"):
         out.append(f"<p class=\"muted small\">Bootstrap: {int(b['replicates'])} replicates, seed {esc(b['seed'])}, "

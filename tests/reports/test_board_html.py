@@ -106,7 +106,7 @@ def test_judge_is_a_separate_column_and_leaves_the_scores_alone():
     b = make_board(cells_for(["base", "x"], ("scored", "infeasible")), "base")
     judge = compare(b, parse_judge("entry,task,score,source\nx,t-a,0.95,j1\nbase,t-a,0.2,j1\n", "j.csv"))
     with_judge, without = render_html(b, judge=judge), render_html(b)
-    assert "judge: j1 (mean, 0-1)" in with_judge and "judge: j1" not in without
+    assert "judge 1: <b>j1</b>" in with_judge and "judge 1" not in without
     assert "Judge high on an infeasible run (1)" in with_judge
 
     def leaderboard_numbers(text):
