@@ -53,9 +53,10 @@ def task_notes(tasks: Iterable[Any]) -> tuple[TaskNote, ...]:
                     continue
                 reason = str(rec.get("reason", "")).strip()
                 source = str(rec.get("source", "")).strip()
-                if "original" in rec:
-                    by = rec.get("corrected_by") or "publication"
-                    text = f"paper reported {rec['original']}; corrected by {by}"
+                if "original" in rec:      # the anchor is not the value the paper printed
+                    by = rec.get("corrected_by")
+                    text = f"paper reported {rec['original']}; " + (f"anchor corrected by {by}" if by else
+                                                                      "the anchor differs from the printed value")
                     kind = "correction"
                 else:
                     text, kind = "", "finding"
@@ -550,9 +551,10 @@ def _exclusions(board: Board, notes: Sequence[TaskNote], info: Mapping[str, Any]
     if notes:
         out.append(table(["kind", "task", "paper", "metric", "reason"],
                          [[td(n.kind), td(n.task), td(n.paper), td(n.metric), td(n.text)] for n in notes]))
-        out.append("<p class=\"muted small\">correction: the paper's value was corrected (by a replay of the "
-                   "statement, or by a publication); finding: an audited value kept as published, with the finding; "
-                   "exclusion: a paper that does not vote on a metric.</p>")
+        out.append("<p class=\"muted small\">correction: the anchor is not the value the paper printed (corrected "
+                   "by a replay of the statement or a publication, or recomputed; the reason says which); finding: "
+                   "an audited value kept as published, with the finding; exclusion: a paper that does not vote on "
+                   "a metric.</p>")
     else:
         out.append("<p>None recorded for the board's tasks.</p>")
     out.append("</section>")

@@ -124,8 +124,9 @@ def test_judge_is_a_separate_column_and_leaves_the_scores_alone():
 def test_task_notes_carry_corrections_and_findings_with_their_reasons():
     notes = task_notes([load_task("cumcm-2024-a-dragon-dance")])
     corr = {n.metric: n for n in notes if n.kind == "correction"}
-    assert "q2.terminal_time_s" in corr and "corrected by replay" in corr["q2.terminal_time_s"].text
-    assert "corrected by publication" in corr["q5.max_head_speed"].text
+    assert "q2.terminal_time_s" in corr and "anchor corrected by replay" in corr["q2.terminal_time_s"].text
+    assert "anchor corrected by publication" in corr["q5.max_head_speed"].text
+    assert all(n.kind == "finding" for n in task_notes([load_task("cumcm-2025-b-sic-thickness")]))
     b = make_board(cells_for(["base"]), "base")
     assert "q2.terminal_time_s" in render_html(b, notes=notes)
 
