@@ -182,6 +182,10 @@ class Gate:
     total_value: Fraction | None = None
     total_text: str | None = None
     verifies: tuple[FieldPath, ...] = ()
+    # a claim gate ``claimed == replayed`` whose replayed values the statement
+    # alone determines (the replay module's ``STATEMENT``): passing it decides
+    # the claims it verifies (r = 1); set by the compiler
+    decides: bool = False
 
     @property
     def hard(self) -> bool:
@@ -197,12 +201,6 @@ class Gate:
         """Whether the gate's verdict can change a score (hard or claim)."""
         return self.severity in SCORED_SEVERITIES
 
-    @property
-    def decides(self) -> bool:
-        """A claim gate ``claimed == replayed``: a value the statement alone
-        determines, replayed; passing it decides the claim (r = 1)."""
-        return self.claim and self.identity is not None and self.identity.relation == "==" and \
-            any(p.segments[0] == "$replay" for p in self.inputs)
 
 
 def identity_of(expr: str, var_names: tuple[str, ...], var_paths: tuple[FieldPath, ...]) -> Identity:
