@@ -5,20 +5,23 @@ papers and rules, the gate verdicts (failed first) and the replay.
 The page shows no anchor value the text report does not show: the metric
 rows are the text report's own cells (the same shortened values and anchors),
 a passing gate instance is shown without its detail (which can name a
-replayed value), and a replayed value is shown only when it is the outcome of
-the artifact's own plan (read by hard gates alone). A value the statement
-alone determines (read by a claim gate) is the reference that claim is judged
-against, and may equal an anchor: it is withheld, as in the text report,
-unless a failing gate's detail names it there. Every string is escaped.
+replayed value), and of the replayed values only those replayed from what the
+artifact hands in (its plan, or the method it names) are shown, never one
+equal to an anchor value the text report leaves out. A value the statement
+alone determines (the replay module's ``STATEMENT``) is the reference a claim
+is decided against: it is withheld, as in the text report, unless a failing
+gate's detail names it there. Every string is escaped.
 """
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from mmverify import paths
 from mmverify.htmlpage import Markup, esc, page, table, td
-from mmverify.numbers import fraction_text
-from mmverify.report import _HEAD, Report, _header_lines, _rows
+from mmverify.numbers import fraction_text, to_fraction
+from mmverify.report import _HEAD, Report, _header_lines, _rows, _short
 from mmverify.statuses import STATUSES
 from mmverify.tables import fixed
 
@@ -46,19 +49,65 @@ def replay_readers(gates: Any) -> dict[str, set[str]]:
     return out
 
 
-def shown_replay_values(gates: Any) -> list[tuple[str, str | None, str]]:
-    """(name, value text or None when withheld, who reads it) for every replayed value."""
+def statement_values(module: str) -> frozenset[str]:
+    """The names a replay module declares the statement alone determines (its ``STATEMENT``)."""
+    from mmverify.replay import load_module
+
+    try:
+        mod = load_module(module.rsplit(".", 1)[-1])
+    except ValueError:
+        return frozenset()
+    return frozenset(getattr(mod, "STATEMENT", ()))
+
+
+def _numbers(value: Any) -> list[Fraction]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _numbers(v)]
+    f = to_fraction(value)
+    if f is None and isinstance(value, (float, Decimal)):
+        f = to_fraction(str(value))
+    return [] if f is None else [f]
+
+
+def hidden_anchor_values(report: Report) -> frozenset[Fraction]:
+    """The anchor numbers the text report does not show: those of list or
+    table anchors (shown there as ``[n items]``) and of anchors too long for
+    its column (shortened)."""
+    out: set[Fraction] = set()
+    if report.panel is None:
+        return frozenset()
+    for m in report.panel.metrics:
+        for pm in m.per_paper:
+            if pm.anchor is not None and _short(pm.anchor) != str(pm.anchor):
+                out.update(_numbers(pm.anchor))
+    return frozenset(out)
+
+
+def shown_replay_values(report: Report) -> list[tuple[str, str | None, str]]:
+    """(name, value text or None when withheld, why) for every replayed value.
+
+    A value the statement alone determines (the replay module's
+    ``STATEMENT``) is withheld: it is the reference a claim is decided against.
+    A value replayed from what the artifact itself hands in (its plan, or the
+    method it names as witness) is shown, unless it equals an anchor value the
+    text report does not show."""
+    gates = report.gates
     readers = replay_readers(gates)
+    statement = statement_values(gates.replay.module)
+    hidden = hidden_anchor_values(report)
     out = []
     for name, value in sorted(gates.replay.values.items()):
-        sev = readers.get(name, set())
-        if not sev:
-            out.append((name, None, "read by no gate: withheld"))
-        elif "claim" in sev:
-            out.append((name, None, "read by a claim gate: a value the statement alone determines, the reference "
-                                    "a claim is judged against; withheld"))
+        read = ", ".join(sorted(readers.get(name, ()))) or "no"
+        if name in statement:
+            out.append((name, None, "withheld: the statement alone determines it (the reference a claim is "
+                                    f"decided against); read by {read} gate(s)"))
+        elif value in hidden:
+            out.append((name, None, "withheld: equal to an anchor value the text report does not show"))
         else:
-            out.append((name, fraction_text(value), "the outcome of this artifact's plan, read by hard gate(s)"))
+            out.append((name, fraction_text(value), f"replayed from what this artifact hands in; read by {read} "
+                                                    "gate(s)"))
     return out
 
 
@@ -170,7 +219,7 @@ def _replay(report: Report) -> list[str]:
     out = ['<section id="replay"><h2>Replay</h2>',
            f"<p>module <code>{esc(rp.module)}</code>, status <b>{esc(rp.status)}</b>"
            + (f": {esc(rp.detail)}" if rp.detail else "") + "</p>"]
-    values = shown_replay_values(report.gates)
+    values = shown_replay_values(report)
     if values:
         out.append(table(["value", "replayed", "shown because / withheld because"],
                          [[td(n), td(v if v is not None else "withheld"), td(why)] for n, v, why in values]))

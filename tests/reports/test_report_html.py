@@ -75,7 +75,8 @@ def perturbed(tmp_path, task_id: str) -> str:
 
 
 @pytest.mark.parametrize("task_id", [DRAGON, "cumcm-2023-b-multibeam-lines", "cumcm-2024-c-crop-planting",
-                                     "mcm-2023-c-wordle", "cumcm-2023-c-vegetable-pricing"])
+                                     "mcm-2023-c-wordle", "cumcm-2023-c-vegetable-pricing", "mcm-2024-c-tennis-momentum",
+                                     "mcm-2025-c-olympic-medals", "cumcm-2024-b-production-decision"])
 def test_the_page_shows_no_anchor_value_the_text_report_does_not(task_id, tmp_path):
     tokens = anchor_tokens(task_id)
     assert tokens
@@ -100,15 +101,32 @@ def test_failed_gates_come_first_and_the_failure_is_explained():
 
 def test_replayed_values_of_the_plan_are_shown_and_statement_values_withheld():
     dragon = score_path(oracle(DRAGON), DRAGON)
-    values = {n: (v, why) for n, v, why in shown_replay_values(dragon.gates)}
-    assert values["q1.table_max_error"][0] == "0"                  # read by a hard gate alone
-    assert values["q2.terminal_time_s"][0] is None                  # read by a claim gate: the statement decides it
-    assert "claim gate" in values["q2.terminal_time_s"][1]
+    values = {n: (v, why) for n, v, why in shown_replay_values(dragon)}
+    assert values["q1.table_max_error"][0] == "0"                  # replayed from the artifact's own table
+    assert values["q2.terminal_time_s"][0] is None                  # the statement alone determines it
+    assert "statement alone" in values["q2.terminal_time_s"][1]
     beam = score_path(oracle("cumcm-2023-b-multibeam-lines"), "cumcm-2023-b-multibeam-lines")
-    beam_values = {n: (v, why) for n, v, why in shown_replay_values(beam.gates)}
-    assert beam_values["q3.total_length_m"][0] == "125936"          # hard gates on the plan's replay
+    beam_values = {n: (v, why) for n, v, why in shown_replay_values(beam)}
+    assert beam_values["q3.total_length_m"][0] == "125936"          # the plan's replay
     assert shown("125936", Page(render_html(beam)).all_text)
-    assert beam_values["q3.last_position_m"] == (None, "read by no gate: withheld")
+
+
+def test_a_replayed_value_equal_to_a_hidden_anchor_is_withheld(tmp_path):
+    from dataclasses import replace
+
+    from mmverify.numbers import fraction_text
+    from mmverify.report_html import hidden_anchor_values
+
+    beam = score_path(oracle("cumcm-2023-b-multibeam-lines"), "cumcm-2023-b-multibeam-lines")
+    name, value = sorted(beam.gates.replay.values.items())[0]
+    # make one of the report's anchors a list (shown as "[n items]" in the text report) holding the replayed value
+    m = beam.panel.metrics[0]
+    pm = replace(m.per_paper[0], anchor=[fraction_text(value), "1"])
+    panel = replace(beam.panel, metrics=(replace(m, per_paper=(pm,) + m.per_paper[1:]),) + beam.panel.metrics[1:])
+    doctored = replace(beam, panel=panel)
+    assert value in hidden_anchor_values(doctored)
+    got = {n: (v, why) for n, v, why in shown_replay_values(doctored)}
+    assert got[name] == (None, "withheld: equal to an anchor value the text report does not show")
 
 
 def test_strings_from_the_artifact_and_its_name_are_text(tmp_path):
