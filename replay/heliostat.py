@@ -154,12 +154,13 @@ def _rules(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decima
         gaps[f"{q}.min_spacing_margin_m"] = "one mirror: no pair"
         return
     reach = max(float(width.max()), 0.0) + 5.0 + 1.0
-    i, j = _pairs(np.column_stack([xy, np.zeros(len(xy))]), reach)
-    if len(i):
-        margin = np.hypot(*(xy[i] - xy[j]).T) - 5.0 - np.maximum(width[i], width[j])
-        values[f"{q}.min_spacing_margin_m"] = _rounded(float(margin.min()), PLACES["min_spacing_margin_m"])
-    else:     # every pair is farther apart than the widest mirror + 6 m
-        values[f"{q}.min_spacing_margin_m"] = Fraction(1)
+    centres = np.column_stack([xy, np.zeros(len(xy))])
+    i, j = _pairs(centres, reach)
+    while not len(i):          # no pair near enough to matter; the nearest pair still gives the minimum
+        reach *= 4
+        i, j = _pairs(centres, reach)
+    margin = np.hypot(*(xy[i] - xy[j]).T) - 5.0 - np.maximum(width[i], width[j])
+    values[f"{q}.min_spacing_margin_m"] = _rounded(float(margin.min()), PLACES["min_spacing_margin_m"])
 
 
 def _optics_problem(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> str | None:
