@@ -139,7 +139,9 @@ def test_claim_moved_beyond_tolerance_fails(task, oracle, gate, key, factor):
     report = evaluate_gates(task, oracle)
     got = {i.gate_id: i.verdict for i in report.instances}
     assert got[gate] == "fail"
-    assert report.hard_failures
+    # a refuted claim zeroes that claim, not the task (a hard physical bound may also rule a value out)
+    assert gate not in {i.gate_id for i in report.hard_failures}
+    assert f"reproduced.design_summary[0].{key}" in report.refuted()
     assert f"reproduced.design_summary[0].{key}" not in report.verified()
 
 
@@ -151,7 +153,10 @@ def test_inflated_q1_claims_score_zero(tmp_path, oracle):
     path = tmp_path / "inflated.json"
     path.write_text(json.dumps(oracle, default=float))
     report = score_path(str(path), TASK)
-    assert report.oeval == 0
+    q1 = [m for m in report.panel.metrics if m.metric_id.startswith("q1.")]
+    assert len(q1) == 3 and all(pm.status == "refuted" and pm.r == 0 for m in q1 for pm in m.per_paper)
+    # only Q2 and Q3 (6 of the 9 units of weight) still pay
+    assert report.status == "scored" and report.oeval <= Fraction(6, 9)
 
 
 def test_replayed_claim_passes(task, oracle):
@@ -159,6 +164,14 @@ def test_replayed_claim_passes(task, oracle):
         oracle["reproduced"]["design_summary"][0][key] = Decimal(str(OFFICIAL.q1()[f"q1.{key}"].__float__()))
     got = {i.gate_id: i.verdict for i in evaluate_gates(task, oracle).instances}
     assert all(got[g] == "pass" for g in Q1_GATES)
+    # a statement-determined value within the tolerance is decided by the replay: r = 1, whatever A175 reported
+    from mmverify.artifact import parse_bytes
+    from mmverify.adversary.attack import to_json
+    from mmverify.evaluate import score_artifact
+
+    report = score_artifact(task, parse_bytes(to_json(oracle).encode()), records=True)
+    q1 = [m for m in report.panel.metrics if m.metric_id.startswith("q1.")]
+    assert all(pm.r == 1 for m in q1 for pm in m.per_paper)
 
 
 # ------------------------------------------------------------------ layout witnesses
