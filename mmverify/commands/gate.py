@@ -24,13 +24,14 @@ SCHEMA_VERSION = "mmverify.gate/1"
 
 def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None,
                 strict_schema: bool = False) -> dict:
-    """The JSON-able result of ``mmverify gate`` (raises TaskLoadError / TaskNotInferred).
+    """The JSON-able result of ``mmverify gate`` (raises TaskLoadError /
+    TaskNotInferred / TaskMismatch).
 
     It is the self-check (:func:`mmverify.plugin.selfcheck.self_check`) in the
     command's format: the same verdict, in the same order, as scoring gives
     (:func:`mmverify.violations.verdict`), computed without the panel."""
     from mmverify.artifact import ArtifactError, parse_file
-    from mmverify.evaluate import TaskNotInferred, infer_task_id
+    from mmverify.evaluate import TaskNotInferred, bind_task
     from mmverify.plugin.selfcheck import self_check
     from mmverify.tasks import load_task
 
@@ -38,9 +39,11 @@ def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None
         artifact = parse_file(artifact_path)
     except ArtifactError as exc:
         artifact = exc
-    if task_id is None:
-        task_id = infer_task_id(artifact if not isinstance(artifact, ArtifactError) else None, artifact_path,
-                                anchors_dir)
+    # --task binds the task (TaskMismatch when the artifact names another); else inferred
+    bound = task_id
+    task_id = bind_task(artifact if not isinstance(artifact, ArtifactError) else None, artifact_path, bound,
+                        anchors_dir)
+    if bound is None:
         if task_id is None:
             if isinstance(artifact, ArtifactError):
                 # the file itself is the problem: say so rather than "cannot tell the task"

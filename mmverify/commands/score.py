@@ -100,7 +100,7 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
         status = o.row.get("status")
         code = (o.row.get("error") or {}).get("code")
         counts[status] = counts.get(status, 0) + 1
-        if code == "task_not_inferred":
+        if code in ("task_not_inferred", "task_mismatch"):
             worst = max(worst, EXIT_NO_TASK)
         elif status not in ("scored", "not_scored"):
             worst = max(worst, EXIT_VERDICT)

@@ -54,7 +54,8 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
             row = {k: v for k, v in outcome.row.items() if k != "batch"}
             echo(dumps_line(row) if fmt == "json" else
                  f"{path}: error: {row['error']['code']}: {row['error']['message']}\n")
-            return EXIT_VERDICT
+            # an artifact naming another task: the binding failed, as when no task can be told
+            return EXIT_NO_TASK if row["status"] == "task_mismatch" else EXIT_VERDICT
         report = outcome.report
     except TaskNotInferred as exc:
         if not many:
