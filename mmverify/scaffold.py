@@ -132,11 +132,7 @@ def draft_schema(example: Any, title: str | None = None) -> dict[str, Any]:
 def _shape(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"type": "boolean"}
-    if isinstance(value, int) or isinstance(value, Decimal) and value.is_finite() \
-            and value.as_tuple().exponent == 0:
-        # a whole number written without a point or an exponent: a count, an index
-        return {"type": "integer", "x-unit": UNIT_NOTE, "x-range": RANGE_NOTE}
-    if isinstance(value, Decimal):
+    if isinstance(value, (int, Decimal)):
         return {"type": "number", "x-unit": UNIT_NOTE, "x-range": RANGE_NOTE}
     if isinstance(value, str):
         return {"type": "string"}
@@ -155,9 +151,6 @@ def _merge(shapes: list[dict[str, Any]]) -> dict[str, Any]:
     """One schema for the items of a list: objects merge key by key (a key is
     required when every item has it); items of different kinds become ``anyOf``."""
     flat = [member for s in shapes for member in (s["anyOf"] if "anyOf" in s else [s])]
-    if any(s.get("type") == "number" for s in flat):
-        # a list holding integers and other numbers: its numbers are numbers
-        flat = [dict(s, type="number") if s.get("type") == "integer" else s for s in flat]
     kinds: dict[str, list[dict[str, Any]]] = {}
     for s in flat:
         kinds.setdefault(s.get("type") or json.dumps(s, sort_keys=True), []).append(s)

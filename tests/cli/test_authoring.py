@@ -168,7 +168,7 @@ def test_bundled_anchors_have_no_authoring_finding():
 
 # ================================================================ schema-from
 
-VOCABULARY = {SCHEMA_DIALECT, UNIT_NOTE, RANGE_NOTE, "object", "array", "number", "integer", "string", "boolean"}
+VOCABULARY = {SCHEMA_DIALECT, UNIT_NOTE, RANGE_NOTE, "object", "array", "number", "string", "boolean"}
 FORBIDDEN = {"enum", "const", "examples", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
              "minItems", "maxItems", "pattern", "format", "minLength", "maxLength"}
 

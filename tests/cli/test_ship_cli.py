@@ -1,6 +1,6 @@
 """What a new user hits on day one: a wrong or empty anchors folder, the
 words of ``gate`` for replay gates, the board's reasons and plurals, an
-unreachable cluster, integer fields in a drafted schema, the batch summary."""
+unreachable cluster, the batch summary."""
 import json
 import os
 
@@ -77,17 +77,6 @@ def test_board_of_one_row_says_1_row(tmp_path):
     r = invoke("board", manifest, "--baseline", "base", "--anchors", anchors, "--bootstrap", "0")
     assert r.exit_code == 0, r.output
     assert "1 row;" in r.output and "1 rows" not in r.output
-
-
-def test_schema_from_types_whole_numbers_as_integers(tmp_path):
-    example = tmp_path / "ex.json"
-    example.write_text('{"count": 7, "ratio": 1.5, "whole": 2.0, "mixed": [1, 2.5], "ids": [3, 4]}')
-    r = invoke("schema-from", str(example))
-    assert r.exit_code == 0, r.output
-    props = json.loads(r.stdout)["properties"]
-    assert props["count"]["type"] == "integer" and props["ratio"]["type"] == "number"
-    assert props["whole"]["type"] == "number"          # written with a point: a measured value
-    assert props["mixed"]["items"]["type"] == "number" and props["ids"]["items"]["type"] == "integer"
 
 
 def test_several_artifacts_end_with_a_summary_line(tmp_path):
