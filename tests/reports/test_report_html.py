@@ -76,7 +76,8 @@ def perturbed(tmp_path, task_id: str) -> str:
 
 @pytest.mark.parametrize("task_id", [DRAGON, "cumcm-2023-b-multibeam-lines", "cumcm-2024-c-crop-planting",
                                      "mcm-2023-c-wordle", "cumcm-2023-c-vegetable-pricing", "mcm-2024-c-tennis-momentum",
-                                     "mcm-2025-c-olympic-medals", "cumcm-2024-b-production-decision"])
+                                     "mcm-2025-c-olympic-medals", "cumcm-2024-b-production-decision",
+                                     "cumcm-2023-a-heliostat-field"])
 def test_the_page_shows_no_anchor_value_the_text_report_does_not(task_id, tmp_path):
     tokens = anchor_tokens(task_id)
     assert tokens
