@@ -12,17 +12,25 @@ still in flight; the real target is the cylinder of radius 7 m and height
 10 m on (0, 200, 0). A bomb whose fuse fires at or below the ground makes no
 cloud.
 
-A cloud blocks a line of sight when the segment from the missile to a target
-point passes within 10 m of the cloud centre. Two criteria are replayed:
+The plan's rules (``rule_breaks``): the replay counts, per question, the bombs
+whose speed lies outside 70-140 m/s, each UAV's (heading, speed) pairs beyond
+its first, pairs of one UAV's drops less than 1 s apart, and how far the bombs
+per UAV miss what the question asks (``QUESTION_UAVS``); hard gates require 0
+of each, so a plan breaking a rule of the statement is infeasible.
 
+A cloud blocks a line of sight when the segment from the missile to a target
+point passes within 10 m of the cloud centre. The claims are judged by the
+statement's criterion (``full_target``); the reference's is derived as well and
+reported, read by no gate:
+
+* ``full_target`` (the statement's, 避免来袭导弹发现真目标): every point of the
+  cylinder is blocked. The set of points whose segment to the missile meets a
+  ball is convex, so the solid cylinder is hidden exactly when both rims are;
+  the rims are sampled every 2 deg (180 points each).
 * ``sampled`` (the published reference's): the target counts as hidden when
   at least a quarter of 27 fixed target points (the axis at z = 0, 5, 10 and
   8 points every 45 deg on each of the rims z = 0, 10 and the ring z = 5) are
-  blocked, i.e. 7 of 27.
-* ``full_target`` (the statement's strict reading, 避免来袭导弹发现真目标):
-  every point of the cylinder is blocked. The set of points whose segment to
-  the missile meets a ball is convex, so the solid cylinder is hidden exactly
-  when both rims are; the rims are sampled every 2 deg (180 points each).
+  blocked, i.e. 7 of 27. It credits time in which most of the target is seen.
 
 Shielding is decided per cloud, as in the reference: a question's shielded
 time for a missile is the measure of the union of the intervals in which one
