@@ -357,10 +357,23 @@ def _overlap_over_20_m(lines: list[_Line]) -> tuple[float, float]:
 
     along: dict[tuple[int, int], float] = {}
     slack: list[float] = []
+    if not lines:
+        return 0.0, 0.0
+    # Two strips overlap only when the station's normal meets the other line within
+    # reach_i + reach_j / cos <= 3 * widest reach (cos >= Q4_MIN_PARALLEL = 0.5) of the
+    # station; a line farther than that from every station (by bounding boxes, which
+    # never overstate a distance) can neither overlap nor be the nearest of one that
+    # does, so it is left out of the search. The result is that of searching all lines.
+    reach = max(float(max(ln.left.max(), ln.right.max())) for ln in lines)
+    far = reach * (1.0 + 1.0 / Q4_MIN_PARALLEL) + 1.0
+    ends = np.array([[ln.a, ln.a + ln.t * ln.length] for ln in lines])          # (L, 2, 2)
+    box_lo, box_hi = ends.min(axis=1), ends.max(axis=1)                         # (L, 2)
     for i, li in enumerate(lines):
-        idx = [j for j in range(len(lines)) if j != i]
+        gap = np.maximum(0.0, np.maximum(box_lo - box_hi[i], box_lo[i] - box_hi))    # (L, 2)
+        near = np.hypot(gap[:, 0], gap[:, 1]) <= far
+        idx = [j for j in np.nonzero(near)[0].tolist() if j != i]
         if not idx:
-            break
+            continue
         others = [lines[j] for j in idx]
         mid = (np.arange(li.stations) + 0.5) / li.stations
         p = li.a[None, :] + (mid * li.length)[:, None] * li.t[None, :]          # (m, 2)
