@@ -37,7 +37,7 @@ theorem cumcm_2023_b_multibeam_lines_q3_length_is_count_times_span : 125936 = 37
 theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 719481 ∧ 719481 ≤ 740800 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_last_position_inside_area
 
-/-- gate q3.total_length_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.total_length_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem3_total_length_m [m], ?replay.q3.total_length_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.5
@@ -52,7 +52,7 @@ theorem cumcm_2023_b_multibeam_lines_q3_total_length_replayed : 125936 * 2 ≤ 1
 theorem cumcm_2023_b_multibeam_lines_q3_line_count_replayed : 34 = 34 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_line_count_replayed
 
-/-- gate q3.last_position_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.last_position_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem3_last_position_m [m], ?replay.q3.last_position_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005

@@ -136,9 +136,12 @@ def test_better_witnessed_strategy_scores_by_its_replay(task):
     assert 0 < rows["q5.m3_shielding_time"].per_paper[0].r < 1     # 0.728 s against the anchor's 0.793 s
 
     inflated = q5_with(bomb(*BETTER_M3, claim), claim + 1.0)
-    rep = score_artifact(task, parsed(inflated))
-    assert rep.status == "infeasible" and rep.oeval == 0
-    assert "q5.m3_replayed" in rep.error["message"]
+    rep = score_artifact(task, parsed(inflated), records=True)
+    assert rep.status == "scored"          # a claim gate: the refuted claim scores 0, not the task
+    rows = {m.metric_id: m for m in rep.panel.metrics}
+    assert all(pm.r == 0 for pm in rows["q5.m3_shielding_time"].per_paper)
+    assert any(r.rule == "refuted_claim" and r.metric_id == "q5.m3_shielding_time" and "q5.m3_replayed" in r.detail
+               for r in rep.panel.rules)
 
 
 def test_claim_without_witness_is_a_gap_and_unwitnessed(task):

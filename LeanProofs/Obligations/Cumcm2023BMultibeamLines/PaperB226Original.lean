@@ -18,7 +18,7 @@ namespace Cumcm2023BMultibeamLines_PaperB226Original
 theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 722614 ∧ 722614 ≤ 740800 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_last_position_inside_area
 
-/-- gate q3.last_position_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate q3.last_position_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: reproduced.problem3_last_position_m [m], ?replay.q3.last_position_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
