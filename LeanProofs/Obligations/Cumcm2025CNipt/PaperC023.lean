@@ -3,7 +3,7 @@
   task: cumcm-2025-c-nipt
   artifact: panel paper C023
   values from: anchors/cumcm-2025-c-nipt/task.json, panel paper C023: values and context
-  obligations: 99 (98 stated as proved, 1 as refuted: the negation of a violated gate)
+  obligations: 111 (110 stated as proved, 1 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -624,5 +624,97 @@ theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_2 : 12 ≤ 20 := by de
     scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
 theorem cumcm_2025_c_nipt_q4_beats_majority_rule : ¬ (6040000 * 10000 ≤ 8659 * 6040000 + 670000 * 10000) := by decide
 #print axioms cumcm_2025_c_nipt_q4_beats_majority_rule
+
+/-- gate q2.group_count_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].sample_count [count], ?replay.g0.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0 -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_0
+
+/-- gate q2.group_bmi_min_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].bmi_min [kg/m^2], ?replay.g0.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 1 * 5000 ∧ 20703125 ≤ 20700000 + 1 * 5000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0
+
+/-- gate q2.group_bmi_max_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].bmi_max [kg/m^2], ?replay.g0.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 305200000000000 ≤ 305229855970993 + 1 * 50000000000 ∧ 305229855970993 ≤ 305200000000000 + 1 * 50000000000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0
+
+/-- gate q2.group_count_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].sample_count [count], ?replay.g1.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0 -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_1
+
+/-- gate q2.group_bmi_min_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].bmi_min [kg/m^2], ?replay.g1.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 3065000000 ≤ 3064767574 + 1 * 500000 ∧ 3064767574 ≤ 3065000000 + 1 * 500000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1
+
+/-- gate q2.group_bmi_max_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].bmi_max [kg/m^2], ?replay.g1.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 323400000000000 ≤ 323365758367072 + 1 * 50000000000 ∧ 323365758367072 ≤ 323400000000000 + 1 * 50000000000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1
+
+/-- gate q2.group_count_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].sample_count [count], ?replay.g2.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0 -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_2
+
+/-- gate q2.group_bmi_min_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].bmi_min [kg/m^2], ?replay.g2.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 3235000000 ≤ 3234681737 + 1 * 500000 ∧ 3234681737 ≤ 3235000000 + 1 * 500000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2
+
+/-- gate q2.group_bmi_max_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].bmi_max [kg/m^2], ?replay.g2.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 343700000000000 ≤ 343707757642766 + 1 * 50000000000 ∧ 343707757642766 ≤ 343700000000000 + 1 * 50000000000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2
+
+/-- gate q2.group_count_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].sample_count [count], ?replay.g3.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0 -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_3
+
+/-- gate q2.group_bmi_min_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].bmi_min [kg/m^2], ?replay.g3.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 344300000000000 ≤ 344281548444323 + 1 * 50000000000 ∧ 344281548444323 ≤ 344300000000000 + 1 * 50000000000 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3
+
+/-- gate q2.group_bmi_max_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].bmi_max [kg/m^2], ?replay.g3.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 ≤ 46875 + 1 * 5 ∧ 46875 ≤ 46880 + 1 * 5 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3
 
 end Cumcm2025CNipt_PaperC023
