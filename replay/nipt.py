@@ -30,7 +30,8 @@ first four positions):
   the share of the group's mothers with a test at or before that week whose
   Y concentration is at least 4 % (the statement's 达标: 达到或高于4%);
 
-and ``grouping.partition_ok`` (1 when the intervals are listed in increasing
+BMIs and shares rounded half-even to ``PLACES`` = 6 decimals (a mean BMI or a
+share is not a terminating decimal in general); and ``grouping.partition_ok`` (1 when the intervals are listed in increasing
 order, each starting where the previous ends, and every male-fetus mother
 not excluded falls in one, else 0), ``data.male_rows`` and ``data.male_mothers`` (the
 attachment's male-fetus tests and distinct mothers: no witness involved).
@@ -56,6 +57,7 @@ RULES = ("first", "last", "mean", "min", "max")
 SIDES = ("right", "left")
 BMI_RANGE = (Decimal(0), Decimal(100))
 WEEK_RANGE = (Decimal(0), Decimal(45))
+PLACES = 6                  # derived BMIs and shares are rounded to 6 decimals
 
 DERIVED = tuple(
     ["data.male_rows", "data.male_mothers", "grouping.partition_ok"]
@@ -114,6 +116,11 @@ def _number(v: Any, lo: Decimal, hi: Decimal) -> Fraction | None:
     return Fraction(d)
 
 
+def rounded(x: Fraction) -> Fraction:
+    """``x`` rounded half-even to ``PLACES`` decimals, exactly (a terminating decimal)."""
+    return Fraction(round(x * 10 ** PLACES), 10 ** PLACES)
+
+
 def _inside(b: Fraction, lower: Fraction, upper: Fraction, side: str) -> bool:
     return lower < b <= upper if side == "right" else lower <= b < upper
 
@@ -168,8 +175,8 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
         members = [k for k, b in enumerate(bmis) if b is not None and _inside(b, lo, hi, side)]
         values[names[0]] = Fraction(len(members))
         if members:
-            values[names[1]] = min(bmis[k] for k in members)
-            values[names[2]] = max(bmis[k] for k in members)
+            values[names[1]] = rounded(min(bmis[k] for k in members))
+            values[names[2]] = rounded(max(bmis[k] for k in members))
         else:
             gaps[names[1]] = gaps[names[2]] = gaps[names[3]] = f"bmi_timing.groups[{i}]: no mother in the interval"
             continue
@@ -178,7 +185,7 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
             gaps[names[3]] = f"bmi_timing.groups[{i}].recommended_week is not a number in [0, 45]"
             continue
         reached = sum(1 for k in members if official.mothers[k].reached_by(7 * week))
-        values[names[3]] = Fraction(reached, len(members))
+        values[names[3]] = rounded(Fraction(reached, len(members)))
     for i in range(len(groups), MAX_GROUPS):
         gaps.update({f"g{i}.{w}": f"bmi_timing.groups[{i}] absent"
                      for w in ("count", "bmi_min", "bmi_max", "reached_share")})

@@ -635,17 +635,17 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
 /-- gate q2.group_bmi_min_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].bmi_min [kg/m^2], ?replay.g0.bmi_min [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
+    declared tolerance (an audited assumption): 0.0051
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 1 * 5000 ∧ 20703125 ≤ 20700000 + 1 * 5000 := by decide
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 51 * 100 ∧ 20703125 ≤ 20700000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0
 
 /-- gate q2.group_bmi_max_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].bmi_max [kg/m^2], ?replay.g0.bmi_max [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 305200000000000 ≤ 305229855970993 + 1 * 50000000000 ∧ 305229855970993 ≤ 305200000000000 + 1 * 50000000000 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 30520000 ≤ 30522986 + 51 * 100 ∧ 30522986 ≤ 30520000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0
 
 /-- gate q2.group_count_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
@@ -658,17 +658,17 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
 /-- gate q2.group_bmi_min_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].bmi_min [kg/m^2], ?replay.g1.bmi_min [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 3065000000 ≤ 3064767574 + 1 * 500000 ∧ 3064767574 ≤ 3065000000 + 1 * 500000 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 30650000 ≤ 30647676 + 51 * 100 ∧ 30647676 ≤ 30650000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1
 
 /-- gate q2.group_bmi_max_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].bmi_max [kg/m^2], ?replay.g1.bmi_max [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 323400000000000 ≤ 323365758367072 + 1 * 50000000000 ∧ 323365758367072 ≤ 323400000000000 + 1 * 50000000000 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 32340000 ≤ 32336576 + 51 * 100 ∧ 32336576 ≤ 32340000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1
 
 /-- gate q2.group_count_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
@@ -681,17 +681,17 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
 /-- gate q2.group_bmi_min_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].bmi_min [kg/m^2], ?replay.g2.bmi_min [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 3235000000 ≤ 3234681737 + 1 * 500000 ∧ 3234681737 ≤ 3235000000 + 1 * 500000 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 32350000 ≤ 32346817 + 51 * 100 ∧ 32346817 ≤ 32350000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2
 
 /-- gate q2.group_bmi_max_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].bmi_max [kg/m^2], ?replay.g2.bmi_max [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 343700000000000 ≤ 343707757642766 + 1 * 50000000000 ∧ 343707757642766 ≤ 343700000000000 + 1 * 50000000000 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 34370000 ≤ 34370776 + 51 * 100 ∧ 34370776 ≤ 34370000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2
 
 /-- gate q2.group_count_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
@@ -704,17 +704,17 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
 /-- gate q2.group_bmi_min_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].bmi_min [kg/m^2], ?replay.g3.bmi_min [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^13; variables scaled by 10^13; both sides multiplied by 10000000000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 344300000000000 ≤ 344281548444323 + 1 * 50000000000 ∧ 344281548444323 ≤ 344300000000000 + 1 * 50000000000 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 34430000 ≤ 34428155 + 51 * 100 ∧ 34428155 ≤ 34430000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3
 
 /-- gate q2.group_bmi_max_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].bmi_max [kg/m^2], ?replay.g3.bmi_max [no unit]
     expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 ≤ 46875 + 1 * 5 ∧ 46875 ≤ 46880 + 1 * 5 := by decide
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 * 10 ≤ 46875 * 10 + 51 ∧ 46875 * 10 ≤ 46880 * 10 + 51 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3
 
 end Cumcm2025CNipt_PaperC023
