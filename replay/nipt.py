@@ -59,6 +59,8 @@ BMI_RANGE = (Decimal(0), Decimal(100))
 WEEK_RANGE = (Decimal(0), Decimal(45))
 PLACES = 6                  # derived BMIs and shares are rounded to 6 decimals
 
+STATEMENT = ("data.male_rows", "data.male_mothers")     # the attachment alone: no witness involved
+
 DERIVED = tuple(
     ["data.male_rows", "data.male_mothers", "grouping.partition_ok"]
     + [f"g{i}.{what}" for i in range(MAX_GROUPS) for what in ("count", "bmi_min", "bmi_max", "reached_share")]

@@ -103,15 +103,26 @@ def test_a_tie_at_the_latest_week_is_averaged():
 
 # ------------------------------------------------------------------ claims against the witness
 
+GATE_OF = {"sample_count": "q2.group_count_replayed_{}", "bmi_min": "q2.group_bmi_min_replayed_{}",
+           "bmi_max": "q2.group_bmi_max_replayed_{}", "observed_reached_share": "q3.reached_share_replayed_{}"}
+
+
+def gate_of(path):
+    return GATE_OF[path.rsplit(".", 1)[1]].format(path.split("[")[1][0])
+
+
 @pytest.mark.parametrize("path", CLAIMS)
-def test_inflated_claims_fail(task, oracle, path):
+def test_inflated_claims_are_refuted(task, oracle, path):
     value = paths.get(oracle, path)
     step = {"sample_count": 1, "bmi_min": Decimal("0.01"), "bmi_max": Decimal("0.011"),
             "observed_reached_share": Decimal("0.00011")}[path.rsplit(".", 1)[1]]
     paths.put(oracle, path, value + step)
     got, report = verdicts(task, oracle)
-    assert report.hard_failures
-    assert oeval(oracle) == 0
+    assert got[gate_of(path)] == "fail"
+    if path.endswith("bmi_max"):        # the scored claim: refuted, r = 0
+        report = score_artifact(load_task(TASK), coerce_artifact(oracle), records=True)
+        m = next(m for m in report.panel.metrics if m.metric_id == "q2.group_upper_bmi")
+        assert m.per_paper[0].r < 1 and oeval(oracle) < 1
 
 
 TOL = {"sample_count": 0, "bmi_min": Fraction(51, 10000), "bmi_max": Fraction(51, 10000),
@@ -135,8 +146,8 @@ def test_any_claim_beyond_tolerance_fails(task, oracle, path, delta, down):
     if field != "sample_count" and abs(Fraction(text) - replayed) <= TOL[field]:
         return                                  # (decimal rounding of the claim cannot reach the edge: skip)
     paths.put(data, path, text)
-    _, report = verdicts(task, data)
-    assert report.hard_failures
+    got, _ = verdicts(task, data)
+    assert got[gate_of(path)] == "fail"
 
 
 def test_the_statement_example_grouping_replays(oracle):

@@ -290,7 +290,7 @@ theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2 : ((34638 : Int) 
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3 : ((34207 : Int) * (4286259 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34207 : Int) * (4286259 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3
 
-/-- gate fits.thickness_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.thickness_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].two_beam_thickness_um [um], ?replay.fit0.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -298,7 +298,7 @@ theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3 : ((34207 : Int) 
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_0 : 7786400 ≤ 7786351 + 1 * 5000 ∧ 7786351 ≤ 7786400 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_0
 
-/-- gate fits.period_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.period_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].period_cm_minus_1 [cm^-1], ?replay.fit0.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
@@ -306,7 +306,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_0 : 7786400 ≤ 77863
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_0 : 2524092 ≤ 2524092 + 1 * 500 ∧ 2524092 ≤ 2524092 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_0
 
-/-- gate fits.thickness_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.thickness_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[1].two_beam_thickness_um [um], ?replay.fit1.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -314,7 +314,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_0 : 2524092 ≤ 2524092 
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_1 : 7802 ≤ 7802 + 1 * 5 ∧ 7802 ≤ 7802 + 1 * 5 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_1
 
-/-- gate fits.period_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.period_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[1].period_cm_minus_1 [cm^-1], ?replay.fit1.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
@@ -322,7 +322,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_1 : 7802 ≤ 7802 + 1
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_1 : 2526228 ≤ 2526228 + 1 * 500 ∧ 2526228 ≤ 2526228 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_1
 
-/-- gate fits.thickness_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.thickness_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[2].two_beam_thickness_um [um], ?replay.fit2.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -330,7 +330,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_1 : 2526228 ≤ 2526228 
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_2 : 3463800 ≤ 3463825 + 1 * 5000 ∧ 3463825 ≤ 3463800 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_2
 
-/-- gate fits.period_replayed_2 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.period_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[2].period_cm_minus_1 [cm^-1], ?replay.fit2.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
@@ -338,7 +338,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_2 : 3463800 ≤ 34638
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_2 : 4226185 ≤ 4226185 + 1 * 500 ∧ 4226185 ≤ 4226185 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_2
 
-/-- gate fits.thickness_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.thickness_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[3].two_beam_thickness_um [um], ?replay.fit3.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -346,7 +346,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_2 : 4226185 ≤ 4226185 
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_3 : 3420700 ≤ 3420682 + 1 * 5000 ∧ 3420682 ≤ 3420700 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_3
 
-/-- gate fits.period_replayed_3 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate fits.period_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[3].period_cm_minus_1 [cm^-1], ?replay.fit3.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
@@ -354,7 +354,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_3 : 3420700 ≤ 34206
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_3 : 4286259 ≤ 4286259 + 1 * 500 ∧ 4286259 ≤ 4286259 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_3
 
-/-- gate joint.thickness_replayed_0 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate joint.thickness_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: joint_thickness_summary[0].joint_two_beam_thickness_um [um], ?replay.joint0.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -362,7 +362,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_3 : 4286259 ≤ 4286259 
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : 3442000 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 3442000 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_0
 
-/-- gate joint.thickness_replayed_1 (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate joint.thickness_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: joint_thickness_summary[1].joint_two_beam_thickness_um [um], ?replay.joint1.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -370,7 +370,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : 3442000 ≤ 3441
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : 7794200 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 7794200 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_1
 
-/-- gate q3.si_thickness_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.si_thickness_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.si_recommended_thickness_um [um], ?replay.si.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -378,7 +378,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : 7794200 ≤ 7794
 theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : 3442000 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 3442000 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_q3_si_thickness_replayed
 
-/-- gate q3.sic_thickness_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.sic_thickness_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.sic_recommended_thickness_um [um], ?replay.sic.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005

@@ -36,7 +36,7 @@ theorem cumcm_2025_b_sic_thickness_joint_two_beam_positive_0 : 0 < 105145 := by 
 theorem cumcm_2025_b_sic_thickness_joint_two_beam_positive_1 : 0 < 164925 := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_two_beam_positive_1
 
-/-- gate joint.thickness_replayed_0 (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate joint.thickness_replayed_0 (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: joint_thickness_summary[0].joint_two_beam_thickness_um [um], ?replay.joint0.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -44,7 +44,7 @@ theorem cumcm_2025_b_sic_thickness_joint_two_beam_positive_1 : 0 < 164925 := by 
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : ¬ (10514500 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 10514500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_0
 
-/-- gate joint.thickness_replayed_1 (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate joint.thickness_replayed_1 (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: joint_thickness_summary[1].joint_two_beam_thickness_um [um], ?replay.joint1.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -52,7 +52,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : ¬ (10514500 ≤
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : ¬ (16492500 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 16492500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_1
 
-/-- gate q3.si_thickness_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate q3.si_thickness_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.si_recommended_thickness_um [um], ?replay.si.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
@@ -60,7 +60,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : ¬ (16492500 ≤
 theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : ¬ (10514500 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 10514500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_q3_si_thickness_replayed
 
-/-- gate q3.sic_thickness_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate q3.sic_thickness_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.sic_recommended_thickness_um [um], ?replay.sic.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
