@@ -27,7 +27,7 @@ B and C optional). The replay
    the named range: the attachment smoothed by a centred moving average of
    ``2 * SMOOTH_HALF + 1`` samples (about 10 cm^-1) is scanned for alternating
    maxima and minima with a hysteresis of ``HYSTERESIS_PCT`` percentage points
-   (``data_extrema``, computed once per attachment); each named extremum must
+   (``data_extrema``, computed once and stored in ``data/extrema.csv``); each named extremum must
    lie within ``MATCH_FRACTION`` of the median named spacing of a detected
    extremum of the same kind, each detected extremum inside the named range
    must be named once (none skipped, none invented): ``extrema_ok`` = 1,
@@ -148,9 +148,36 @@ def read_spectrum(path: str) -> Spectrum:
     return Spectrum(t_nu, t_r, data_extrema(t_nu, t_r))
 
 
-def load_official(data_dir: str) -> dict[int, Spectrum]:
-    """The four attachments' spectra (``attachment_<k>.csv``) with their extrema."""
+EXTREMA_FILE = "extrema.csv"
+
+
+def extrema_rows(spectra: Mapping[int, Spectrum]) -> list[tuple[int, str, float]]:
+    """The detected extrema of every attachment as rows (attachment, kind, wavenumber)."""
+    return [(k, kind, nu) for k in sorted(spectra) for kind, nu in spectra[k].extrema]
+
+
+def load_spectra(data_dir: str) -> dict[int, Spectrum]:
+    """The four attachments' spectra (``attachment_<k>.csv``) with the extrema the
+    detector finds in them (the slow path: the tests and ``extrema.csv``'s rebuild)."""
     return {k: read_spectrum(os.path.join(data_dir, f"attachment_{k}.csv")) for k in sorted(set(SPECTRA.values()))}
+
+
+def load_official(data_dir: str) -> dict[int, tuple[tuple[str, float], ...]]:
+    """The detected extrema of each attachment, read from ``extrema.csv`` (computed
+    once from the attachments by :func:`data_extrema`; a test recomputes it), so a
+    process does not smooth 30,000 samples to score one artifact."""
+    out: dict[int, list[tuple[str, float]]] = {k: [] for k in sorted(set(SPECTRA.values()))}
+    with open(os.path.join(data_dir, EXTREMA_FILE), newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        if next(reader) != ["attachment", "kind", "wavenumber_cm-1"]:
+            raise ValueError(f"{EXTREMA_FILE}: unexpected header")
+        for att, kind, nu in reader:
+            if int(att) not in out or kind not in ("max", "min"):
+                raise ValueError(f"{EXTREMA_FILE}: bad row {att!r}, {kind!r}")
+            out[int(att)].append((kind, float(nu)))
+    if any(not rows or rows != sorted(rows, key=lambda r: r[1]) for rows in out.values()):
+        raise ValueError(f"{EXTREMA_FILE}: every attachment needs its extrema in ascending wavenumber")
+    return {k: tuple(v) for k, v in out.items()}
 
 
 # ------------------------------------------------------------------ witness parsing
@@ -232,12 +259,12 @@ def _fit(item: Any) -> tuple[Fit | None, str | None]:
 
 # ------------------------------------------------------------------ checks and fits
 
-def extrema_match(fit: Fit, spectrum: Spectrum) -> bool:
+def extrema_match(fit: Fit, extrema: tuple[tuple[str, float], ...]) -> bool:
     """The named extrema are the detected extrema of that kind over the named
     range, one to one, each within the match tolerance."""
     gaps = sorted(b - a for a, b in zip(fit.nus, fit.nus[1:]))
     tol = float(MATCH_FRACTION) * gaps[len(gaps) // 2]
-    found = [v for k, v in spectrum.extrema if k == fit.kind and fit.nus[0] - tol <= v <= fit.nus[-1] + tol]
+    found = [v for k, v in extrema if k == fit.kind and fit.nus[0] - tol <= v <= fit.nus[-1] + tol]
     if len(found) != len(fit.nus):
         return False
     return all(abs(a - b) <= tol for a, b in zip(found, fit.nus))
@@ -269,7 +296,7 @@ def _rounded(x: float, places: int) -> Fraction:
 
 # ------------------------------------------------------------------ replay
 
-def replay(data: Mapping[str, Any], official: Mapping[int, Spectrum]) -> Derived:
+def replay(data: Mapping[str, Any], official: Mapping[int, tuple[tuple[str, float], ...]]) -> Derived:
     values: dict[str, Fraction] = {}
     gaps: dict[str, str] = {}
     fits_raw = data.get("single_angle_fits")

@@ -28,6 +28,7 @@ TASK = "cumcm-2025-b-sic-thickness"
 TASK_DIR = os.path.join(default_anchors_dir(), TASK)
 ORACLE = os.path.join(TASK_DIR, "oracle.json")
 OFFICIAL = sic.load_official(os.path.join(TASK_DIR, "data"))
+SPECTRA = sic.load_spectra(os.path.join(TASK_DIR, "data"))
 REPLAY_GATES = tuple(
     [f"fits.{w}_replayed_{i}" for i in range(4) for w in ("extrema", "thickness", "period")]
     + [f"joint.thickness_replayed_{j}" for j in range(2)]
@@ -83,19 +84,36 @@ def test_oracle_scores_one():
     assert report.status == "scored" and report.oeval == 1
 
 
-def test_data_extrema_are_recomputed_and_physical():
+def test_stored_extrema_are_the_detector_output():
+    """``extrema.csv`` is what the detector finds in the four attachments, and the
+    detector's output does not depend on the stored file."""
+    assert {k: sp.extrema for k, sp in SPECTRA.items()} == OFFICIAL
+    assert all(len(sp.nu) == 7469 for sp in SPECTRA.values())
+
+
+def test_data_extrema_are_physical():
     """The detector's maxima in the oracle's ranges are those the oracle names,
     and both angles of one wafer give nearly the same thickness (the physics)."""
     oracle = parse_file(ORACLE).data
     for item in oracle["single_angle_fits"]:
-        spectrum = OFFICIAL[sic.SPECTRA[(item["sample"], int(item["angle_deg"]))]]
+        extrema = OFFICIAL[sic.SPECTRA[(item["sample"], int(item["angle_deg"]))]]
         named = [float(v) for v in item["extrema_cm_minus_1"]]
-        found = [v for k, v in spectrum.extrema if k == "max" and named[0] - 1 <= v <= named[-1] + 1]
+        found = [v for k, v in extrema if k == "max" and named[0] - 1 <= v <= named[-1] + 1]
         assert found == named
     values = run_replay(load_task(TASK), oracle).values
     for a, b in ((0, 1), (2, 3)):
         da, db = values[f"fit{a}.thickness_um"], values[f"fit{b}.thickness_um"]
         assert abs(da - db) / da < Fraction(2, 100)
+
+
+def test_detector_alternates_and_ignores_small_wiggles():
+    nu = tuple(400.0 + 0.5 * i for i in range(4000))
+    wave = tuple(20 + 5 * math.sin(2 * math.pi * v / 250) + 0.1 * math.sin(v) for v in nu)
+    ext = sic.data_extrema(nu, wave)
+    kinds = [k for k, _ in ext]
+    assert all(a != b for a, b in zip(kinds, kinds[1:]))
+    maxima = [v for k, v in ext if k == "max"]
+    assert all(abs((b - a) - 250) < 5 for a, b in zip(maxima, maxima[1:]))
 
 
 def test_reference_thickness_is_refuted(task, oracle):
@@ -175,8 +193,7 @@ def test_invented_extremum_fails(task, oracle):
 
 def test_minima_witness_replays(oracle):
     item = oracle["single_angle_fits"][0]
-    spectrum = OFFICIAL[1]
-    mins = [v for k, v in spectrum.extrema if k == "min" and 1650 <= v <= 3800]
+    mins = [v for k, v in OFFICIAL[1] if k == "min" and 1650 <= v <= 3800]
     item["extrema_kind"] = "min"
     item["extrema_cm_minus_1"] = [Decimal(repr(v)) for v in mins]
     values = sic.replay(oracle, OFFICIAL).values
