@@ -66,5 +66,51 @@ def main() -> None:
             json.dump({"tasks": rows, "totals": {k: float(v) for k, v in sums.items()}}, fh, indent=2)
 
 
+
+def heliostat_costs(repeat: int = 3) -> dict:
+    """The heliostat replay's two costs (CPU seconds, median of ``repeat``):
+    Q1, which depends on no artifact and is computed once per process (the
+    oracle's replay after that costs only the witness checks), and one Q2
+    witness of 3,000 mirrors (5 m x 5 m on staggered rings about a tower at
+    (0, -200))."""
+    import math
+    import os
+    from decimal import Decimal
+
+    from mmverify.replay import heliostat as hs
+    from mmverify.tasks import load_task
+
+    data_dir = os.path.join(load_task(hs.TASK_ID).directory, "data")
+    q1 = []
+    for _ in range(repeat):
+        official = hs.load_official(data_dir)
+        official.sun()
+        t0 = time.process_time()
+        official.q1()
+        q1.append(time.process_time() - t0)
+    rows, r = [], 105.0
+    while len(rows) < 3000:
+        k = int(2 * math.pi * r / 10.2)
+        for j in range(k):
+            a = 2 * math.pi * (j + 0.5 * (len(rows) % 2)) / k
+            x, y = r * math.cos(a), -200 + r * math.sin(a)
+            if math.hypot(x, y) <= 349 and len(rows) < 3000:
+                rows.append([Decimal(f"{x:.3f}"), Decimal(f"{y:.3f}")])
+        r += 10.2
+    design = {"question": "q2", "tower_xy": [Decimal(0), Decimal(-200)], "mirror_width_m": Decimal(5),
+              "mirror_height_m": Decimal(5), "installation_height_m": Decimal(4), "heliostats": rows}
+    data = {"reproduced": {"design_summary": [{"question": "q1"}, design, {"question": "q3"}]}}
+    w = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        hs.replay(data, official)
+        w.append(time.process_time() - t0)
+    out = {"q1_cpu_s": round(statistics.median(q1), 3), "witness_3000_cpu_s": round(statistics.median(w), 3)}
+    print(f"{'heliostat: Q1 once per process':<36} {out['q1_cpu_s']:.3f} s; a 3,000-mirror Q2 witness "
+          f"{out['witness_3000_cpu_s']:.3f} s", flush=True)
+    return out
+
+
 if __name__ == "__main__":
     main()
+    heliostat_costs()

@@ -163,7 +163,7 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
     the result's key is in ``done`` (a previous run): the result then holds the
     stored scoring part when ``done`` is a mapping, else only its key (the
     caller holds the stored row)."""
-    from .evaluate import score_artifact
+    from .evaluate import TaskMismatch, bind_task, score_artifact
 
     done = done or {}
     task = tasks.get(row.task) if row.task is not None else None
@@ -196,6 +196,15 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
                 key = row_key(row, sha256, fingerprint, run_gates)
                 if key in done:
                     return _reuse_from(row, done, key), True
+            else:
+                # the row binds the task: an artifact naming another one is not scored
+                try:
+                    bind_task(artifact, row.artifact_path, row.task, os.path.dirname(os.path.abspath(task.directory)))
+                except TaskMismatch as exc:
+                    out = _error_result(row, "task_mismatch", str(exc), sha256=sha256, fingerprint=fingerprint,
+                                        run_gates=run_gates, task=task)
+                    out["status"] = "task_mismatch"
+                    return out, False
             report = score_artifact(task, artifact, run_gates=run_gates)
             return result_from_report(row, report, fingerprint, run_gates, sha256), False
     except ArtifactTimeout:

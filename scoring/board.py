@@ -217,7 +217,14 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
     entries = sorted({e for e, _, _ in cells})
     if baseline not in entries:
         known = ", ".join(entries) or "none"
-        raise BoardError(f"baseline entry {baseline!r} has no scored rows in the manifest (entries: {known})")
+        # say why: the baseline's rows that could not be processed, with their problems
+        why = [f"line {e['line']}: {e['message']}" for e in errors
+               if e.get("entry") == baseline and e.get("message")]
+        if why:
+            shown = "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else "")
+            raise BoardError(f"baseline entry {baseline!r} has no valid rows in the manifest: {shown} "
+                             f"(entries with valid rows: {known})")
+        raise BoardError(f"baseline entry {baseline!r} has no rows in the manifest (entries: {known})")
     board_tasks = tuple(t for t in tasks if any(tt == t.id for _, tt, _ in cells))
     seeds = {e: tuple(sorted({s for ee, _, s in cells if ee == e}, key=seed_sort_key)) for e in entries}
     for e in entries:
@@ -266,7 +273,7 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
             "not_scored": sum(1 for c in all_cells if c.status == "not_scored"),
             "hard_gate_zeroes": sum(1 for c in all_cells if c.status == "infeasible"),
             "invalid": sum(1 for c in all_cells if c.status == "invalid"),
-            "errors": sum(1 for c in all_cells if c.status == "error"),
+            "errors": sum(1 for c in all_cells if c.status in ("error", "task_mismatch")),
             "missing_artifacts": sum(1 for c in all_cells if c.status == "missing" and c.error_code != NULL_ARTIFACT),
             "null_artifacts": sum(1 for c in all_cells if c.status == "missing" and c.error_code == NULL_ARTIFACT),
             "absent_rows": sum(1 for c in all_cells if c.status == "absent"),

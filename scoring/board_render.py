@@ -169,10 +169,15 @@ def _diff_lines(board: Board) -> list[str]:
     return out
 
 
+def _count(n: int, word: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _intro_lines(board: Board) -> list[str]:
     info = {t.id: t for t in board.tasks}
     m = board.manifest
-    lines = [f"manifest {m.get('name', '-')} (sha256 {str(m.get('sha256', ''))[:12]}), {board.rows} rows; "
+    lines = [f"manifest {m.get('name', '-')} (sha256 {str(m.get('sha256', ''))[:12]}), {_count(board.rows, 'row')}; "
              f"baseline {board.baseline}" + ("" if m.get("gates_run", True) else "; GATES NOT RUN (diagnostic)")]
     per_suite = ", ".join(f"{su} {sum(1 for t in board.headline_tasks if info[t].suite == su)}" for su in board.suites)
     lines.append(f"headline: {len(board.headline_tasks)} tasks ({per_suite}); O-EVAL = mean over seeds of the "
@@ -195,7 +200,7 @@ def _counts_line(er: EntryResult) -> str:
             f"{c['invalid']} invalid, {c['errors']} errors, {c['missing']} missing "
             f"({c['missing_artifacts']} artifact files absent, {c.get('null_artifacts', 0)} rows with "
             f"\"artifact\": null, {c['absent_rows']} without a manifest row); "
-            f"cost {fixed(er.cost_usd, 2)} USD over {er.cost_rows} rows"
+            f"cost {fixed(er.cost_usd, 2)} USD over {_count(er.cost_rows, 'row')}"
             + (f"; model {', '.join(er.models)}" if er.models else "")
             + (f"; harness {', '.join(er.harnesses)}" if er.harnesses else ""))
 
