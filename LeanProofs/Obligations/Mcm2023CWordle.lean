@@ -3,7 +3,7 @@
   task: mcm-2023-c-wordle
   artifact: oracle artifact
   values from: anchors/mcm-2023-c-wordle/oracle.json
-  obligations: 25 (25 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 29 (29 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -164,5 +164,36 @@ theorem mcm_2023_c_wordle_q3_best_is_max_1 : 1 ≤ 1 := by decide
     scale: 10^0; x = k with k = 359: x*10^d = k*10^d -/
 theorem mcm_2023_c_wordle_data_row_count_integer : 359 = 359 := by decide
 #print axioms mcm_2023_c_wordle_data_row_count_integer
+
+/-- gate data.row_count_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.row_count [count], ?replay.data.row_count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0 -/
+theorem mcm_2023_c_wordle_data_row_count_replayed : 359 = 359 := by decide
+#print axioms mcm_2023_c_wordle_data_row_count_replayed
+
+/-- gate q1.raw_forecast_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.forecast_record.raw_ma_forecast [count], ?replay.q1.raw_ma_forecast [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.002
+    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+theorem mcm_2023_c_wordle_q1_raw_forecast_replayed : 16662852 ≤ 16662852 + 1 * 2 ∧ 16662852 ≤ 16662852 + 1 * 2 := by decide
+#print axioms mcm_2023_c_wordle_q1_raw_forecast_replayed
+
+/-- gate q1.raw_lower_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.forecast_record.raw_80_lower [count], ?replay.q1.raw_80_lower [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.002
+    scale: 10^0; variables scaled by 10^0; both sides multiplied by 500 to clear denominators -/
+theorem mcm_2023_c_wordle_q1_raw_lower_replayed : 0 ≤ 0 + 1 ∧ 0 ≤ 0 + 1 := by decide
+#print axioms mcm_2023_c_wordle_q1_raw_lower_replayed
+
+/-- gate q1.raw_upper_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.forecast_record.raw_80_upper [count], ?replay.q1.raw_80_upper [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.002
+    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+theorem mcm_2023_c_wordle_q1_raw_upper_replayed : 59621565 ≤ 59621565 + 1 * 2 ∧ 59621565 ≤ 59621565 + 1 * 2 := by decide
+#print axioms mcm_2023_c_wordle_q1_raw_upper_replayed
 
 end Mcm2023CWordle_Oracle
