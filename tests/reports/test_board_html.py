@@ -126,7 +126,17 @@ def test_task_notes_carry_corrections_and_findings_with_their_reasons():
     corr = {n.metric: n for n in notes if n.kind == "correction"}
     assert "q2.terminal_time_s" in corr and "anchor corrected by replay" in corr["q2.terminal_time_s"].text
     assert "anchor corrected by publication" in corr["q5.max_head_speed"].text
-    assert all(n.kind == "finding" for n in task_notes([load_task("cumcm-2025-b-sic-thickness")]))
+    from types import SimpleNamespace
+
+    paper = SimpleNamespace(paper_id="P1", excluded={"m4": "units differ"}, audit={
+        "m1": {"reason": "kept as published", "source": "audit"},
+        "m2": {"original": "7", "corrected_by": "replay", "reason": "r2"},
+        "m3": {"original": "8", "reason": "recomputed"}})
+    got = [(n.kind, n.metric, n.text) for n in task_notes([SimpleNamespace(id="t", panel=(paper,))])]
+    assert got == [("finding", "m1", "kept as published; source: audit"),
+                   ("correction", "m2", "paper reported 7; anchor corrected by replay; r2"),
+                   ("correction", "m3", "paper reported 8; the anchor differs from the printed value; recomputed"),
+                   ("exclusion", "m4", "units differ")]
     b = make_board(cells_for(["base"]), "base")
     assert "q2.terminal_time_s" in render_html(b, notes=notes)
 
