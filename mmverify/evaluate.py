@@ -124,6 +124,20 @@ def _file_sha256(path: str) -> str | None:
         return None
 
 
+def verified_reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET,
+                       strict_schema: bool = False) -> float:
+    """The verified credit of an artifact (:mod:`mmverify.scoring.verified`):
+    O-EVAL counting only the metrics a replay verified, 0.0 for an artifact
+    that is not scored (missing, unreadable, invalid, infeasible). A reward
+    that pays for claims a replay confirmed and for nothing a paper's numbers
+    alone decide."""
+    if artifact is None or isinstance(artifact, ArtifactError):
+        return 0.0
+    report = score_artifact(task, artifact, ruleset=ruleset, strict_schema=strict_schema, records=True)
+    share = report.verified_share() if report.status == "scored" else None
+    return float(share.verified_credit) if share is not None and share.verified_credit is not None else 0.0
+
+
 def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET,
               strict_schema: bool = False) -> float:
     """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the

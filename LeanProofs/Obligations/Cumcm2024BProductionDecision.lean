@@ -326,7 +326,7 @@ theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_4 : 2448 ≤ 2
 theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤ 280000 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_5
 
-/-- gate q2.row0.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row0.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
@@ -339,7 +339,7 @@ theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000
 theorem cumcm_2024_b_production_decision_q2_row0_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row0_decisions_optimal_replayed
 
-/-- gate q2.row1.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row1.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^5; variables scaled by 10^5; both sides multiplied by 10000000000 to clear denominators -/
@@ -352,7 +352,7 @@ theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : I
 theorem cumcm_2024_b_production_decision_q2_row1_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row1_decisions_optimal_replayed
 
-/-- gate q2.row2.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row2.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
@@ -365,7 +365,7 @@ theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000
 theorem cumcm_2024_b_production_decision_q2_row2_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row2_decisions_optimal_replayed
 
-/-- gate q2.row3.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
@@ -378,7 +378,7 @@ theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : 
 theorem cumcm_2024_b_production_decision_q2_row3_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row3_decisions_optimal_replayed
 
-/-- gate q2.row4.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row4.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
@@ -391,7 +391,7 @@ theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000
 theorem cumcm_2024_b_production_decision_q2_row4_decisions_optimal_replayed : 0 ≤ 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row4_decisions_optimal_replayed
 
-/-- gate q2.row5.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row5.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^8; variables scaled by 10^8; both sides multiplied by 10000000000000000 to clear denominators -/
@@ -500,7 +500,7 @@ theorem cumcm_2024_b_production_decision_q3_decision_bits_binary_14 : 0 = 0 ∨ 
 theorem cumcm_2024_b_production_decision_q3_decision_bits_binary_15 : 1 = 0 ∨ 1 = 1 := by decide
 #print axioms cumcm_2024_b_production_decision_q3_decision_bits_binary_15
 
-/-- gate q3.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/

@@ -3,7 +3,7 @@
   task: mcm-2025-c-olympic-medals
   artifact: oracle artifact
   values from: anchors/mcm-2025-c-olympic-medals/oracle.json
-  obligations: 152 (150 stated as proved, 2 as refuted: the negation of a violated gate)
+  obligations: 151 (151 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -751,7 +751,7 @@ theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_14 : 9 ≤
     sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals], monte_carlo_summary_top_total[0].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0 -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0 : 39 ≤ 122 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0 : 40 ≤ 126 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0
 
 /-- gate q1.actual_2024_gold_le_total[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -765,14 +765,14 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_1 : 40 ≤ 91 := 
     sources: monte_carlo_summary_top_total[2].actual_2024_gold [medals], monte_carlo_summary_top_total[2].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0 -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2 : 13 ≤ 63 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2 : 14 ≤ 65 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2
 
 /-- gate q1.actual_2024_gold_le_total[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[3].actual_2024_gold [medals], monte_carlo_summary_top_total[3].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0 -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3 : 18 ≤ 52 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3 : 18 ≤ 53 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3
 
 /-- gate q1.actual_2024_gold_le_total[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -793,14 +793,14 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_5 : 16 ≤ 64 := 
     sources: monte_carlo_summary_top_total[6].actual_2024_gold [medals], monte_carlo_summary_top_total[6].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0 -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6 : 12 ≤ 36 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6 : 12 ≤ 40 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6
 
 /-- gate q1.actual_2024_gold_le_total[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_gold [medals], monte_carlo_summary_top_total[7].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0 -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7 : 11 ≤ 31 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7 : 12 ≤ 33 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7
 
 /-- gate q1.actual_2024_gold_le_total[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -842,7 +842,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_12 : 9 ≤ 27 := 
     sources: monte_carlo_summary_top_total[13].actual_2024_gold [medals], monte_carlo_summary_top_total[13].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0 -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13 : 6 ≤ 18 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13 : 6 ≤ 19 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13
 
 /-- gate q1.actual_2024_gold_le_total[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -854,8 +854,8 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_14 : 5 ≤ 18 := 
 
 /-- gate q1.actual_2024_total_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_total [medals]
-    scale: 10^0; x = k with k = 122: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0 : 122 = 122 := by decide
+    scale: 10^0; x = k with k = 126: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0 : 126 = 126 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0
 
 /-- gate q1.actual_2024_total_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -866,14 +866,14 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_1 : 91 = 91 := by
 
 /-- gate q1.actual_2024_total_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_total [medals]
-    scale: 10^0; x = k with k = 63: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2 : 63 = 63 := by decide
+    scale: 10^0; x = k with k = 65: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2 : 65 = 65 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2
 
 /-- gate q1.actual_2024_total_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[3].actual_2024_total [medals]
-    scale: 10^0; x = k with k = 52: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3 : 52 = 52 := by decide
+    scale: 10^0; x = k with k = 53: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3 : 53 = 53 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3
 
 /-- gate q1.actual_2024_total_integer[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -890,14 +890,14 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_5 : 64 = 64 := by
 
 /-- gate q1.actual_2024_total_integer[6] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[6].actual_2024_total [medals]
-    scale: 10^0; x = k with k = 36: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6 : 36 = 36 := by decide
+    scale: 10^0; x = k with k = 40: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6 : 40 = 40 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6
 
 /-- gate q1.actual_2024_total_integer[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_total [medals]
-    scale: 10^0; x = k with k = 31: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7 : 31 = 31 := by decide
+    scale: 10^0; x = k with k = 33: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7 : 33 = 33 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7
 
 /-- gate q1.actual_2024_total_integer[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -932,8 +932,8 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_12 : 27 = 27 := b
 
 /-- gate q1.actual_2024_total_integer[13] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[13].actual_2024_total [medals]
-    scale: 10^0; x = k with k = 18: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13 : 18 = 18 := by decide
+    scale: 10^0; x = k with k = 19: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13 : 19 = 19 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13
 
 /-- gate q1.actual_2024_total_integer[14] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -944,8 +944,8 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_14 : 18 = 18 := b
 
 /-- gate q1.actual_2024_gold_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals]
-    scale: 10^0; x = k with k = 39: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0 : 39 = 39 := by decide
+    scale: 10^0; x = k with k = 40: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0 : 40 = 40 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0
 
 /-- gate q1.actual_2024_gold_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -956,8 +956,8 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_1 : 40 = 40 := by 
 
 /-- gate q1.actual_2024_gold_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_gold [medals]
-    scale: 10^0; x = k with k = 13: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2 : 13 = 13 := by decide
+    scale: 10^0; x = k with k = 14: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2 : 14 = 14 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2
 
 /-- gate q1.actual_2024_gold_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -986,8 +986,8 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_6 : 12 = 12 := by 
 
 /-- gate q1.actual_2024_gold_integer[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_gold [medals]
-    scale: 10^0; x = k with k = 11: x*10^d = k*10^d -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7 : 11 = 11 := by decide
+    scale: 10^0; x = k with k = 12: x*10^d = k*10^d -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7 : 12 = 12 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7
 
 /-- gate q1.actual_2024_gold_integer[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -1032,16 +1032,11 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_13 : 6 = 6 := by d
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14 : 5 = 5 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14
 
-/-- gate q1.usa_2024_total_is_statement_table (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: monte_carlo_summary_top_total[0].actual_2024_total [medals]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2025_c_olympic_medals_q1_usa_2024_total_is_statement_table : ¬ (126 ≤ 122 ∧ 122 ≤ 126) := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_usa_2024_total_is_statement_table
-
-/-- gate q1.usa_2024_gold_is_statement_table (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2025_c_olympic_medals_q1_usa_2024_gold_is_statement_table : ¬ (40 ≤ 39 ∧ 39 ≤ 40) := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_usa_2024_gold_is_statement_table
+/-- gate q1.actual_2024_is_official_table (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: ?replay.q1.actual_2024_max_error [no unit]
+    expression: error == 0
+    scale: 10^0; variables scaled by 10^0 -/
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_is_official_table : 0 = 0 := by decide
+#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_is_official_table
 
 end Mcm2025COlympicMedals_Oracle

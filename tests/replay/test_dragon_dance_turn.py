@@ -8,10 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmverify.replay import dragon_dance, dragon_dance_geometry as geo
-from mmverify.replay.dragon_dance_geometry import RATIO_GRID, turn_length
+from mmverify.replay.dragon_dance_geometry import shortest_turn_length, turn_length
 
 DATA = Path(__file__).resolve().parents[2] / "anchors" / "cumcm-2024-a-dragon-dance" / "data"
 BASE = 13.621244906821119
+RATIO_GRID = tuple(2.0 ** (e / 16) for e in range(-96, 97))     # k = 1/64 .. 64, k = 2 on it
 
 
 def closed_form(pitch=geo.PITCH_Q4, radius=geo.TURN_RADIUS):
@@ -42,7 +43,9 @@ def test_base_length_is_the_stored_statement_quantity():
 
 
 def test_base_length_is_the_recomputed_statement_quantity():
-    assert turn_length(2.0) == geo.statement_quantities()["q4.base_turn_length_m"]
+    quantities = geo.statement_quantities()
+    assert turn_length(2.0) == quantities["q4.base_turn_length_m"]
+    assert quantities["q4.shortest_turn_length_m"] == pytest.approx(turn_length(2.0), abs=1e-12)
 
 
 def test_length_over_the_ratio_grid_is_constant():
@@ -53,10 +56,10 @@ def test_length_over_the_ratio_grid_is_constant():
 
 
 def test_shortest_turn_is_the_base_length():
-    shortest = turn_length()
-    assert shortest == min(turn_length(k) for k in RATIO_GRID)
-    assert shortest == pytest.approx(BASE, abs=1e-12)
-    assert shortest <= BASE
+    assert min(turn_length(k) for k in RATIO_GRID) == pytest.approx(BASE, abs=1e-12)
+    shortest = shortest_turn_length()
+    assert shortest == min(turn_length(k) for k in geo.Q4_RATIOS)
+    assert shortest == pytest.approx(BASE, abs=1e-12) and shortest <= BASE
 
 
 def test_radius_sum_and_sweep_do_not_depend_on_the_ratio():

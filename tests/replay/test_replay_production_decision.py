@@ -111,7 +111,9 @@ def test_reference_differs_from_the_statement_reading(task):
 def test_no_soft_gate_reads_the_replay(task):
     reading = [g for g in task.gates if "$replay." in json.dumps(g)]
     assert len(reading) == 13
-    assert all(g["severity"] == "hard" for g in reading)
+    assert {g["id"] for g in reading if g["severity"] == "claim"} == {
+        *(f"q2.row{i}.profit_replayed" for i in range(6)), "q3.profit_replayed"}
+    assert all(g["severity"] in ("hard", "claim") for g in reading)
 
 
 # ------------------------------------------------------------------ claims against the witness
@@ -127,14 +129,17 @@ def test_claim_off_its_witness_fails_hard(task, claim):
     assert f"{ROWS}[0].expected_profit" not in rep.verified()
 
 
-def test_inflated_claim_scores_zero_through_the_cli(tmp_path):
+def test_inflated_claim_is_refuted_through_the_cli(tmp_path):
+    """A claim gate: the inflated claim scores 0 for itself (refuted_claim), the task is still scored."""
     art = oracle()
     rows(art)[2]["expected_profit"] = 21.5          # inside the 28 margin, above what the decisions give
     path = tmp_path / "inflated.json"
     path.write_text(json.dumps(art), encoding="utf-8")
     result = CliRunner().invoke(cli, ["score", str(path), "--task", TASK])
-    assert "infeasible" in result.output and "q2.row2.profit_replayed" in result.output
-    assert "O-EVAL   0.0000" in result.output
+    assert "q2.row2.profit_replayed" in result.output and "infeasible" not in result.output
+    assert "O-EVAL   1.0000" not in result.output and "O-EVAL   0.0000" not in result.output
+    rep = score_artifact(load_task(TASK, str(ANCHORS)), parsed(art))
+    assert any(r.rule == "refuted_claim" and r.metric_id == "q2.expected_profit" for r in rep.panel.rules)
 
 
 def test_rounded_claims_within_tolerance_pass(task):
@@ -351,14 +356,15 @@ def test_q3_claim_is_judged_by_its_own_bits(bits, recovery, nudge):
     assert ("experiment_result.q3.best_expected_profit" in rep.verified()) == inside
 
 
-def test_q3_published_88_scores_zero_through_the_cli(tmp_path):
+def test_q3_published_88_is_a_refuted_claim(task):
+    """The paper's own claim at its own bits: refuted, r = 0 for that claim (not the task)."""
     art = oracle()
-    art["experiment_result"]["q3"]["best_expected_profit"] = 88.0     # the paper's own claim at its own bits
-    path = tmp_path / "q3.json"
-    path.write_text(json.dumps(art), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["score", str(path), "--task", TASK])
-    assert "infeasible" in result.output and "q3.profit_replayed" in result.output
-    assert "O-EVAL   0.0000" in result.output
+    art["experiment_result"]["q3"]["best_expected_profit"] = 88.0
+    got = verdicts(task, art)
+    assert got[("q3.profit_replayed", None)] == "fail"
+    rep = score_artifact(task, parsed(art))
+    assert rep.status == "scored" and 0 < rep.oeval < 1
+    assert any(r.rule == "refuted_claim" and r.metric_id == "q3.best_expected_profit" for r in rep.panel.rules)
 
 
 def test_q3_missing_or_malformed_bits_are_gaps(task):

@@ -37,7 +37,7 @@ theorem cumcm_2023_b_multibeam_lines_q3_length_is_count_times_span : 125936 = 37
 theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 722614 ∧ 722614 ≤ 740800 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_last_position_inside_area
 
-/-- gate q3.total_length_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.total_length_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem3_total_length_m [m], ?replay.q3.total_length_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.5

@@ -326,49 +326,49 @@ theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_4 : 2448 ≤ 2
 theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤ 280000 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_5
 
-/-- gate q2.row0.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row0.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) * ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row0_profit_replayed
 
-/-- gate q2.row1.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row1.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^5; variables scaled by 10^5; both sides multiplied by 10000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) * ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row1_profit_replayed
 
-/-- gate q2.row2.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row2.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) * ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row2_profit_replayed
 
-/-- gate q2.row3.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) * ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row3_profit_replayed
 
-/-- gate q2.row4.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row4.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) * ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row4_profit_replayed
 
-/-- gate q2.row5.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row5.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^8; variables scaled by 10^8; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) * ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
 
-/-- gate q3.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/

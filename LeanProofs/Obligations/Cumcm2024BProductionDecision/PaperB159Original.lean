@@ -12,7 +12,7 @@
 
 namespace Cumcm2024BProductionDecision_PaperB159Original
 
-/-- gate q3.profit_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate q3.profit_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/

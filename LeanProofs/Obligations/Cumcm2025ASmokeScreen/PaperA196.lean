@@ -3,7 +3,7 @@
   task: cumcm-2025-a-smoke-screen
   artifact: panel paper A196
   values from: anchors/cumcm-2025-a-smoke-screen/task.json, panel paper A196: values and context
-  obligations: 139 (129 stated as proved, 10 as refuted: the negation of a violated gate)
+  obligations: 131 (129 stated as proved, 2 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -822,116 +822,60 @@ theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_0 : (((5528 : Int) - (674
 theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1 : (((0 : Int) - (0 : Int)) * ((17380 : Int) - (17800 : Int)) - (0 : Int) * ((16680 : Int) - (17380 : Int))) * (((0 : Int) - (0 : Int)) * ((17380 : Int) - (17800 : Int)) - (0 : Int) * ((16680 : Int) - (17380 : Int))) * (10000 : Int) ≤ (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) + (0 : Int) * (0 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int))) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1
 
-/-- gate q1.duration_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.duration_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_duration_s [s], ?replay.q1.effective_duration_s [no unit], ?replay.q1.grid_slack_s [no unit], ?replay.q1.effective_duration_full_target_s [no unit], ?replay.q1.grid_slack_full_target_s [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q1_duration_replayed : ((1500000 : Int) + (100000 : Int) - (1391645 : Int)) * ((1500000 : Int) - ((1454389 : Int) + (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_duration_replayed
 
-/-- gate q1.duration_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q1_duration_s [s], ?replay.q1.effective_duration_full_target_s [no unit], ?replay.q1.grid_slack_full_target_s [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_duration_full_target : ¬ (1500000 ≤ 1391645 + 100000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_duration_full_target
-
-/-- gate q2.duration_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.duration_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2_duration_s [s], ?replay.q2.effective_duration_s [no unit], ?replay.q2.grid_slack_s [no unit], ?replay.q2.effective_duration_full_target_s [no unit], ?replay.q2.grid_slack_full_target_s [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q2_duration_replayed : ((4500000 : Int) + (100000 : Int) - (4271560 : Int)) * ((4500000 : Int) - ((4505013 : Int) + (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_duration_replayed
 
-/-- gate q2.duration_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2_duration_s [s], ?replay.q2.effective_duration_full_target_s [no unit], ?replay.q2.grid_slack_full_target_s [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 100000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_duration_full_target : ¬ (450000 ≤ 427156 + 10000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_duration_full_target
-
-/-- gate q3.total_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.total_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3_union_duration_s.total [s], ?replay.q3.union_duration_s.total [no unit], ?replay.q3.grid_slack_s.total [no unit], ?replay.q3.union_duration_full_target_s.total [no unit], ?replay.q3.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_total_replayed : ((6800000 : Int) + (200000 : Int) - (6436933 : Int)) * ((6800000 : Int) - ((6771175 : Int) + (200000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_total_replayed
 
-/-- gate q3.total_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q3_union_duration_s.total [s], ?replay.q3.union_duration_full_target_s.total [no unit], ?replay.q3.grid_slack_full_target_s.total [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_total_full_target : ¬ (6800000 ≤ 6436933 + 200000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_total_full_target
-
-/-- gate q4.total_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q4.total_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4_union_duration_s.total [s], ?replay.q4.union_duration_s.total [no unit], ?replay.q4.grid_slack_s.total [no unit], ?replay.q4.union_duration_full_target_s.total [no unit], ?replay.q4.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_total_replayed : ((8100000 : Int) + (200000 : Int) - (5218356 : Int)) * ((8100000 : Int) - ((8035870 : Int) + (200000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_total_replayed
 
-/-- gate q4.total_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q4_union_duration_s.total [s], ?replay.q4.union_duration_full_target_s.total [no unit], ?replay.q4.grid_slack_full_target_s.total [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_total_full_target : ¬ (8100000 ≤ 5218356 + 200000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_total_full_target
-
-/-- gate q5.m1_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q5.m1_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.M1 [s], ?replay.q5.union_duration_s.M1 [no unit], ?replay.q5.grid_slack_s.M1 [no unit], ?replay.q5.union_duration_full_target_s.M1 [no unit], ?replay.q5.grid_slack_full_target_s.M1 [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m1_replayed : ((10300000 : Int) + (300000 : Int) - (7622579 : Int)) * ((10300000 : Int) - ((10205124 : Int) + (300000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m1_replayed
 
-/-- gate q5.m1_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q5_union_duration_s.M1 [s], ?replay.q5.union_duration_full_target_s.M1 [no unit], ?replay.q5.grid_slack_full_target_s.M1 [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_m1_full_target : ¬ (10300000 ≤ 7622579 + 300000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m1_full_target
-
-/-- gate q5.m2_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q5.m2_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.M2 [s], ?replay.q5.union_duration_s.M2 [no unit], ?replay.q5.grid_slack_s.M2 [no unit], ?replay.q5.union_duration_full_target_s.M2 [no unit], ?replay.q5.grid_slack_full_target_s.M2 [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m2_replayed : ((6200000 : Int) + (200000 : Int) - (2862064 : Int)) * ((6200000 : Int) - ((6251377 : Int) + (200000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m2_replayed
 
-/-- gate q5.m2_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q5_union_duration_s.M2 [s], ?replay.q5.union_duration_full_target_s.M2 [no unit], ?replay.q5.grid_slack_full_target_s.M2 [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_m2_full_target : ¬ (6200000 ≤ 2862064 + 200000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m2_full_target
-
-/-- gate q5.m3_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q5.m3_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.M3 [s], ?replay.q5.union_duration_s.M3 [no unit], ?replay.q5.grid_slack_s.M3 [no unit], ?replay.q5.union_duration_full_target_s.M3 [no unit], ?replay.q5.grid_slack_full_target_s.M3 [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m3_replayed : ((3400000 : Int) + (100000 : Int) - (793366 : Int)) * ((3400000 : Int) - ((3318653 : Int) + (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m3_replayed
 
-/-- gate q5.m3_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q5_union_duration_s.M3 [s], ?replay.q5.union_duration_full_target_s.M3 [no unit], ?replay.q5.grid_slack_full_target_s.M3 [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_m3_full_target : ¬ (3400000 ≤ 793366 + 100000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m3_full_target
-
-/-- gate q5.total_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q5.total_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], ?replay.q5.union_duration_s.total [no unit], ?replay.q5.grid_slack_s.total [no unit], ?replay.q5.union_duration_full_target_s.total [no unit], ?replay.q5.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
     scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_replayed : ((19900000 : Int) + (600000 : Int) - (11278009 : Int)) * ((19900000 : Int) - ((19775154 : Int) + (600000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_replayed
-
-/-- gate q5.total_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q5_union_duration_s.total [s], ?replay.q5.union_duration_full_target_s.total [no unit], ?replay.q5.grid_slack_full_target_s.total [no unit]
-    expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_full_target : ¬ (19900000 ≤ 11278009 + 600000) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_full_target
 
 end Cumcm2025ASmokeScreen_PaperA196
