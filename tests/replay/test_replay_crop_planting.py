@@ -356,3 +356,23 @@ def test_more_than_six_places_stays_malformed(official):
     derived = cp.replay({"experiment_result": {"q1": {"waste_plan": rows}}}, official)
     assert "witness malformed" in derived.gaps["q1.waste_profit_yuan"]
     assert "q1.waste_plan_feasible" in derived.gaps
+
+
+def test_tidy_gives_rounding_back_to_the_legume_windows(official):
+    """Solver areas rounded to 1e-6 mu can leave a window a few 1e-6 mu short of the plot;
+    tidy_plan gives that back to a legume row with room in its season, and nothing more."""
+    from mmverify.replay import crop_planting_milp as milp
+
+    def legume_rows(first):
+        return [("A1", 2024, "single", 1, first), ("A1", 2027, "single", 1, Fraction(80)),
+                ("A1", 2030, "single", 1, Fraction(80))]
+
+    def breaches(rows):
+        plan = {(p, y, s, c): a for p, y, s, c, a in milp.tidy_plan(official, rows)}
+        return [x for x in cp.plan_violations(plan, official) if x.startswith("A1: legumes")]
+
+    assert breaches(legume_rows(Fraction(80))) == []
+    assert breaches(legume_rows(Fraction(79999990, 10**6))) == []                 # 1e-5 mu short: given back
+    tidied = dict(((p, y, s, c), a) for p, y, s, c, a in milp.tidy_plan(official, legume_rows(Fraction(7999999, 10**5))))
+    assert tidied[("A1", 2024, "single", 1)] == 80
+    assert len(breaches(legume_rows(Fraction(79)))) == 2                          # 1 mu short: a real breach
