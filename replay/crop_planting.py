@@ -64,7 +64,8 @@ RULES = (
     "single-season rice shares the plot with each vegetable season",
     "second season on irrigated land: one crop per plot (note (3))",
     "no crop repeated on a plot in consecutive seasons, 2023 included (continuous cropping)",
-    "a legume on every plot at least once in every 3-year window 2023-2025 ... 2028-2030",
+    "legumes on all of every plot's land in every 3-year window 2023-2025 ... 2028-2030: the legume "
+    "areas of the window's seasons (2023 included) add up to at least the plot area",
 )
 
 
@@ -99,6 +100,7 @@ class Official:
     stats: Mapping[tuple[int, str, str], tuple[Fraction, Fraction, Fraction]]  # (crop, type, season) -> yield, cost, price
     demand: Mapping[int, Fraction]                                    # crop -> expected sales (jin / year)
     planted_2023: Mapping[tuple[str, str], frozenset[int]]            # (plot, season) -> crops
+    legume_area_2023: Mapping[str, Fraction]                          # plot -> legume area planted in 2023
     scaled: _Scaled = field(init=False, repr=False, compare=False)    # the same data as integers
 
     def __post_init__(self) -> None:
@@ -125,7 +127,7 @@ class _Scaled:
     yield_den: int                                # YIELD: a multiple of every yield's and demand's denominator
     cost_den: int                                 # COST
     price_den: int                                # PRICE
-    legume_2023: frozenset[str]                   # plots with a legume in 2023
+    legume_2023: Mapping[str, tuple[int, int]]    # plot -> 2023 legume area as (numerator, denominator)
 
     @classmethod
     def of(cls, o: Official) -> _Scaled:
@@ -141,7 +143,7 @@ class _Scaled:
             stats={k: (_times(yi, y), _times(co, c), _times(pr, p)) for k, (yi, co, pr) in o.stats.items()},
             demand={crop: _times(d, y) for crop, d in o.demand.items()},
             yield_den=y, cost_den=c, price_den=p,
-            legume_2023=frozenset(plot for (plot, _s), cs in o.planted_2023.items() if cs & LEGUMES))
+            legume_2023={plot: (a.numerator, a.denominator) for plot, a in o.legume_area_2023.items()})
 
 
 def _times(value: Fraction, multiple: int) -> int:
@@ -168,16 +170,19 @@ def load_official(data_dir: str) -> Official:
             stats.setdefault((c, "smart_greenhouse", "first"), v)
     demand: dict[int, Fraction] = {}
     planted: dict[tuple[str, str], set[int]] = {}
+    legume_area = {plot: Fraction(0) for plot in plots}
     for r in _rows(os.path.join(data_dir, "planting_2023.csv")):
         plot, crop, season, area = r["plot"], int(r["crop_id"]), r["season"], Fraction(r["area_mu"])
         demand[crop] = demand.get(crop, Fraction(0)) + area * stats[(crop, plots[plot][0], season)][0]
         planted.setdefault((plot, season), set()).add(crop)
+        if crop in LEGUMES:
+            legume_area[plot] += area
     for lt, _ in plots.values():
         for season, cs in allowed_seasons(lt).items():
             missing = [c for c in cs if (c, lt, season) not in stats]
             if missing:
                 raise ValueError(f"no 2023 statistics for crops {missing} on {lt}/{season}")
-    return Official(plots, crops, stats, demand, {k: frozenset(v) for k, v in planted.items()})
+    return Official(plots, crops, stats, demand, {k: frozenset(v) for k, v in planted.items()}, legume_area)
 
 
 # --------------------------------------------------------------------------- witness parsing
@@ -190,15 +195,18 @@ Plan = Mapping[tuple[str, int, str, int], Fraction]    # (plot, year, season, cr
 _Ints = Mapping[tuple[str, int, str, int], int]       # the same, areas as integers over one denominator
 
 
-def _micro(value: Any) -> int:
-    """An area as an integer number of 1e-6 mu."""
+def _micro(value: Any) -> int | None:
+    """An area as an integer number of 1e-6 mu; None for a decimal of 1e7 or
+    more (larger than any plot: an area breach, kept out of integer arithmetic)."""
     d = value
     if value.__class__ is not Decimal:      # a parsed JSON number with a fraction is a Decimal already
         if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
             raise Malformed("area_mu is not a number")
         d = Decimal(value)
-    if not d.is_finite() or d.as_tuple().exponent < -MAX_PLACES or d.adjusted() > 6:
-        raise Malformed(f"area_mu {value} is not a decimal of at most {MAX_PLACES} places below 1e7")
+    if not d.is_finite() or d.as_tuple().exponent < -MAX_PLACES:
+        raise Malformed(f"area_mu {value} is not a decimal of at most {MAX_PLACES} places")
+    if d.adjusted() > 6:
+        return None
     n, den = d.as_integer_ratio()     # den divides MICRO: at most 6 places
     return n * (MICRO // den)
 
@@ -212,14 +220,19 @@ def _member(value: Any, ids: Mapping[int, int]) -> int | None:
     return None
 
 
-def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]:
-    """(plot, year, season, crop) -> area in 1e-6 mu, or Malformed. Repeated rows add up."""
+def _parse(raw: Any, official: Official) -> tuple[dict[tuple[str, int, str, int], int], list[str]]:
+    """(plot, year, season, crop) -> area in 1e-6 mu, and the rows whose area
+    breaks the area rule (not in (0, plot area]: the plan is infeasible, like any
+    other area breach; those rows are left out of the plan), or Malformed (a row
+    that does not name a plot-year-season-crop or whose area is no decimal of at
+    most 6 places). Repeated rows add up."""
     if not isinstance(raw, list):
         raise Malformed("the plan is not a list of rows")
     if len(raw) > official.admissible():
         raise Malformed(f"{len(raw)} rows, more than the {official.admissible()} the statement admits")
     plots, caps, crop_ids = official.plots, official.scaled.cap_micro, official.scaled.crop_ids
     plan: dict[tuple[str, int, str, int], int] = {}
+    breaches: list[str] = []
     for k, row in enumerate(raw):
         if not isinstance(row, dict):
             raise Malformed(f"row {k} is not an object")
@@ -233,11 +246,12 @@ def _parse(raw: Any, official: Official) -> dict[tuple[str, int, str, int], int]
         if (crop := _member(crop, crop_ids)) is None:
             raise Malformed(f"row {k}: unknown crop_id")
         area = _micro(row.get("area_mu"))
-        if not 0 < area <= caps[plot]:
-            raise Malformed(f"row {k}: area_mu outside (0, plot area]")
+        if area is None or not 0 < area <= caps[plot]:
+            breaches.append(f"row {k}: {plot} {year} {season}: area_mu {row.get('area_mu')} outside (0, plot area]")
+            continue
         key = (plot, year, str(season), crop)
         plan[key] = plan.get(key, 0) + area
-    return plan
+    return plan, breaches
 
 
 def _integers(plan: Plan) -> tuple[_Ints, int]:
@@ -248,7 +262,14 @@ def _integers(plan: Plan) -> tuple[_Ints, int]:
 
 def parse_plan(raw: Any, official: Official) -> dict[tuple[str, int, str, int], Fraction]:
     """(plot, year, season, crop) -> area, or Malformed. Repeated rows add up."""
-    return {key: Fraction(area, MICRO) for key, area in _parse(raw, official).items()}
+    return {key: Fraction(area, MICRO) for key, area in _parse(raw, official)[0].items()}
+
+
+def witness_violations(raw: Any, official: Official) -> list[str]:
+    """Every broken rule of a witness plan, area breaches of single rows included
+    (what the replay's feasibility value reads), or Malformed."""
+    plan, breaches = _parse(raw, official)
+    return breaches + _violations(plan, MICRO, official)
 
 
 # --------------------------------------------------------------------------- the two derived values
@@ -303,7 +324,7 @@ def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
     plots = official.plots
     used: dict[tuple[str, int, str], int] = {}
     crops_in: dict[tuple[str, int, str], set[int]] = {}
-    legume_years: dict[str, set[int]] = {}
+    legume_area: dict[tuple[str, int], int] = {}             # (plot, year) -> legume area, all seasons
     planted_2023, allowed = official.planted_2023, official.scaled.allowed
     least_num, least_den = MIN_AREA.numerator * scale, MIN_AREA.denominator   # area/scale < MIN_AREA, in integers
     for (plot, year, season, crop), area in plan.items():
@@ -314,7 +335,7 @@ def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
         used[(plot, year, season)] = used.get((plot, year, season), 0) + area
         crops_in.setdefault((plot, year, season), set()).add(crop)
         if crop in LEGUMES:
-            legume_years.setdefault(plot, set()).add(year)
+            legume_area[(plot, year)] = legume_area.get((plot, year), 0) + area
     keys = sorted(used)           # the same keys as crops_in
     caps = official.scaled.cap_ratio
     for plot, year, season in keys:
@@ -337,13 +358,15 @@ def _violations(plan: _Ints, scale: int, official: Official) -> list[str]:
                 for py, ps, b in clashes:
                     if crop in b:
                         out.append(f"{plot}: crop {crop} in {py} {ps} and again in {year} {season}")
+    legume_2023 = official.scaled.legume_2023
     for plot in sorted(plots):
-        years = legume_years.get(plot, set())
-        if plot in official.scaled.legume_2023:
-            years.add(2023)
+        num, den = caps[plot]
         for start in range(2023, YEARS[-1] - 1):
-            if not years & {start, start + 1, start + 2}:
-                out.append(f"{plot}: no legume in {start}-{start + 2}")
+            planted = Fraction(sum(legume_area.get((plot, y), 0) for y in range(start, start + 3)), scale)
+            if start == 2023:
+                planted += Fraction(*legume_2023.get(plot, (0, 1)))
+            if planted < Fraction(num, den):
+                out.append(f"{plot}: legumes on {float(planted):g} of its {num / den:g} mu in {start}-{start + 2}")
     return out
 
 
@@ -361,12 +384,12 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
                 gaps[n] = f"witness absent: experiment_result.q1.{field_}"
             continue
         try:
-            plan = _parse(raw, official)
+            plan, breaches = _parse(raw, official)
         except Malformed as exc:
             for n in names:
                 gaps[n] = f"witness malformed: experiment_result.q1.{field_}: {exc}"
             continue
-        broken = _violations(plan, MICRO, official)
+        broken = breaches + _violations(plan, MICRO, official)
         values[names[1]] = Fraction(0 if broken else 1)
         if broken:   # an infeasible plan proves nothing about an optimum: its profit verifies no claim
             gaps[names[0]] = f"witness infeasible: experiment_result.q1.{field_}: {broken[0]}"

@@ -11,8 +11,9 @@ optimal plan, replayed, gives the optimum back:
   season ``<= A_p``); one crop in an irrigated plot's second season;
 * continuous cropping: ``z[p,c,prev] + z[p,c,next] <= 1`` for consecutive
   seasons; a crop planted on the plot in the 2023 season just before is fixed off;
-* legumes: every plot has ``sum z[legume] >= 1`` in each 3-year window from
-  2023-2025 to 2028-2030 (a window containing a 2023 legume is already met);
+* legumes on all of the plot's land: in each 3-year window from 2023-2025 to
+  2028-2030, ``sum x[legume]`` over the window's seasons (plus the plot's 2023
+  legume area in the first window) is at least the plot area;
 * sales: ``q[c,y,t,s] <= yield * sum x`` per crop, year, plot type and season,
   ``sum q[c,y,.,.] <= expected sales of c``; revenue ``price * q``, plus
   ``price/2 * (production - q)`` in the discount case; cost ``cost * x``.
@@ -141,13 +142,14 @@ def solve(official: Official, case: str, *, time_limit_s: float = 600.0) -> Solu
                     ub[i] = 0
             elif (plot, py, ps, c) in xi:
                 add([(n + i, 1), (n + xi[(plot, py, ps, c)], 1)], -inf, 1)
-    legume_2023 = {p for (p, _s), cs in official.planted_2023.items() if cs & LEGUMES}
     for plot in sorted(official.plots):
+        need = official.plots[plot][1]
         for start in range(2023, YEARS[-1] - 1):
-            if start == 2023 and plot in legume_2023:
+            left = need - (official.legume_area_2023.get(plot, Fraction(0)) if start == 2023 else 0)
+            if left <= 0:
                 continue
-            idx = [n + i for (p, y, s, c), i in xi.items() if p == plot and c in LEGUMES and start <= y <= start + 2]
-            add([(i, 1) for i in idx], 1, inf)
+            idx = [i for (p, y, s, c), i in xi.items() if p == plot and c in LEGUMES and start <= y <= start + 2]
+            add([(i, 1) for i in idx], float(left), inf)
 
     A = coo_matrix((vals, (rows, cols)), shape=(len(lo), N)).tocsr()
     t0 = time.perf_counter()
@@ -181,7 +183,42 @@ def tidy_plan(official: Official, rows) -> tuple[tuple[str, int, str, int, Fract
                 if excess > 0:
                     big = max(keys, key=lambda k: (areas[k], k))
                     areas[big] -= excess
+    _cover_legume_windows(official, areas)
     return tuple((p, y, s, c, a) for (p, y, s, c), a in sorted(areas.items()))
+
+
+ROUNDING_SLACK = Fraction(1, 10**4)    # mu: what rounding rows to 1e-6 mu can take from a window's legume area
+
+
+def _slack(official: Official, areas, plot: str, year: int, season: str) -> Fraction:
+    """Unplanted area of a plot's season (irrigated: single-season rice shares each vegetable season)."""
+    lt, cap = official.plots[plot]
+    def used(s):
+        return sum((a for k, a in areas.items() if k[:3] == (plot, year, s)), Fraction(0))
+    if lt == "irrigated":
+        if season == "single":
+            return cap - used("single") - max(used("first"), used("second"))
+        return cap - used("single") - used(season)
+    return cap - used(season)
+
+
+def _cover_legume_windows(official: Official, areas) -> None:
+    """Give back to legume rows what rounding to 1e-6 mu took from a 3-year window's legume
+    area (at most ``ROUNDING_SLACK``), where the row's season has room for it."""
+    for plot in sorted(official.plots):
+        cap = official.plots[plot][1]
+        for start in range(2023, YEARS[-1] - 1):
+            need = cap - (official.legume_area_2023.get(plot, Fraction(0)) if start == 2023 else 0)
+            rows = sorted((k for k in areas if k[0] == plot and k[3] in LEGUMES and start <= k[1] <= start + 2),
+                          key=lambda k: (-areas[k], k))
+            short = need - sum((areas[k] for k in rows), Fraction(0))
+            if not 0 < short <= ROUNDING_SLACK:
+                continue
+            for k in rows:
+                room = min(_slack(official, areas, plot, k[1], k[2]), cap - areas[k])
+                if room >= short:
+                    areas[k] += short
+                    break
 
 
 def replayed_profit(official: Official, solution: Solution) -> Fraction:

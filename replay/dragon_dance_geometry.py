@@ -357,14 +357,40 @@ def q1_table() -> Mapping[tuple[int, int], tuple[float, float, float]]:
             for k, t in enumerate(Q1_TIMES) for h in Q1_HANDLES}
 
 
-def turn_length(ratio: float) -> float:
-    """Q4: length of the S-curve of two arcs with radius ratio ``ratio``, tangent
-    to the coiling-in spiral at r = 4.5 m, to each other and to the coiling-out
-    spiral. With the tangent points fixed on the turn-around circle, the
-    tangency conditions give r1 + r2 = -R^2 / (side * e.n) whatever the ratio,
-    and both arcs turn through the same angle, so the length (r1 + r2) * sweep
-    does not depend on the ratio: adjusting the arcs cannot shorten the curve."""
-    return _Turn(ratio=ratio).length
+def turn_length(ratio: float, pitch: float = PITCH_Q4, radius: float = TURN_RADIUS) -> float:
+    """Q4: length (m) of the S-curve whose first arc has ``ratio`` (k) times the
+    second's radius.  Raises ValueError for a ratio that is not a positive finite
+    number.
+
+    The S-curve leaves the coiling-in spiral r = b*theta (b = pitch/2pi)
+    tangentially at E, |E| = radius, and joins the centrally symmetric
+    coiling-out spiral tangentially at -E; the two arcs are tangent to each other.
+
+    The length does not depend on k.  Let u be the unit direction of motion at E
+    (at -E it is u as well, by the central symmetry), n the unit normal to u on
+    the side of arc 1's centre, and psi the angle between the spiral and the
+    circle r = radius at E, tan psi = b/radius.  The centres are c1 = E + r1*n
+    and c2 = -E - r2*n; the arcs are tangent when |c2 - c1| = r1 + r2 = S.
+    Squaring, 4*radius^2 + 4*S*(E.n) + S^2 = S^2, so S = -radius^2/(E.n) =
+    radius/cos(psi) however S is split into r1 and r2.  The unit vector
+    (c2 - c1)/S = -2E/S - n does not depend on the split either, so arc 1 turns
+    the direction of motion by theta with cos(theta) = 1 + 2(E.n)/S = -cos(2 psi),
+    theta = pi - 2 psi, and arc 2 turns it back by theta (u at both ends):
+    L = (r1 + r2)*theta = radius*(pi - 2 psi)/cos(psi) for every k > 0, which is
+    13.6212449068... m for pitch 1.7 m and radius 4.5 m.
+
+    Every k keeps both arcs inside the turn-around circle: the joint is
+    c1 + r1*(c2 - c1)/S = E*(r2 - r1)/S, on the diameter through E, inside the
+    circle; arc 1 leaves E inwards (the spiral coils in, psi > 0), and a circle
+    meets the turn-around circle in E and at most one more point, so an arc that
+    left the disc could not come back to the joint; arc 2 likewise, by symmetry.
+    So no admissible ratio shortens the turn, and the shortest length is the base
+    (k = 2) length.  Only tangent points inside the circle (radius < 4.5 m; L
+    grows with radius) would shorten it, and the statement puts them on the
+    boundary of the turn-around space."""
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError("the radius ratio must be a positive finite number")
+    return _Turn(pitch, radius, float(ratio)).length
 
 
 def shortest_turn_length() -> float:

@@ -55,8 +55,14 @@ statement reading is unbounded), ``best_profit_reference`` /
 situation, finite values only), ``regret_statement`` = best - chosen in the
 statement reading, and ``regret`` = the smaller of the two shortfalls best -
 chosen (0 exactly when the chosen decisions are optimal in one of the
-readings). Q3: ``q3.profit_reference`` of the witness bits under
-the reproduction's 2-stage model (see :func:`q3_reference`).
+readings). Q3, of the witness bits: ``q3.profit_reference`` under the
+reproduction's 2-stage formula as coded (:func:`q3_reference`, reported: it
+charges nothing for rejected semi-finished products), ``q3.profit_charged`` and
+``q3.profit_charged_no_recovery`` under the same model with every rejected
+semi-finished product charged, with the reproduction's recovery value of
+dismantled items or none (:func:`q3_charged`; the statement fixes no value),
+and ``q3.profit_low`` / ``q3.profit_high``, their min/max, which bracket the
+claim in the hard gate.
 """
 from __future__ import annotations
 
@@ -107,7 +113,9 @@ PLACES = 9                                # derived values: decimals of the exac
 _QUANTUM = Decimal(1).scaleb(-PLACES)
 _CTX = Context(prec=60)
 
-DERIVED = tuple(f"q2.row{i}.{f}" for i in range(ROWS) for f in ROW_FIELDS) + ("q3.profit_reference",)
+Q3_FIELDS = ("profit_reference", "profit_charged", "profit_charged_no_recovery", "profit_low", "profit_high")
+DERIVED = (tuple(f"q2.row{i}.{f}" for i in range(ROWS) for f in ROW_FIELDS)
+           + tuple(f"q3.{f}" for f in Q3_FIELDS))
 
 
 TABLES_FILE = "statement_tables.json"
@@ -317,6 +325,52 @@ def q3_reference(bits: Sequence[int]) -> Fraction:
     return Q3_FINAL["price"] - total - (1 - good) * Q3_FINAL["swap"]
 
 
+def q3_charged(bits: Sequence[int], recovery: bool = True) -> Fraction:
+    """Q3 expected profit per assembled final product in the reproduction's
+    2-stage model with every rejected semi-finished product charged (exact).
+
+    The model of :func:`q3_reference` (part costs as in Q2, recovery shares 1/4
+    and 1/5 of the parts' purchase price, a final product sold or, if inspected,
+    sold when good), but a semi-finished product that is inspected is made again
+    until one passes: per good one, 1/g attempts, each paying its parts, its
+    assembly and its inspection, and each of the 1/g - 1 rejected ones credited
+    its recovery value when dismantled.  An uninspected semi-finished product
+    goes to final assembly as it is (no defect is found, so none is dismantled).
+    ``recovery=False`` credits no recovery value at all (dismantled parts worth
+    no more than the dismantling costs): the statement fixes no value for them,
+    so the replay brackets the claim between the two."""
+    part_cost, part_good = [], []
+    for (p, buy, test, _), b in zip(Q3_PARTS, bits[:8]):
+        c, d = _part(p, buy, test, b)
+        part_cost.append(c)
+        part_good.append(1 - d)
+    total = ZERO
+    halves_good = []
+    for h, (p, assemble, test, dis) in enumerate(Q3_HALVES):
+        members = [k for k, part in enumerate(Q3_PARTS) if part[3] == h]
+        g = 1 - p
+        for k in members:
+            g *= part_good[k]
+        attempt = sum((part_cost[k] for k in members), ZERO) + assemble
+        if bits[8 + h]:
+            value = max(ZERO, Q3_HALF_SALVAGE_SHARE * sum(Q3_PARTS[k][1] for k in members) - dis)
+            credit = value if (recovery and bits[11 + h]) else ZERO
+            total += (attempt + test - (1 - g) * credit) / g
+            halves_good.append(ONE)
+        else:
+            total += attempt
+            halves_good.append(g)
+    good = 1 - Q3_FINAL["p"]
+    for g in halves_good:
+        good *= g
+    total += Q3_FINAL["assemble"] + bits[14] * Q3_FINAL["test"]
+    if bits[14]:
+        value = max(ZERO, Q3_FINAL_SALVAGE_SHARE * sum(p[1] for p in Q3_PARTS) - Q3_FINAL["dismantle"])
+        credit = value if (recovery and bits[15]) else ZERO
+        return good * Q3_FINAL["price"] - total + (1 - good) * credit
+    return Q3_FINAL["price"] - total - (1 - good) * Q3_FINAL["swap"]
+
+
 def decimal_value(x: Fraction, rounding: str = ROUND_HALF_EVEN) -> Fraction:
     """``x`` rounded to ``PLACES`` decimals, as an exact Fraction (decimal values
     scale to integers, so the Lean obligations can compare them)."""
@@ -394,7 +448,7 @@ def _q2(data: Mapping[str, Any], i: int, tables: Tables) -> dict[str, Fraction]:
     return out
 
 
-def _q3(data: Mapping[str, Any]) -> Fraction:
+def _q3(data: Mapping[str, Any]) -> dict[str, Fraction]:
     bits = _section(data, "q3", "decision_bits")
     where = "experiment_result.q3.decision_bits"
     if not isinstance(bits, list):
@@ -406,7 +460,9 @@ def _q3(data: Mapping[str, Any]) -> Fraction:
         if not _is_number(v) or v not in (0, 1):
             raise _Gap(f"witness malformed: {where}[{k}] is not 0 or 1")
         flags.append(int(v))
-    return q3_reference(flags)
+    charged, bare = q3_charged(flags, True), q3_charged(flags, False)
+    return {"profit_reference": q3_reference(flags), "profit_charged": charged,
+            "profit_charged_no_recovery": bare, "profit_low": min(charged, bare), "profit_high": max(charged, bare)}
 
 
 def replay(data: Mapping[str, Any], official: Tables | None = None) -> Derived:
@@ -430,7 +486,7 @@ def replay(data: Mapping[str, Any], official: Tables | None = None) -> Derived:
                 gaps[n] = ("statement reading unbounded: the plan dismantles defective products but leaves a "
                            "part uninspected, so a defective part of that kind returns to assembly forever")
     try:
-        values["q3.profit_reference"] = decimal_value(_q3(data))
+        values.update({f"q3.{f}": decimal_value(v) for f, v in _q3(data).items()})
     except _Gap as why:
-        gaps["q3.profit_reference"] = str(why)
+        gaps.update({f"q3.{f}": str(why) for f in Q3_FIELDS})
     return Derived(values=values, gaps=gaps)

@@ -140,8 +140,8 @@ theorem cumcm_2024_c_crop_planting_q3_spearman_range : (-10000 : Int) ≤ (2551 
     sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5
-    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 4041887700000000 ≤ 4053821627214375 + 1 * 50000000 := by decide
+    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 40418877000000 ≤ 40844811874535 + 1 * 500000 := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
 
 /-- gate q1.waste_plan_feasible (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
@@ -155,8 +155,8 @@ theorem cumcm_2024_c_crop_planting_q1_waste_plan_feasible : 1 = 1 := by decide
     sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : 58718967000000000 ≤ 70294093816579375 + 1 * 500000000 := by decide
+    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : 5871896700000000 ≤ 6393973467538375 + 1 * 50000000 := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_discount_profit_replayed
 
 /-- gate q1.discount_plan_feasible (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim

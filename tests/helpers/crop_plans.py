@@ -117,7 +117,7 @@ def record(data: dict) -> dict:
         except cp.Malformed as exc:
             row["plans"][field_] = {"malformed": str(exc)}
             continue
-        row["plans"][field_] = {"violations": cp.plan_violations(plan, official),
+        row["plans"][field_] = {"violations": cp.witness_violations(raw, official),
                                 "profit": {case: str(cp.plan_profit(plan, official, case)) for case in cp.CASES}}
     return row
 

@@ -138,7 +138,7 @@ def test_rules_each_caught(official):
     assert any("allows one" in x for x in v([row("D1", 2024, "second", 35, "5"), row("D1", 2024, "second", 37, "5")]))
     assert any("minimum" in x for x in v([row("A1", 2024, "single", 6, "0.2")]))
     assert any("again in 2024" in x for x in v([row("A1", 2024, "single", 6, "80")]))      # wheat on A1 in 2023
-    assert any("no legume in 2024-2026" in x for x in v([row("A4", 2024, "single", 6, "72")]))
+    assert any("legumes on 0 of its 72 mu in 2024-2026" in x for x in v([row("A4", 2024, "single", 6, "72")]))
 
 
 def test_discount_never_below_waste_for_the_same_plan(official):
@@ -233,7 +233,7 @@ def test_table_covers_feasible_infeasible_and_malformed_plans():
 
 
 def test_oracle_matches_the_table(oracle):
-    """The table was recorded by the Fraction-per-row replay of commit 2a2f3da."""
+    """The table was recorded by tests/helpers/crop_plans.py from the replay with the legume rule as worded."""
     assert crop_plans.record(oracle) == TABLE["oracle"]
 
 
@@ -261,3 +261,118 @@ def test_fraction_plans_with_any_denominator(official):
     assert f"A1 2024 single: {float(cap + third):g} mu planted on {float(cap):g} mu" in cp.plan_violations(over, official)
     assert not any("planted on" in v for v in cp.plan_violations({("A1", 2024, "single", 11): cap - third,
                                                                  ("A1", 2024, "single", 6): third}, official))
+
+
+# ------------------------------------------------------------------ legumes on all of the plot's land
+
+def _row(plot, year, season, crop, area):
+    return {"plot": plot, "year": year, "season": season, "crop_id": crop, "area_mu": Decimal(area)}
+
+
+def _legume_breaches(official, rows, plot):
+    return [x for x in cp.plan_violations(cp.parse_plan(rows, official), official)
+            if x.startswith(f"{plot}: legumes")]
+
+
+def test_statement_sentence_is_the_legume_rule(task):
+    """The rule as the statement words it: all of each plot's land, in three years."""
+    with open(os.path.join(task.directory, "problem.md"), encoding="utf-8") as fh:
+        text = "".join(fh.read().split())          # the statement's text wraps lines
+    assert "每个地块（含大棚）的所有土地三年内至少种植一次豆类作物" in text
+    assert any("all of every plot's land" in r for r in cp.RULES)
+
+
+def test_a_small_legume_row_does_not_cover_the_plot(official):
+    """A1 (80 mu, wheat in 2023, no legume): a 0.3 mu soybean row each year leaves the rest
+    of the plot without legumes; soybeans on all 80 mu once per window satisfy the rule."""
+    small = [_row("A1", y, "single", 1, "0.3") for y in cp.YEARS]
+    assert len(_legume_breaches(official, small, "A1")) == 6
+    whole = [_row("A1", y, "single", 1 if y in (2024, 2027, 2030) else 6 + y % 2, "80") for y in cp.YEARS]
+    assert _legume_breaches(official, whole, "A1") == []
+
+
+def test_legume_areas_add_up_over_the_window(official):
+    """Halves of the plot in successive years cover it (the rows do not say where on the plot
+    they lie, so the window's legume area must reach the plot area); 1e-6 mu short fails."""
+    halves = [_row("A1", y, "single", 1 + y % 2, "40") for y in (2024, 2025, 2027, 2028, 2030)]
+    assert _legume_breaches(official, halves, "A1") == []       # every window holds two halves
+    short = [dict(r, area_mu=Decimal("39.999999")) if r["year"] == 2025 else r for r in halves]
+    assert [x.split(" in ")[-1] for x in _legume_breaches(official, short, "A1")] == [
+        "2023-2025", "2024-2026", "2025-2027"]
+
+
+def test_2023_legume_area_counts_for_the_first_window(official):
+    """A4 (72 mu) grew soybeans on all of its land in 2023: 2023-2025 is met without a legume
+    in 2024-2025; A1 (wheat in 2023) is not."""
+    assert official.legume_area_2023["A4"] == official.plots["A4"][1] == 72
+    assert official.legume_area_2023["A1"] == 0
+    rows = [_row(p, 2026, "single", 1, str(official.plots[p][1])) for p in ("A1", "A4")]
+    assert not any("2023-2025" in x for x in _legume_breaches(official, rows, "A4"))
+    assert any("2023-2025" in x for x in _legume_breaches(official, rows, "A1"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.decimals(min_value=0, max_value=80, places=1), min_size=7, max_size=7))
+def test_legume_rule_is_the_window_area_sum(official, areas):
+    rows = [_row("A1", y, "single", 1, str(a)) for y, a in zip(cp.YEARS, areas) if a >= Decimal("0.3")]
+    planted = {y: (a if a >= Decimal("0.3") else 0) for y, a in zip(cp.YEARS, areas)}
+    expected = {start for start in range(2023, 2029) if sum(planted.get(y, 0) for y in range(start, start + 3)) < 80}
+    got = {int(x.split(" in ")[-1][:4]) for x in _legume_breaches(official, rows, "A1")}
+    assert got == expected
+
+
+# ------------------------------------------------------------------ one verdict for every area breach
+
+@pytest.mark.parametrize("area", ["80.000001", "81", "0", "-1", "1E+7", "123456789"])
+def test_every_area_breach_is_infeasible_not_malformed(task, oracle, area):
+    """A row over its plot's area (even by 1e-6 mu) or not above 0 breaks the area rule:
+    the plan is infeasible, a hard gate fails and the task scores 0, whatever the size of the breach."""
+    data = copy.deepcopy(oracle)
+    data["experiment_result"]["q1"]["waste_plan"].append(_row("A1", 2024, "single", 1, area))
+    derived = run_replay(task, data)
+    assert derived.values["q1.waste_plan_feasible"] == 0
+    assert "witness infeasible" in derived.gaps["q1.waste_profit_yuan"]
+    assert "outside (0, plot area]" in derived.gaps["q1.waste_profit_yuan"]
+    verdicts, report = _gates(task, data)
+    assert ("q1.waste_plan_feasible", "fail") in verdicts
+    assert report.hard_failures
+
+
+def test_season_sum_over_the_plot_is_the_same_verdict(task, oracle):
+    """Two rows each within A1's 80 mu but together over it: the same hard verdict as one row over it."""
+    data = copy.deepcopy(oracle)
+    data["experiment_result"]["q1"]["waste_plan"] = [r for r in data["experiment_result"]["q1"]["waste_plan"]
+                                                     if not (r["plot"] == "A1" and r["year"] == 2024)]
+    data["experiment_result"]["q1"]["waste_plan"] += [_row("A1", 2024, "single", 1, "40"),
+                                                      _row("A1", 2024, "single", 2, "40.000001")]
+    derived = run_replay(task, data)
+    assert derived.values["q1.waste_plan_feasible"] == 0
+    assert any("planted on 80 mu" in x for x in cp.witness_violations(data["experiment_result"]["q1"]["waste_plan"],
+                                                                      cp.load_official(os.path.join(task.directory, "data"))))
+
+
+def test_more_than_six_places_stays_malformed(official):
+    rows = [_row("A1", 2024, "single", 1, "0.3000001")]
+    derived = cp.replay({"experiment_result": {"q1": {"waste_plan": rows}}}, official)
+    assert "witness malformed" in derived.gaps["q1.waste_profit_yuan"]
+    assert "q1.waste_plan_feasible" in derived.gaps
+
+
+def test_tidy_gives_rounding_back_to_the_legume_windows(official):
+    """Solver areas rounded to 1e-6 mu can leave a window a few 1e-6 mu short of the plot;
+    tidy_plan gives that back to a legume row with room in its season, and nothing more."""
+    from mmverify.replay import crop_planting_milp as milp
+
+    def legume_rows(first):
+        return [("A1", 2024, "single", 1, first), ("A1", 2027, "single", 1, Fraction(80)),
+                ("A1", 2030, "single", 1, Fraction(80))]
+
+    def breaches(rows):
+        plan = {(p, y, s, c): a for p, y, s, c, a in milp.tidy_plan(official, rows)}
+        return [x for x in cp.plan_violations(plan, official) if x.startswith("A1: legumes")]
+
+    assert breaches(legume_rows(Fraction(80))) == []
+    assert breaches(legume_rows(Fraction(79999990, 10**6))) == []                 # 1e-5 mu short: given back
+    tidied = dict(((p, y, s, c), a) for p, y, s, c, a in milp.tidy_plan(official, legume_rows(Fraction(7999999, 10**5))))
+    assert tidied[("A1", 2024, "single", 1)] == 80
+    assert len(breaches(legume_rows(Fraction(79)))) == 2                          # 1 mu short: a real breach

@@ -72,14 +72,18 @@ def test_oracle_replays_to_its_own_claims(task):
     for i in range(6):
         assert got[f"q2.row{i}.profit_replayed"] == "pass"
         assert got[f"q2.row{i}.decisions_optimal_replayed"] == "pass"
-    assert rep.verified() == {f"{ROWS}[{i}].expected_profit" for i in range(6)}
+    assert got["q3.profit_replayed"] == "pass"
+    assert rep.verified() == {f"{ROWS}[{i}].expected_profit" for i in range(6)} | {"experiment_result.q3.best_expected_profit"}
     values = rep.replay.values
     for i, row in enumerate(rows(ORACLE)):
         exact = production_decision.reference_profit(row["case"], decision(row))
         assert abs(exact - Fraction(str(row["expected_profit"]))) <= Fraction(5, 100000)
         assert values[f"q2.row{i}.profit_reference"] == production_decision.decimal_value(exact)
         assert values[f"q2.row{i}.regret"] == 0
-    assert values["q3.profit_reference"] == 88 == Fraction(str(ORACLE["experiment_result"]["q3"]["best_expected_profit"]))
+    assert values["q3.profit_reference"] == 88                       # the reproduction's formula (audit record)
+    claimed = Fraction(str(ORACLE["experiment_result"]["q3"]["best_expected_profit"]))
+    assert values["q3.profit_low"] == values["q3.profit_high"] == values["q3.profit_charged"]
+    assert abs(values["q3.profit_charged"] - claimed) <= Fraction(5, 100000)
 
 
 def test_oracle_scores_one(task):
@@ -94,13 +98,22 @@ def test_oracle_decisions_are_best_of_all_16_in_the_reference_formula():
             assert chosen >= production_decision.reference_profit(row["case"], alt), (row["case"], alt)
 
 
-def test_reference_fails_the_statement_reading(task):
-    """Audit finding: the published profits charge no replacement unit, and its
-    decisions are not the literal reading's best in situations 1-5."""
-    got = verdicts(task, ORACLE)
-    for i in range(6):
-        assert got[(f"q2.row{i}.profit_statement_reading", None)] == "fail"
-    assert [got[(f"q2.row{i}.decisions_optimal_statement_reading", None)] for i in range(6)] == ["fail"] * 5 + ["pass"]
+def test_reference_differs_from_the_statement_reading(task):
+    """Audit finding, reported by the replayed values (no gate: a gate reading the
+    replay is never soft): the published profits charge no replacement unit, and
+    its decisions are not the literal reading's best in situations 1-5."""
+    values = run_replay(task, parsed(ORACLE).data).values
+    for i, row in enumerate(rows(ORACLE)):
+        assert abs(values[f"q2.row{i}.profit_statement"] - Fraction(str(row["expected_profit"]))) > Fraction(1, 10000)
+    assert [values[f"q2.row{i}.regret_statement"] > 0 for i in range(6)] == [True] * 5 + [False]
+
+
+def test_no_soft_gate_reads_the_replay(task):
+    reading = [g for g in task.gates if "$replay." in json.dumps(g)]
+    assert len(reading) == 13
+    assert {g["id"] for g in reading if g["severity"] == "claim"} == {
+        *(f"q2.row{i}.profit_replayed" for i in range(6)), "q3.profit_replayed"}
+    assert all(g["severity"] in ("hard", "claim") for g in reading)
 
 
 # ------------------------------------------------------------------ claims against the witness
@@ -116,14 +129,17 @@ def test_claim_off_its_witness_fails_hard(task, claim):
     assert f"{ROWS}[0].expected_profit" not in rep.verified()
 
 
-def test_inflated_claim_scores_zero_through_the_cli(tmp_path):
+def test_inflated_claim_is_refuted_through_the_cli(tmp_path):
+    """A claim gate: the inflated claim scores 0 for itself (refuted_claim), the task is still scored."""
     art = oracle()
     rows(art)[2]["expected_profit"] = 21.5          # inside the 28 margin, above what the decisions give
     path = tmp_path / "inflated.json"
     path.write_text(json.dumps(art), encoding="utf-8")
     result = CliRunner().invoke(cli, ["score", str(path), "--task", TASK])
-    assert "infeasible" in result.output and "q2.row2.profit_replayed" in result.output
-    assert "O-EVAL   0.0000" in result.output
+    assert "q2.row2.profit_replayed" in result.output and "infeasible" not in result.output
+    assert "O-EVAL   1.0000" not in result.output and "O-EVAL   0.0000" not in result.output
+    rep = score_artifact(load_task(TASK, str(ANCHORS)), parsed(art))
+    assert any(r.rule == "refuted_claim" and r.metric_id == "q2.expected_profit" for r in rep.panel.rules)
 
 
 def test_rounded_claims_within_tolerance_pass(task):
@@ -143,8 +159,8 @@ def test_statement_reading_answer_is_verified(task):
     got = {i.gate_id: i.verdict for i in rep.instances}
     assert got["q2.row0.profit_replayed"] == "pass"
     assert got["q2.row0.decisions_optimal_replayed"] == "pass"
-    assert got["q2.row0.profit_statement_reading"] == "pass"
-    assert got["q2.row0.decisions_optimal_statement_reading"] == "pass"
+    assert rep.replay.values["q2.row0.profit_statement"] == production_decision.decimal_value(Fraction(158, 9))
+    assert rep.replay.values["q2.row0.regret_statement"] == 0
     assert f"{ROWS}[0].expected_profit" in rep.verified()
 
 
@@ -163,7 +179,7 @@ def test_rows_pair_by_position_whatever_the_case_order(task):
     random.Random(7).shuffle(rows(art))
     rep = report(task, art)
     assert not rep.hard_failures
-    assert len(rep.verified()) == 6
+    assert len(rep.verified()) == 7                  # six Q2 profits and the Q3 profit
 
 
 def test_missing_witness_is_a_gap_and_unverified(task):
@@ -190,7 +206,7 @@ def test_unbounded_literal_reading_leaves_the_reference_to_decide(task):
     assert "q2.row0.profit_statement" in rep.replay.gaps
     assert rep.replay.values["q2.row0.profit_low"] == rep.replay.values["q2.row0.profit_high"]
     got = {i.gate_id: i.verdict for i in rep.instances}
-    assert got["q2.row0.profit_replayed"] == "pass" and got["q2.row0.profit_statement_reading"] == "gap"
+    assert got["q2.row0.profit_replayed"] == "pass"
 
 
 def test_deterministic(task):
@@ -284,3 +300,82 @@ def test_broken_tables_file_is_a_task_error(tmp_path):
     (tmp_path / "statement_tables.json").write_text('{"tables": {"1": {}}}', encoding="utf-8")
     with pytest.raises(ValueError, match="decision sets"):
         production_decision.load_official(str(tmp_path))
+
+
+# ------------------------------------------------------------------ Q3: the decision plan replayed
+
+ORACLE_BITS = (0,) * 8 + (1, 1, 1, 1, 0, 0, 0, 1)
+bits_st = st.tuples(*[st.integers(0, 1)] * production_decision.Q3_BITS)
+
+
+def test_q3_known_values():
+    g12, g3 = Fraction(9, 10) ** 4, Fraction(9, 10) ** 3          # semi-finished 1, 2 (three parts) and 3 (two)
+    # the oracle's bits: rejected semi-finished products charged, 1/g attempts each
+    expected = 200 - (2 * (22 + 8 + 4) / g12 + (20 + 8 + 4) / g3 + 8) - Fraction(1, 10) * 40
+    assert production_decision.q3_charged(ORACLE_BITS) == expected
+    assert production_decision.decimal_value(expected) == Fraction("40.461515013")
+    assert production_decision.q3_reference(ORACLE_BITS) == 88               # the reproduction's formula
+    # nothing inspected: every unit sold, a defective one costs the swap loss
+    good = Fraction(9, 10) * g12 * g12 * g3
+    assert production_decision.q3_charged((0,) * 16) == 200 - 64 - 32 - (1 - good) * 40
+
+
+def test_q3_recovery_only_moves_a_dismantled_inspected_final_product():
+    """The semi-finished products' recovery value is nil (1/4 x 22 - 6 < 0, 1/4 x 20 - 6 < 0);
+    the final product's is 1/5 x 64 - 10 = 2.8, credited per rejected final product."""
+    for bits in (ORACLE_BITS, (1,) * 14 + (0, 1), (0,) * 14 + (1, 0)):
+        assert production_decision.q3_charged(bits, True) == production_decision.q3_charged(bits, False)
+    bits = (1,) * 16
+    good = Fraction(9, 10)                      # every part and semi-finished product inspected
+    gap = production_decision.q3_charged(bits, True) - production_decision.q3_charged(bits, False)
+    assert gap == (1 - good) * Fraction(28, 10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(bits_st)
+def test_q3_charged_never_above_the_reference_nor_the_margin(bits):
+    charged = production_decision.q3_charged(bits)
+    assert production_decision.q3_charged(bits, False) <= charged <= production_decision.q3_reference(bits)
+    assert charged <= 104
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bits_st, st.booleans(), st.integers(-3, 3))
+def test_q3_claim_is_judged_by_its_own_bits(bits, recovery, nudge):
+    """A claim within 0.0001 of the replayed bracket is verified; moved beyond it, refuted."""
+    task = load_task(TASK, str(ANCHORS))
+    art = oracle()
+    art["experiment_result"]["q3"]["decision_bits"] = list(bits)
+    low, high = (production_decision.decimal_value(production_decision.q3_charged(bits, r)) for r in (False, True))
+    claim = (high if recovery else low).__round__(4) + Fraction(nudge, 10000) * 2
+    art["experiment_result"]["q3"]["best_expected_profit"] = json.loads(str(float(claim)))
+    rep = report(task, art)
+    got = {i.gate_id: i.verdict for i in rep.instances}
+    inside = low - Fraction(1, 10000) <= claim <= high + Fraction(1, 10000)
+    assert got["q3.profit_replayed"] == ("pass" if inside else "fail")
+    assert ("experiment_result.q3.best_expected_profit" in rep.verified()) == inside
+
+
+def test_q3_published_88_is_a_refuted_claim(task):
+    """The paper's own claim at its own bits: refuted, r = 0 for that claim (not the task)."""
+    art = oracle()
+    art["experiment_result"]["q3"]["best_expected_profit"] = 88.0
+    got = verdicts(task, art)
+    assert got[("q3.profit_replayed", None)] == "fail"
+    rep = score_artifact(task, parsed(art))
+    assert rep.status == "scored" and 0 < rep.oeval < 1
+    assert any(r.rule == "refuted_claim" and r.metric_id == "q3.best_expected_profit" for r in rep.panel.rules)
+
+
+def test_q3_missing_or_malformed_bits_are_gaps(task):
+    for bad in (None, [0, 1], [0] * 15 + [2]):
+        art = oracle()
+        if bad is None:
+            del art["experiment_result"]["q3"]["decision_bits"]
+        else:
+            art["experiment_result"]["q3"]["decision_bits"] = bad
+        rep = report(task, art)
+        got = {i.gate_id: i.verdict for i in rep.instances}
+        assert got["q3.profit_replayed"] == "gap"
+        assert "experiment_result.q3.best_expected_profit" not in rep.verified()
+        assert all(f"q3.{f}" in rep.replay.gaps for f in production_decision.Q3_FIELDS)
