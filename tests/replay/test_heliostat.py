@@ -11,6 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
+from mmverify.gates import compile_gates
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -164,14 +166,8 @@ def test_replayed_claim_passes(task, oracle):
         oracle["reproduced"]["design_summary"][0][key] = Decimal(str(OFFICIAL.q1()[f"q1.{key}"].__float__()))
     got = {i.gate_id: i.verdict for i in evaluate_gates(task, oracle).instances}
     assert all(got[g] == "pass" for g in Q1_GATES)
-    # a statement-determined value within the tolerance is decided by the replay: r = 1, whatever A175 reported
-    from mmverify.artifact import parse_bytes
-    from mmverify.adversary.attack import to_json
-    from mmverify.evaluate import score_artifact
-
-    report = score_artifact(task, parse_bytes(to_json(oracle).encode()), records=True)
-    q1 = [m for m in report.panel.metrics if m.metric_id.startswith("q1.")]
-    assert all(pm.r == 1 for m in q1 for pm in m.per_paper)
+    # within the modelling spread the replay verifies but does not decide: closeness to the panel grades it
+    assert not any(g.decides for g in compile_gates(task) if g.id in Q1_GATES)
 
 
 # ------------------------------------------------------------------ layout witnesses
