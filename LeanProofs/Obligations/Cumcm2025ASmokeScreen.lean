@@ -3,8 +3,38 @@
   task: cumcm-2025-a-smoke-screen
   artifact: oracle artifact
   values from: anchors/cumcm-2025-a-smoke-screen/oracle.json
-  obligations: 139 (129 stated as proved, 10 as refuted: the negation of a violated gate)
-  gate instances without an obligation: none
+  obligations: 111 (101 stated as proved, 10 as refuted: the negation of a violated gate)
+  tautologies among them: 17 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  vouched checks, decided outside the kernel and not obligations: 24
+    - q1.uav (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
+    - q1.missile (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
+    - q2.uav (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
+    - q2.missile (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
+    - q3.uav[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
+    - q3.uav[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
+    - q3.missile[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
+    - q3.missile[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
+    - q4.uav[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913 || 23492913 = 23492914 || 23492913 = 23492915
+    - q4.uav[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915
+    - q4.missile[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
+    - q4.missile[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
+    - q5.uav[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915 || 23492915 = 23492916 || 23492915 = 23492917
+    - q5.uav[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915 || 23492915 = 23492916 || 23492915 = 23492917
+    - q5.uav[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913 || 23492913 = 23492914 || 23492913 = 23492915 || 23492913 = 23492916 || 23492913 = 23492917
+    - q5.uav[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915 || 23492915 = 23492916 || 23492915 = 23492917
+    - q5.uav[4] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492914 = 23492913 || 23492914 = 23492914 || 23492914 = 23492915 || 23492914 = 23492916 || 23492914 = 23492917
+    - q5.uav[5] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913 || 23492913 = 23492914 || 23492913 = 23492915 || 23492913 = 23492916 || 23492913 = 23492917
+    - q5.missile[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93490 = 93489 || 93490 = 93490 || 93490 = 93491
+    - q5.missile[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93491 = 93489 || 93491 = 93490 || 93491 = 93491
+    - q5.missile[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489 || 93489 = 93490 || 93489 = 93491
+    - q5.missile[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489 || 93489 = 93490 || 93489 = 93491
+    - q5.missile[4] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93490 = 93489 || 93490 = 93490 || 93490 = 93491
+    - q5.missile[5] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489 || 93489 = 93490 || 93489 = 93491
+  gate instances without an obligation: 4
+    - q3.drop_gap_vs_0[0] (identity): pass, independent of the artifact's values, independent_of_values; reads q3.strategies[0].drop_time_s, q3.strategies[0].drop_time_s
+    - q3.drop_gap_vs_1[1] (identity): pass, independent of the artifact's values, independent_of_values; reads q3.strategies[1].drop_time_s, q3.strategies[1].drop_time_s
+    - q3.fy1_one_speed[0] (identity): pass, independent of the artifact's values, independent_of_values; reads q3.strategies[0].speed_mps, q3.strategies[0].speed_mps
+    - q3.fy1_one_heading[0] (identity): pass, independent of the artifact's values, independent_of_values; reads q3.strategies[0].heading_deg, q3.strategies[0].heading_deg
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
@@ -14,25 +44,29 @@ namespace Cumcm2025ASmokeScreen_Oracle
 
 /-- gate q1.fixed_speed (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_fixed_speed : 120 ≤ 120 ∧ 120 ≤ 120 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fixed_speed
 
 /-- gate q1.fixed_heading (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.heading_deg [deg]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_fixed_heading : 180 ≤ 180 ∧ 180 ≤ 180 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fixed_heading
 
 /-- gate q1.fixed_drop_time (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.drop_time_s [s]
-    scale: 10^1; value and bounds scaled by 10^d -/
+    scale: 10^1; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_fixed_drop_time : 15 ≤ 15 ∧ 15 ≤ 15 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fixed_drop_time
 
 /-- gate q1.fixed_fuse (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.fuse_time_s [s]
-    scale: 10^1; value and bounds scaled by 10^d -/
+    scale: 10^1; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_fixed_fuse : 36 ≤ 36 ∧ 36 ≤ 36 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fixed_fuse
 
@@ -102,150 +136,6 @@ theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_4 : 70 ≤ 135 ∧ 135 ≤ 140
 theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_5 : 70 ≤ 140 ∧ 140 ≤ 140 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_5
 
-/-- gate q1.uav (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q1_uav : 23492913 = 23492913 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_uav
-
-/-- gate q1.missile (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q1_missile : 93489 = 93489 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_missile
-
-/-- gate q2.uav (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q2_uav : 23492913 = 23492913 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_uav
-
-/-- gate q2.missile (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q2_missile : 93489 = 93489 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_missile
-
-/-- gate q3.uav[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q3_uav_0 : 23492913 = 23492913 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_uav_0
-
-/-- gate q3.uav[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q3_uav_1 : 23492913 = 23492913 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_uav_1
-
-/-- gate q3.missile[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q3_missile_0 : 93489 = 93489 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_missile_0
-
-/-- gate q3.missile[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q3_missile_1 : 93489 = 93489 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_missile_1
-
-/-- gate q4.uav[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[0].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q4_uav_0 : 23492913 = 23492913 ∨ 23492913 = 23492914 ∨ 23492913 = 23492915 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_uav_0
-
-/-- gate q4.uav[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[1].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q4_uav_1 : 23492915 = 23492913 ∨ 23492915 = 23492914 ∨ 23492915 = 23492915 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_uav_1
-
-/-- gate q4.missile[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[0].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q4_missile_0 : 93489 = 93489 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_missile_0
-
-/-- gate q4.missile[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[1].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q4_missile_1 : 93489 = 93489 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_missile_1
-
-/-- gate q5.uav[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[0].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_uav_0 : 23492915 = 23492913 ∨ 23492915 = 23492914 ∨ 23492915 = 23492915 ∨ 23492915 = 23492916 ∨ 23492915 = 23492917 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_uav_0
-
-/-- gate q5.uav[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[1].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_uav_1 : 23492915 = 23492913 ∨ 23492915 = 23492914 ∨ 23492915 = 23492915 ∨ 23492915 = 23492916 ∨ 23492915 = 23492917 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_uav_1
-
-/-- gate q5.uav[2] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[2].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_uav_2 : 23492913 = 23492913 ∨ 23492913 = 23492914 ∨ 23492913 = 23492915 ∨ 23492913 = 23492916 ∨ 23492913 = 23492917 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_uav_2
-
-/-- gate q5.uav[3] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[3].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_uav_3 : 23492915 = 23492913 ∨ 23492915 = 23492914 ∨ 23492915 = 23492915 ∨ 23492915 = 23492916 ∨ 23492915 = 23492917 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_uav_3
-
-/-- gate q5.uav[4] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[4].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_uav_4 : 23492914 = 23492913 ∨ 23492914 = 23492914 ∨ 23492914 = 23492915 ∨ 23492914 = 23492916 ∨ 23492914 = 23492917 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_uav_4
-
-/-- gate q5.uav[5] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[5].uav [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_uav_5 : 23492913 = 23492913 ∨ 23492913 = 23492914 ∨ 23492913 = 23492915 ∨ 23492913 = 23492916 ∨ 23492913 = 23492917 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_uav_5
-
-/-- gate q5.missile[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[0].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_missile_0 : 93490 = 93489 ∨ 93490 = 93490 ∨ 93490 = 93491 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_missile_0
-
-/-- gate q5.missile[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[1].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_missile_1 : 93491 = 93489 ∨ 93491 = 93490 ∨ 93491 = 93491 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_missile_1
-
-/-- gate q5.missile[2] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[2].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_missile_2 : 93489 = 93489 ∨ 93489 = 93490 ∨ 93489 = 93491 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_missile_2
-
-/-- gate q5.missile[3] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[3].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_missile_3 : 93489 = 93489 ∨ 93489 = 93490 ∨ 93489 = 93491 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_missile_3
-
-/-- gate q5.missile[4] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[4].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_missile_4 : 93490 = 93489 ∨ 93490 = 93490 ∨ 93490 = 93491 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_missile_4
-
-/-- gate q5.missile[5] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[5].target_missile [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_a_smoke_screen_q5_missile_5 : 93489 = 93489 ∨ 93489 = 93490 ∨ 93489 = 93491 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_missile_5
-
 /-- gate q2.single_cloud_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2_duration_s [s]
     scale: 10^1; value and bounds scaled by 10^d -/
@@ -285,147 +175,156 @@ theorem cumcm_2025_a_smoke_screen_q5_m3_flight_time_limit : 0 ≤ 340 ∧ 340 �
 /-- gate q1.burst_time (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.explode_time_s [s], q1.strategy.drop_time_s [s], q1.strategy.fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q1_burst_time : 51 = 15 + 36 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_burst_time
 
 /-- gate q2.burst_time (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.explode_time_s [s], q2.strategy.drop_time_s [s], q2.strategy.fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q2_burst_time : 41 = 5 + 36 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_burst_time
 
 /-- gate q3.burst_time[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].explode_time_s [s], q3.strategies[0].drop_time_s [s], q3.strategies[0].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_burst_time_0 : 41 = 5 + 36 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_burst_time_0
 
 /-- gate q3.burst_time[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].explode_time_s [s], q3.strategies[1].drop_time_s [s], q3.strategies[1].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_a_smoke_screen_q3_burst_time_1 : 8 = 3 + 5 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_burst_time_1
 
 /-- gate q4.burst_time[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q4.strategies[0].explode_time_s [s], q4.strategies[0].drop_time_s [s], q4.strategies[0].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_burst_time_0 : 41 = 5 + 36 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_burst_time_0
 
 /-- gate q4.burst_time[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q4.strategies[1].explode_time_s [s], q4.strategies[1].drop_time_s [s], q4.strategies[1].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_burst_time_1 : 43000 = 31977 + 11023 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_burst_time_1
 
 /-- gate q5.burst_time[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[0].explode_time_s [s], q5.strategies[0].drop_time_s [s], q5.strategies[0].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_burst_time_0 : 44000 = 32892 + 11108 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_burst_time_0
 
 /-- gate q5.burst_time[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[1].explode_time_s [s], q5.strategies[1].drop_time_s [s], q5.strategies[1].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_burst_time_1 : 4600 = 3464 + 1136 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_burst_time_1
 
 /-- gate q5.burst_time[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[2].explode_time_s [s], q5.strategies[2].drop_time_s [s], q5.strategies[2].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_burst_time_2 : 41 = 5 + 36 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_burst_time_2
 
 /-- gate q5.burst_time[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[3].explode_time_s [s], q5.strategies[3].drop_time_s [s], q5.strategies[3].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_burst_time_3 : 33000 = 23606 + 9394 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_burst_time_3
 
 /-- gate q5.burst_time[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[4].explode_time_s [s], q5.strategies[4].drop_time_s [s], q5.strategies[4].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_a_smoke_screen_q5_burst_time_4 : 15 = 8 + 7 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_burst_time_4
 
 /-- gate q5.burst_time[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[5].explode_time_s [s], q5.strategies[5].drop_time_s [s], q5.strategies[5].fuse_time_s [s]
     expression: t_burst == t_drop + fuse
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_a_smoke_screen_q5_burst_time_5 : 8 = 3 + 5 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_burst_time_5
 
 /-- gate q1.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_duration_s [s], q1.effective_duration_s [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_summary : 15 = 15 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_summary
 
 /-- gate q2.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2_duration_s [s], q2.effective_duration_s [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q2_summary : 45 = 45 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_summary
 
 /-- gate q3.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3_union_duration_s.total [s], q3.union_duration_s.total [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q3_summary : 68 = 68 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_summary
 
 /-- gate q4.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4_union_duration_s.total [s], q4.union_duration_s.total [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q4_summary : 81 = 81 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_summary
 
 /-- gate q5.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.union_duration_s.total [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q5_summary : 199 = 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_summary
 
 /-- gate q1.single_bomb (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.individual_duration_s [s], q1.effective_duration_s [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_single_bomb : 15 = 15 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_single_bomb
 
 /-- gate q2.single_bomb (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.individual_duration_s [s], q2.effective_duration_s [s]
     expression: a == b
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q2_single_bomb : 45 = 45 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_single_bomb
 
 /-- gate q3.only_m1 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3_union_duration_s.total [s], experiment_result.q3_union_duration_s.M1 [s]
     expression: total == m1
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q3_only_m1 : 68 = 68 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_only_m1
 
 /-- gate q4.only_m1 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4_union_duration_s.total [s], experiment_result.q4_union_duration_s.M1 [s]
     expression: total == m1
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q4_only_m1 : 81 = 81 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_only_m1
 
@@ -438,107 +337,93 @@ theorem cumcm_2025_a_smoke_screen_q5_total_is_sum : 103 + 62 + 34 = 199 := by de
 /-- gate q3.union_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3_union_duration_s.M1 [s], q3.strategies[0].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_union_covers_each_0 : 45 ≤ 68 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_union_covers_each_0
 
 /-- gate q3.union_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3_union_duration_s.M1 [s], q3.strategies[1].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_union_covers_each_1 : 23 ≤ 68 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_union_covers_each_1
 
 /-- gate q4.union_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4_union_duration_s.M1 [s], q4.strategies[0].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_union_covers_each_0 : 45 ≤ 81 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_union_covers_each_0
 
 /-- gate q4.union_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4_union_duration_s.M1 [s], q4.strategies[1].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_union_covers_each_1 : 36 ≤ 81 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_union_covers_each_1
 
 /-- gate q5.total_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[0].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_0 : 35 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_0
 
 /-- gate q5.total_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[1].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_1 : 34 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_1
 
 /-- gate q5.total_covers_each[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[2].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_2 : 45 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_2
 
 /-- gate q5.total_covers_each[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[3].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_3 : 35 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_3
 
 /-- gate q5.total_covers_each[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[4].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_4 : 27 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_4
 
 /-- gate q5.total_covers_each[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[5].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_5 : 23 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_5
 
 /-- gate q3.drop_gap_01 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_time_s [s], q3.strategies[1].drop_time_s [s]
     expression: (t1 - t0)**2 >= 1
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 100 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_drop_gap_01 : (1 : Int) * (10 : Int) * (10 : Int) ≤ ((30 : Int) - (5 : Int)) * ((30 : Int) - (5 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_01
-
-/-- gate q3.drop_gap_vs_0[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_time_s [s], q3.strategies[0].drop_time_s [s]
-    expression: (t - t0)**2 * ((t - t0)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_0 : (0 : Int) ≤ (((5 : Int) - (5 : Int)) * ((5 : Int) - (5 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) * ((5 : Int) - (5 : Int)) * ((5 : Int) - (5 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_0
 
 /-- gate q3.drop_gap_vs_0[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].drop_time_s [s], q3.strategies[0].drop_time_s [s]
     expression: (t - t0)**2 * ((t - t0)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_1 : (0 : Int) ≤ (((30 : Int) - (5 : Int)) * ((30 : Int) - (5 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) * ((30 : Int) - (5 : Int)) * ((30 : Int) - (5 : Int)) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_1 : (0 : Int) ≤ ((30 : Int) - (5 : Int)) * ((30 : Int) - (5 : Int)) * (((30 : Int) - (5 : Int)) * ((30 : Int) - (5 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_1
 
 /-- gate q3.drop_gap_vs_1[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_time_s [s], q3.strategies[1].drop_time_s [s]
     expression: (t - t1)**2 * ((t - t1)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_0 : (0 : Int) ≤ (((5 : Int) - (30 : Int)) * ((5 : Int) - (30 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) * ((5 : Int) - (30 : Int)) * ((5 : Int) - (30 : Int)) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_0 : (0 : Int) ≤ ((5 : Int) - (30 : Int)) * ((5 : Int) - (30 : Int)) * (((5 : Int) - (30 : Int)) * ((5 : Int) - (30 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_0
-
-/-- gate q3.drop_gap_vs_1[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_time_s [s], q3.strategies[1].drop_time_s [s]
-    expression: (t - t1)**2 * ((t - t1)**2 - 1) >= 0
-    scale: 10^0; variables scaled by 10^0 -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_1 : (0 : Int) ≤ (((3 : Int) - (3 : Int)) * ((3 : Int) - (3 : Int)) - (1 : Int)) * ((3 : Int) - (3 : Int)) * ((3 : Int) - (3 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_1
 
 /-- gate q3.drop_order[0] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_time_s [s], q3.strategies[1].drop_time_s [s]
@@ -546,391 +431,381 @@ theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_1 : (0 : Int) ≤ (((3 : Int)
 theorem cumcm_2025_a_smoke_screen_q3_drop_order_0 : 5 < 30 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_drop_order_0
 
-/-- gate q3.fy1_one_speed[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].speed_mps [m/s], q3.strategies[0].speed_mps [m/s]
-    expression: v == v0
-    scale: 10^0; variables scaled by 10^0 -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_one_speed_0 : 120 = 120 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_one_speed_0
-
 /-- gate q3.fy1_one_speed[1] (identity, level B, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: q3.strategies[1].speed_mps [m/s], q3.strategies[0].speed_mps [m/s]
     expression: v == v0
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_a_smoke_screen_q3_fy1_one_speed_1 : ¬ (140 = 120) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_one_speed_1
-
-/-- gate q3.fy1_one_heading[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].heading_deg [deg], q3.strategies[0].heading_deg [deg]
-    expression: h == h0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_one_heading_0 : 179356 = 179356 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_one_heading_0
 
 /-- gate q3.fy1_one_heading[1] (identity, level B, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: q3.strategies[1].heading_deg [deg], q3.strategies[0].heading_deg [deg]
     expression: h == h0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_fy1_one_heading_1 : ¬ (180000 = 179356) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_one_heading_1
 
 /-- gate q1.fy1_altitude (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q1_fy1_altitude : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fy1_altitude
 
 /-- gate q2.fy1_altitude (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q2_fy1_altitude : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_fy1_altitude
 
 /-- gate q3.fy1_altitude[0] (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q3_fy1_altitude_0 : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_altitude_0
 
 /-- gate q3.fy1_altitude[1] (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_a_smoke_screen_q3_fy1_altitude_1 : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_altitude_1
 
 /-- gate q1.free_fall (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.drop_z [m], q1.strategy.explode_z [m], q1.strategy.fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_free_fall : ((1800000 : Int) * (250 : Int) * (1000 : Int) - ((1736496 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q1_free_fall : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_free_fall
 
 /-- gate q1.horizontal_drift (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.explode_x [m], q1.strategy.explode_y [m], q1.strategy.drop_x [m], q1.strategy.drop_y [m], q1.strategy.speed_mps [m/s], q1.strategy.fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_horizontal_drift : (((171880 : Int) - (176200 : Int)) * ((171880 : Int) - (176200 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1200 : Int) * (1200 : Int) * (36 : Int) * (36 : Int)) * (((171880 : Int) - (176200 : Int)) * ((171880 : Int) - (176200 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1200 : Int) * (1200 : Int) * (36 : Int) * (36 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q1_horizontal_drift : (((171880 : Int) - (176200 : Int)) * ((171880 : Int) - (176200 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1200 : Int) * (36 : Int) * (1200 : Int) * (36 : Int)) * (((171880 : Int) - (176200 : Int)) * ((171880 : Int) - (176200 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1200 : Int) * (36 : Int) * (1200 : Int) * (36 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_horizontal_drift
 
 /-- gate q2.free_fall (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.drop_z [m], q2.strategy.explode_z [m], q2.strategy.fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_free_fall : ((1800000 : Int) * (250 : Int) * (1000 : Int) - ((1736496 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q2_free_fall : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_free_fall
 
 /-- gate q2.horizontal_drift (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.explode_x [m], q2.strategy.explode_y [m], q2.strategy.drop_x [m], q2.strategy.drop_y [m], q2.strategy.speed_mps [m/s], q2.strategy.fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_horizontal_drift : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q2_horizontal_drift : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_horizontal_drift
 
 /-- gate q3.free_fall[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_z [m], q3.strategies[0].explode_z [m], q3.strategies[0].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_free_fall_0 : ((1800000 : Int) * (250 : Int) * (1000 : Int) - ((1736496 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_free_fall_0 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_free_fall_0
 
 /-- gate q3.free_fall[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].drop_z [m], q3.strategies[1].explode_z [m], q3.strategies[1].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 250000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_free_fall_1 : ((18000 : Int) * (25 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (25 : Int) * (10 : Int) * (10 : Int) + (1229 : Int) * (50 : Int) * (50 : Int))) * ((18000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (50 : Int) * (50 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_free_fall_1 : ((18000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (50 : Int) * (50 : Int))) * ((18000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (50 : Int) * (50 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_free_fall_1
 
 /-- gate q3.horizontal_drift[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].explode_x [m], q3.strategies[0].explode_y [m], q3.strategies[0].drop_x [m], q3.strategies[0].drop_y [m], q3.strategies[0].speed_mps [m/s], q3.strategies[0].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_0 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_0 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_horizontal_drift_0
 
 /-- gate q3.horizontal_drift[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].explode_x [m], q3.strategies[1].explode_y [m], q3.strategies[1].drop_x [m], q3.strategies[1].drop_y [m], q3.strategies[1].speed_mps [m/s], q3.strategies[1].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^0; variables scaled by 10^0; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_1 : (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (101 : Int) * (140 : Int) * (140 : Int) * (5 : Int) * (5 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (99 : Int) * (140 : Int) * (140 : Int) * (5 : Int) * (5 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_1 : (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (99 : Int) * (140 : Int) * (5 : Int) * (140 : Int) * (5 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (101 : Int) * (140 : Int) * (5 : Int) * (140 : Int) * (5 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_horizontal_drift_1
 
 /-- gate q4.free_fall[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q4.strategies[0].drop_z [m], q4.strategies[0].explode_z [m], q4.strategies[0].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_free_fall_0 : ((1800000 : Int) * (250 : Int) * (1000 : Int) - ((1736496 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q4_free_fall_0 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_free_fall_0
 
 /-- gate q4.free_fall[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q4.strategies[1].drop_z [m], q4.strategies[1].explode_z [m], q4.strategies[1].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_free_fall_1 : ((700000 : Int) * (250 : Int) * (1000 : Int) - ((104596 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (11023 : Int) * (11023 : Int))) * ((700000 : Int) * (100 : Int) * (1000 : Int) - ((104596 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11023 : Int) * (11023 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q4_free_fall_1 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((104596 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11023 : Int) * (11023 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((104596 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (11023 : Int) * (11023 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_free_fall_1
 
 /-- gate q4.horizontal_drift[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q4.strategies[0].explode_x [m], q4.strategies[0].explode_y [m], q4.strategies[0].drop_x [m], q4.strategies[0].drop_y [m], q4.strategies[0].speed_mps [m/s], q4.strategies[0].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_0 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_0 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_horizontal_drift_0
 
 /-- gate q4.horizontal_drift[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q4.strategies[1].explode_x [m], q4.strategies[1].explode_y [m], q4.strategies[1].drop_x [m], q4.strategies[1].drop_y [m], q4.strategies[1].speed_mps [m/s], q4.strategies[1].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_1 : (((1002963 : Int) - (2283971 : Int)) * ((1002963 : Int) - (2283971 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((172000 : Int) + (641153 : Int)) * ((172000 : Int) + (641153 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (137646 : Int) * (137646 : Int) * (11023 : Int) * (11023 : Int)) * (((1002963 : Int) - (2283971 : Int)) * ((1002963 : Int) - (2283971 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((172000 : Int) + (641153 : Int)) * ((172000 : Int) + (641153 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (137646 : Int) * (137646 : Int) * (11023 : Int) * (11023 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_1 : (((1002963 : Int) - (2283971 : Int)) * ((1002963 : Int) - (2283971 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((172000 : Int) + (641153 : Int)) * ((172000 : Int) + (641153 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (137646 : Int) * (11023 : Int) * (137646 : Int) * (11023 : Int)) * (((1002963 : Int) - (2283971 : Int)) * ((1002963 : Int) - (2283971 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((172000 : Int) + (641153 : Int)) * ((172000 : Int) + (641153 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (137646 : Int) * (11023 : Int) * (137646 : Int) * (11023 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_horizontal_drift_1
 
 /-- gate q5.free_fall[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[0].drop_z [m], q5.strategies[0].explode_z [m], q5.strategies[0].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_0 : ((700000 : Int) * (250 : Int) * (1000 : Int) - ((95384 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (11108 : Int) * (11108 : Int))) * ((700000 : Int) * (100 : Int) * (1000 : Int) - ((95384 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11108 : Int) * (11108 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_free_fall_0 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((95384 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11108 : Int) * (11108 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((95384 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (11108 : Int) * (11108 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_free_fall_0
 
 /-- gate q5.free_fall[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[1].drop_z [m], q5.strategies[1].explode_z [m], q5.strategies[1].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_1 : ((700000 : Int) * (250 : Int) * (1000 : Int) - ((67605 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (11360 : Int) * (11360 : Int))) * ((700000 : Int) * (100 : Int) * (1000 : Int) - ((67605 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11360 : Int) * (11360 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_free_fall_1 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((67605 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11360 : Int) * (11360 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((67605 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (11360 : Int) * (11360 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_free_fall_1
 
 /-- gate q5.free_fall[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[2].drop_z [m], q5.strategies[2].explode_z [m], q5.strategies[2].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_2 : ((1800000 : Int) * (250 : Int) * (1000 : Int) - ((1736496 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_free_fall_2 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_free_fall_2
 
 /-- gate q5.free_fall[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[3].drop_z [m], q5.strategies[3].explode_z [m], q5.strategies[3].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 25000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_3 : ((700000 : Int) * (250 : Int) * (1000 : Int) - ((267577 : Int) * (250 : Int) * (1000 : Int) + (1229 : Int) * (9394 : Int) * (9394 : Int))) * ((700000 : Int) * (100 : Int) * (1000 : Int) - ((267577 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (9394 : Int) * (9394 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_free_fall_3 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((267577 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (9394 : Int) * (9394 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((267577 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (9394 : Int) * (9394 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_free_fall_3
 
 /-- gate q5.free_fall[4] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[4].drop_z [m], q5.strategies[4].explode_z [m], q5.strategies[4].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 250000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_4 : ((14000 : Int) * (25 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (25 : Int) * (10 : Int) * (10 : Int) + (1229 : Int) * (70 : Int) * (70 : Int))) * ((14000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (70 : Int) * (70 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_free_fall_4 : ((14000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (70 : Int) * (70 : Int))) * ((14000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (70 : Int) * (70 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_free_fall_4
 
 /-- gate q5.free_fall[5] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[5].drop_z [m], q5.strategies[5].explode_z [m], q5.strategies[5].fuse_time_s [s]
     expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 250000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_5 : ((18000 : Int) * (25 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (25 : Int) * (10 : Int) * (10 : Int) + (1229 : Int) * (50 : Int) * (50 : Int))) * ((18000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (50 : Int) * (50 : Int))) ≤ (0 : Int) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_free_fall_5 : ((18000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (50 : Int) * (50 : Int))) * ((18000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (50 : Int) * (50 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_free_fall_5
 
 /-- gate q5.horizontal_drift[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[0].explode_x [m], q5.strategies[0].explode_y [m], q5.strategies[0].drop_x [m], q5.strategies[0].drop_y [m], q5.strategies[0].speed_mps [m/s], q5.strategies[0].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_0 : (((824089 : Int) - (2130790 : Int)) * ((824089 : Int) - (2130790 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((198024 : Int) + (609343 : Int)) * ((198024 : Int) + (609343 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (138277 : Int) * (138277 : Int) * (11108 : Int) * (11108 : Int)) * (((824089 : Int) - (2130790 : Int)) * ((824089 : Int) - (2130790 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((198024 : Int) + (609343 : Int)) * ((198024 : Int) + (609343 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (138277 : Int) * (138277 : Int) * (11108 : Int) * (11108 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_0 : (((824089 : Int) - (2130790 : Int)) * ((824089 : Int) - (2130790 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((198024 : Int) + (609343 : Int)) * ((198024 : Int) + (609343 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (138277 : Int) * (11108 : Int) * (138277 : Int) * (11108 : Int)) * (((824089 : Int) - (2130790 : Int)) * ((824089 : Int) - (2130790 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((198024 : Int) + (609343 : Int)) * ((198024 : Int) + (609343 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (138277 : Int) * (11108 : Int) * (138277 : Int) * (11108 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_0
 
 /-- gate q5.horizontal_drift[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[1].explode_x [m], q5.strategies[1].explode_y [m], q5.strategies[1].drop_x [m], q5.strategies[1].drop_y [m], q5.strategies[1].speed_mps [m/s], q5.strategies[1].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_1 : (((599729 : Int) - (1933416 : Int)) * ((599729 : Int) - (1933416 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((152009 : Int) + (626432 : Int)) * ((152009 : Int) + (626432 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135931 : Int) * (135931 : Int) * (11360 : Int) * (11360 : Int)) * (((599729 : Int) - (1933416 : Int)) * ((599729 : Int) - (1933416 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((152009 : Int) + (626432 : Int)) * ((152009 : Int) + (626432 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135931 : Int) * (135931 : Int) * (11360 : Int) * (11360 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_1 : (((599729 : Int) - (1933416 : Int)) * ((599729 : Int) - (1933416 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((152009 : Int) + (626432 : Int)) * ((152009 : Int) + (626432 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135931 : Int) * (11360 : Int) * (135931 : Int) * (11360 : Int)) * (((599729 : Int) - (1933416 : Int)) * ((599729 : Int) - (1933416 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((152009 : Int) + (626432 : Int)) * ((152009 : Int) + (626432 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135931 : Int) * (11360 : Int) * (135931 : Int) * (11360 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_1
 
 /-- gate q5.horizontal_drift[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[2].explode_x [m], q5.strategies[2].explode_y [m], q5.strategies[2].drop_x [m], q5.strategies[2].drop_y [m], q5.strategies[2].speed_mps [m/s], q5.strategies[2].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_2 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (120000 : Int) * (3600 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_2 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_2
 
 /-- gate q5.horizontal_drift[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[3].explode_x [m], q5.strategies[3].explode_y [m], q5.strategies[3].drop_x [m], q5.strategies[3].drop_y [m], q5.strategies[3].speed_mps [m/s], q5.strategies[3].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_3 : (((2638774 : Int) - (3595615 : Int)) * ((2638774 : Int) - (3595615 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((148000 : Int) + (748142 : Int)) * ((148000 : Int) + (748142 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (139551 : Int) * (139551 : Int) * (9394 : Int) * (9394 : Int)) * (((2638774 : Int) - (3595615 : Int)) * ((2638774 : Int) - (3595615 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((148000 : Int) + (748142 : Int)) * ((148000 : Int) + (748142 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (139551 : Int) * (139551 : Int) * (9394 : Int) * (9394 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_3 : (((2638774 : Int) - (3595615 : Int)) * ((2638774 : Int) - (3595615 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((148000 : Int) + (748142 : Int)) * ((148000 : Int) + (748142 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (139551 : Int) * (9394 : Int) * (139551 : Int) * (9394 : Int)) * (((2638774 : Int) - (3595615 : Int)) * ((2638774 : Int) - (3595615 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((148000 : Int) + (748142 : Int)) * ((148000 : Int) + (748142 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (139551 : Int) * (9394 : Int) * (139551 : Int) * (9394 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_3
 
 /-- gate q5.horizontal_drift[4] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[4].explode_x [m], q5.strategies[4].explode_y [m], q5.strategies[4].drop_x [m], q5.strategies[4].drop_y [m], q5.strategies[4].speed_mps [m/s], q5.strategies[4].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_4 : (((10273287 : Int) - (11079087 : Int)) * ((10273287 : Int) - (11079087 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((342130 : Int) - (835803 : Int)) * ((342130 : Int) - (835803 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135000 : Int) * (135000 : Int) * (7000 : Int) * (7000 : Int)) * (((10273287 : Int) - (11079087 : Int)) * ((10273287 : Int) - (11079087 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((342130 : Int) - (835803 : Int)) * ((342130 : Int) - (835803 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135000 : Int) * (135000 : Int) * (7000 : Int) * (7000 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_4 : (((10273287 : Int) - (11079087 : Int)) * ((10273287 : Int) - (11079087 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((342130 : Int) - (835803 : Int)) * ((342130 : Int) - (835803 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135000 : Int) * (7000 : Int) * (135000 : Int) * (7000 : Int)) * (((10273287 : Int) - (11079087 : Int)) * ((10273287 : Int) - (11079087 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((342130 : Int) - (835803 : Int)) * ((342130 : Int) - (835803 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135000 : Int) * (7000 : Int) * (135000 : Int) * (7000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_4
 
 /-- gate q5.horizontal_drift[5] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q5.strategies[5].explode_x [m], q5.strategies[5].explode_y [m], q5.strategies[5].drop_x [m], q5.strategies[5].drop_y [m], q5.strategies[5].speed_mps [m/s], q5.strategies[5].fuse_time_s [s]
     expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^0; variables scaled by 10^0; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_5 : (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (101 : Int) * (140 : Int) * (140 : Int) * (5 : Int) * (5 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (99 : Int) * (140 : Int) * (140 : Int) * (5 : Int) * (5 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_5 : (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (99 : Int) * (140 : Int) * (5 : Int) * (140 : Int) * (5 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (101 : Int) * (140 : Int) * (5 : Int) * (140 : Int) * (5 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_5
 
 /-- gate q1.fy1_drop_distance (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.drop_x [m], q1.strategy.drop_y [m], q1.strategy.speed_mps [m/s], q1.strategy.drop_time_s [s]
     expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_fy1_drop_distance : (((176200 : Int) - (17800 : Int) * (10 : Int)) * ((176200 : Int) - (17800 : Int) * (10 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (0 : Int) * (0 : Int) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1200 : Int) * (1200 : Int) * (15 : Int) * (15 : Int)) * (((176200 : Int) - (17800 : Int) * (10 : Int)) * ((176200 : Int) - (17800 : Int) * (10 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (0 : Int) * (0 : Int) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1200 : Int) * (1200 : Int) * (15 : Int) * (15 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q1_fy1_drop_distance : (((176200 : Int) - (17800 : Int) * (10 : Int)) * ((176200 : Int) - (17800 : Int) * (10 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (0 : Int) * (0 : Int) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1200 : Int) * (15 : Int) * (1200 : Int) * (15 : Int)) * (((176200 : Int) - (17800 : Int) * (10 : Int)) * ((176200 : Int) - (17800 : Int) * (10 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (0 : Int) * (0 : Int) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1200 : Int) * (15 : Int) * (1200 : Int) * (15 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fy1_drop_distance
 
 /-- gate q1.fy1_straight_line (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q1.strategy.drop_x [m], q1.strategy.drop_y [m], q1.strategy.explode_x [m], q1.strategy.explode_y [m]
     expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^0; variables scaled by 10^0; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_fy1_straight_line : (((0 : Int) - (0 : Int)) * ((17620 : Int) - (17800 : Int)) - (0 : Int) * ((17188 : Int) - (17620 : Int))) * (((0 : Int) - (0 : Int)) * ((17620 : Int) - (17800 : Int)) - (0 : Int) * ((17188 : Int) - (17620 : Int))) * (10000 : Int) ≤ (((17620 : Int) - (17800 : Int)) * ((17620 : Int) - (17800 : Int)) + (0 : Int) * (0 : Int)) * (((17188 : Int) - (17620 : Int)) * ((17188 : Int) - (17620 : Int)) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int))) := by decide
+    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q1_fy1_straight_line : (((17620 : Int) - (17800 : Int)) * ((0 : Int) - (0 : Int)) - (0 : Int) * ((17188 : Int) - (17620 : Int))) * (((17620 : Int) - (17800 : Int)) * ((0 : Int) - (0 : Int)) - (0 : Int) * ((17188 : Int) - (17620 : Int))) * (10000 : Int) ≤ (1 : Int) * (((17620 : Int) - (17800 : Int)) * ((17620 : Int) - (17800 : Int)) + (0 : Int) * (0 : Int)) * (((17188 : Int) - (17620 : Int)) * ((17188 : Int) - (17620 : Int)) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int))) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_fy1_straight_line
 
 /-- gate q2.fy1_drop_distance (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.drop_x [m], q2.strategy.drop_y [m], q2.strategy.speed_mps [m/s], q2.strategy.drop_time_s [s]
     expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_fy1_drop_distance : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (120000 : Int) * (500 : Int) * (500 : Int)) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (120000 : Int) * (500 : Int) * (500 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q2_fy1_drop_distance : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_fy1_drop_distance
 
 /-- gate q2.fy1_straight_line (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q2.strategy.drop_x [m], q2.strategy.drop_y [m], q2.strategy.explode_x [m], q2.strategy.explode_y [m]
     expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_fy1_straight_line : (((5528 : Int) - (674 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (((5528 : Int) - (674 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (10 : Int) * (1000 : Int) ≤ (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) + (674 : Int) * (674 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int))) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q2_fy1_straight_line : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5528 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5528 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (10 : Int) * (1000 : Int) ≤ (1 : Int) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) + (674 : Int) * (674 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int))) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_fy1_straight_line
 
 /-- gate q3.fy1_drop_distance[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_x [m], q3.strategies[0].drop_y [m], q3.strategies[0].speed_mps [m/s], q3.strategies[0].drop_time_s [s]
     expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_0 : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (120000 : Int) * (500 : Int) * (500 : Int)) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (120000 : Int) * (500 : Int) * (500 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_0 : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_0
 
 /-- gate q3.fy1_drop_distance[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].drop_x [m], q3.strategies[1].drop_y [m], q3.strategies[1].speed_mps [m/s], q3.strategies[1].drop_time_s [s]
     expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^0; variables scaled by 10^0; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_1 : (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) * (100 : Int) + (0 : Int) * (0 : Int) * (100 : Int) - (101 : Int) * (140 : Int) * (140 : Int) * (3 : Int) * (3 : Int)) * (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) * (100 : Int) + (0 : Int) * (0 : Int) * (100 : Int) - (99 : Int) * (140 : Int) * (140 : Int) * (3 : Int) * (3 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_1 : (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) * (100 : Int) + (0 : Int) * (0 : Int) * (100 : Int) - (99 : Int) * (140 : Int) * (3 : Int) * (140 : Int) * (3 : Int)) * (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) * (100 : Int) + (0 : Int) * (0 : Int) * (100 : Int) - (101 : Int) * (140 : Int) * (3 : Int) * (140 : Int) * (3 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_1
 
 /-- gate q3.fy1_straight_line[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[0].drop_x [m], q3.strategies[0].drop_y [m], q3.strategies[0].explode_x [m], q3.strategies[0].explode_y [m]
     expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_0 : (((5528 : Int) - (674 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (((5528 : Int) - (674 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (10 : Int) * (1000 : Int) ≤ (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) + (674 : Int) * (674 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int))) := by decide
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_0 : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5528 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5528 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (10 : Int) * (1000 : Int) ≤ (1 : Int) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) + (674 : Int) * (674 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) + ((5528 : Int) - (674 : Int)) * ((5528 : Int) - (674 : Int))) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_straight_line_0
 
 /-- gate q3.fy1_straight_line[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: q3.strategies[1].drop_x [m], q3.strategies[1].drop_y [m], q3.strategies[1].explode_x [m], q3.strategies[1].explode_y [m]
     expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^0; variables scaled by 10^0; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1 : (((0 : Int) - (0 : Int)) * ((17380 : Int) - (17800 : Int)) - (0 : Int) * ((16680 : Int) - (17380 : Int))) * (((0 : Int) - (0 : Int)) * ((17380 : Int) - (17800 : Int)) - (0 : Int) * ((16680 : Int) - (17380 : Int))) * (10000 : Int) ≤ (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) + (0 : Int) * (0 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int))) := by decide
+    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1 : (((17380 : Int) - (17800 : Int)) * ((0 : Int) - (0 : Int)) - (0 : Int) * ((16680 : Int) - (17380 : Int))) * (((17380 : Int) - (17800 : Int)) * ((0 : Int) - (0 : Int)) - (0 : Int) * ((16680 : Int) - (17380 : Int))) * (10000 : Int) ≤ (1 : Int) * (((17380 : Int) - (17800 : Int)) * ((17380 : Int) - (17800 : Int)) + (0 : Int) * (0 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int))) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1
 
 /-- gate q1.duration_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_duration_s [s], ?replay.q1.effective_duration_s [no unit], ?replay.q1.grid_slack_s [no unit], ?replay.q1.effective_duration_full_target_s [no unit], ?replay.q1.grid_slack_full_target_s [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q1_duration_replayed : ((1500000 : Int) + (100000 : Int) - (1391645 : Int)) * ((1500000 : Int) - ((1454389 : Int) + (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_duration_replayed
 
 /-- gate q1.duration_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q1_duration_s [s], ?replay.q1.effective_duration_full_target_s [no unit], ?replay.q1.grid_slack_full_target_s [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q1_duration_full_target : ¬ (1500000 ≤ 1391645 + 100000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_duration_full_target
 
 /-- gate q2.duration_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2_duration_s [s], ?replay.q2.effective_duration_s [no unit], ?replay.q2.grid_slack_s [no unit], ?replay.q2.effective_duration_full_target_s [no unit], ?replay.q2.grid_slack_full_target_s [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q2_duration_replayed : ((4500000 : Int) + (100000 : Int) - (4271560 : Int)) * ((4500000 : Int) - ((4505013 : Int) + (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_duration_replayed
 
 /-- gate q2.duration_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q2_duration_s [s], ?replay.q2.effective_duration_full_target_s [no unit], ?replay.q2.grid_slack_full_target_s [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 100000 to clear denominators -/
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q2_duration_full_target : ¬ (450000 ≤ 427156 + 10000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_duration_full_target
 
 /-- gate q3.total_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3_union_duration_s.total [s], ?replay.q3.union_duration_s.total [no unit], ?replay.q3.grid_slack_s.total [no unit], ?replay.q3.union_duration_full_target_s.total [no unit], ?replay.q3.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_total_replayed : ((6800000 : Int) + (200000 : Int) - (6436933 : Int)) * ((6800000 : Int) - ((6771175 : Int) + (200000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_total_replayed
 
 /-- gate q3.total_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3_union_duration_s.total [s], ?replay.q3.union_duration_full_target_s.total [no unit], ?replay.q3.grid_slack_full_target_s.total [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_total_full_target : ¬ (6800000 ≤ 6436933 + 200000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_total_full_target
 
 /-- gate q4.total_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4_union_duration_s.total [s], ?replay.q4.union_duration_s.total [no unit], ?replay.q4.grid_slack_s.total [no unit], ?replay.q4.union_duration_full_target_s.total [no unit], ?replay.q4.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_total_replayed : ((8100000 : Int) + (200000 : Int) - (5218356 : Int)) * ((8100000 : Int) - ((8035870 : Int) + (200000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_total_replayed
 
 /-- gate q4.total_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q4_union_duration_s.total [s], ?replay.q4.union_duration_full_target_s.total [no unit], ?replay.q4.grid_slack_full_target_s.total [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_total_full_target : ¬ (8100000 ≤ 5218356 + 200000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_total_full_target
 
 /-- gate q5.m1_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.M1 [s], ?replay.q5.union_duration_s.M1 [no unit], ?replay.q5.grid_slack_s.M1 [no unit], ?replay.q5.union_duration_full_target_s.M1 [no unit], ?replay.q5.grid_slack_full_target_s.M1 [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m1_replayed : ((10300000 : Int) + (300000 : Int) - (7622579 : Int)) * ((10300000 : Int) - ((10205124 : Int) + (300000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m1_replayed
 
 /-- gate q5.m1_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.M1 [s], ?replay.q5.union_duration_full_target_s.M1 [no unit], ?replay.q5.grid_slack_full_target_s.M1 [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m1_full_target : ¬ (10300000 ≤ 7622579 + 300000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m1_full_target
 
 /-- gate q5.m2_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.M2 [s], ?replay.q5.union_duration_s.M2 [no unit], ?replay.q5.grid_slack_s.M2 [no unit], ?replay.q5.union_duration_full_target_s.M2 [no unit], ?replay.q5.grid_slack_full_target_s.M2 [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m2_replayed : ((6200000 : Int) + (200000 : Int) - (2862064 : Int)) * ((6200000 : Int) - ((6251377 : Int) + (200000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m2_replayed
 
 /-- gate q5.m2_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.M2 [s], ?replay.q5.union_duration_full_target_s.M2 [no unit], ?replay.q5.grid_slack_full_target_s.M2 [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m2_full_target : ¬ (6200000 ≤ 2862064 + 200000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m2_full_target
 
 /-- gate q5.m3_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.M3 [s], ?replay.q5.union_duration_s.M3 [no unit], ?replay.q5.grid_slack_s.M3 [no unit], ?replay.q5.union_duration_full_target_s.M3 [no unit], ?replay.q5.grid_slack_full_target_s.M3 [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m3_replayed : ((3400000 : Int) + (100000 : Int) - (793366 : Int)) * ((3400000 : Int) - ((3318653 : Int) + (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m3_replayed
 
 /-- gate q5.m3_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.M3 [s], ?replay.q5.union_duration_full_target_s.M3 [no unit], ?replay.q5.grid_slack_full_target_s.M3 [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m3_full_target : ¬ (3400000 ≤ 793366 + 100000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m3_full_target
 
 /-- gate q5.total_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], ?replay.q5.union_duration_s.total [no unit], ?replay.q5.grid_slack_s.total [no unit], ?replay.q5.union_duration_full_target_s.total [no unit], ?replay.q5.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full + full_slack) * (claimed - sampled - sampled_slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_replayed : ((19900000 : Int) + (600000 : Int) - (11278009 : Int)) * ((19900000 : Int) - ((19775154 : Int) + (600000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_replayed
 
 /-- gate q5.total_full_target (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.total [s], ?replay.q5.union_duration_full_target_s.total [no unit], ?replay.q5.grid_slack_full_target_s.total [no unit]
     expression: claimed <= full + full_slack
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_full_target : ¬ (19900000 ≤ 11278009 + 600000) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_full_target
 

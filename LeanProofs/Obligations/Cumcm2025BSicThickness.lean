@@ -3,7 +3,15 @@
   task: cumcm-2025-b-sic-thickness
   artifact: oracle artifact
   values from: anchors/cumcm-2025-b-sic-thickness/oracle.json
-  obligations: 45 (44 stated as proved, 1 as refuted: the negation of a violated gate)
+  obligations: 38 (37 stated as proved, 1 as refuted: the negation of a violated gate)
+  vouched checks, decided outside the kernel and not obligations: 7
+    - fits.sample[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
+    - fits.sample[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
+    - fits.sample[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
+    - fits.sample[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
+    - joint.sample[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
+    - joint.sample[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
+    - q3.multi_beam_labels[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -120,48 +128,6 @@ theorem cumcm_2025_b_sic_thickness_fits_angle_2 : 10 = 10 ∨ 10 = 15 := by deci
 theorem cumcm_2025_b_sic_thickness_fits_angle_3 : 15 = 10 ∨ 15 = 15 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_angle_3
 
-/-- gate fits.sample[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_0 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_0
-
-/-- gate fits.sample[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_1 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_1
-
-/-- gate fits.sample[2] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_2 : 95081 = 95081 ∨ 95081 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_2
-
-/-- gate fits.sample[3] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_3 : 95081 = 95081 ∨ 95081 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_3
-
-/-- gate joint.sample[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[0].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_joint_sample_0 : 95081 = 95081 ∨ 95081 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_sample_0
-
-/-- gate joint.sample[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[1].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_joint_sample_1 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_sample_1
-
-/-- gate q3.multi_beam_labels[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.multi_beam_samples[0] [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_q3_multi_beam_labels_0 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_q3_multi_beam_labels_0
-
 /-- gate fits.two_beam_rmse_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].two_beam_rmse_pct [%]
     scale: 10^4; value and bounds scaled by 10^d -/
@@ -237,56 +203,56 @@ theorem cumcm_2025_b_sic_thickness_fits_period_positive_3 : 0 < 1272791 := by de
 /-- gate fits.two_beam_fringe_relation[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].two_beam_thickness_um [um], single_angle_fits[0].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_0 : ((155109 : Int) * (1226985 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((155109 : Int) * (1226985 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_0
 
 /-- gate fits.two_beam_fringe_relation[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[1].two_beam_thickness_um [um], single_angle_fits[1].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_1 : ((175480 : Int) * (1111278 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((175480 : Int) * (1111278 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_1
 
 /-- gate fits.two_beam_fringe_relation[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[2].two_beam_thickness_um [um], single_angle_fits[2].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_2 : ((96149 : Int) * (1545181 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((96149 : Int) * (1545181 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_2
 
 /-- gate fits.two_beam_fringe_relation[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[3].two_beam_thickness_um [um], single_angle_fits[3].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_3 : ((115181 : Int) * (1272791 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((115181 : Int) * (1272791 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_3
 
 /-- gate fits.airy_fringe_relation[0] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].airy_thickness_um [um], single_angle_fits[0].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_0 : ((155108 : Int) * (1226985 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((155108 : Int) * (1226985 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_0
 
 /-- gate fits.airy_fringe_relation[1] (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: single_angle_fits[1].airy_thickness_um [um], single_angle_fits[1].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_1 : ¬ (((19609 : Int) * (1111278 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((19609 : Int) * (1111278 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_1
 
 /-- gate fits.airy_fringe_relation[2] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[2].airy_thickness_um [um], single_angle_fits[2].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2 : ((96135 : Int) * (1545181 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((96135 : Int) * (1545181 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2
 
 /-- gate fits.airy_fringe_relation[3] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[3].airy_thickness_um [um], single_angle_fits[3].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3 : ((115194 : Int) * (1272791 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((115194 : Int) * (1272791 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3
 

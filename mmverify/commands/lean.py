@@ -168,6 +168,9 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
     click.echo(f"wrote {len(files)} file(s) to {root}: {oracle} obligation(s) on the oracles, {total} in all "
                f"({len(before['changed'])} changed, {len(before['missing'])} new, "
                f"{len(before['stale'])} removed)")
+    from mmverify.lean_gen.check import ledger
+
+    click.echo(ledger(files).line())
     sys.exit(EXIT_OK)
 
 

@@ -15,7 +15,7 @@ namespace Cumcm2024ADragonDance_PaperA016Original
 /-- gate q5.handle_speed_limit (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5.max_head_speed_mps [m/s], experiment_result.q5.max_speed_ratio_when_head_1mps [1]
     expression: v_head * ratio_max <= 2
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
 
@@ -23,7 +23,7 @@ theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 
     sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_head_speed_mps [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed : ¬ (1406276 ≤ 1246266 + 1 * 2 ∧ 1246266 ≤ 1406276 + 1 * 2) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed
 
@@ -31,7 +31,7 @@ theorem cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed : ¬ (1406276 ≤ 1
     sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_speed_ratio [no unit]
     expression: v_head * ratio <= 2
     declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : ¬ ((1406276 : Nat) * (1604793 : Nat) ≤ (2 : Nat) * (1000000 : Nat) * (1000000 : Nat) + (1 : Nat) * (2 : Nat) * (1000000 : Nat)) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed
 
