@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from . import runner
-from .ir import VOUCHED_LABEL, VOUCHED_REPLAY
+from .ir import VOUCHED_LABEL, VOUCHED_REPLAY, side_reads
 from .project import LeanFile
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ class Ledger:
     by_form: dict[str, int]
     max_literal_digits: int
     mean_literal_digits: float
+    tautologies_between_fields: int = 0   # both sides read artifact values (a summary and its detail)
 
     @property
     def replay_vouched(self) -> int:
@@ -70,6 +71,8 @@ class Ledger:
 
     def as_dict(self) -> dict:
         return {"obligations": self.obligations, "tautologies": self.tautologies,
+                "tautologies_between_fields": self.tautologies_between_fields,
+                "tautologies_against_a_constant": self.tautologies - self.tautologies_between_fields,
                 "tautology_share": round(self.tautology_share, 4),
                 "replay_vouched": self.replay_vouched, "label_vouched": self.label_vouched,
                 "unstated": dict(sorted(self.unstated.items())), "by_form": dict(sorted(self.by_form.items())),
@@ -78,7 +81,8 @@ class Ledger:
 
     def line(self) -> str:
         return (f"{self.obligations} kernel obligation(s), {self.tautologies} of them tautologies "
-                f"({100 * self.tautology_share:.1f} %); vouched outside the kernel, not counted: "
+                f"({100 * self.tautology_share:.1f} %: {self.tautologies_between_fields} between two fields, "
+                f"{self.tautologies - self.tautologies_between_fields} against a constant or a replayed value); vouched outside the kernel, not counted: "
                 f"{self.replay_vouched} replay, {self.label_vouched} label")
 
 
@@ -88,12 +92,13 @@ def ledger(files: Sequence[LeanFile]) -> Ledger:
     vouched: dict[str, int] = {}
     unstated: dict[str, int] = {}
     by_form: dict[str, int] = {}
-    n = taut = 0
+    n = taut = between = 0
     digits: list[int] = []
     for f in files:
         for o in f.oset.obligations:
             n += 1
             taut += o.tautology
+            between += o.tautology and all(all(side_reads(r)) for r in syntax.relations(o.claim))
             by_form[o.form] = by_form.get(o.form, 0) + 1
             digits += [len(str(abs(l.value))) for r in syntax.relations(o.claim)
                        for side in (r.left, r.right) for l in syntax.term_literals(side)]
@@ -102,7 +107,7 @@ def ledger(files: Sequence[LeanFile]) -> Ledger:
         for u in f.oset.unstated:
             unstated[u.reason] = unstated.get(u.reason, 0) + 1
     return Ledger(n, taut, vouched, unstated, by_form, max(digits, default=0),
-                  sum(digits) / len(digits) if digits else 0.0)
+                  sum(digits) / len(digits) if digits else 0.0, between)
 
 
 @dataclass(frozen=True)
