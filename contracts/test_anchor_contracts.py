@@ -142,3 +142,23 @@ def test_readme_one_sided_review_is_current(tid):
     task = present(tid)
     text = open(os.path.join(task.directory, "README.md"), encoding="utf-8").read()
     assert readme_with_review(text, task) == text, f"{tid}: README one-sided review is stale"
+
+
+@pytest.mark.parametrize("tid", IDS)
+def test_readme_specification_is_current(tid):
+    """The part of each task README that restates task.json (metrics, bands,
+    gates, severities, tolerances, rules) is generated from it and current
+    (`mmverify audit --review --write-readmes` rewrites it); no hand-written
+    metric or gate table restates it beside the generated one."""
+    import os
+    import re
+
+    from mmverify.gates.spec_readme import BEGIN, END, readme_with_spec
+
+    task = present(tid)
+    text = open(os.path.join(task.directory, "README.md"), encoding="utf-8").read()
+    assert BEGIN in text and END in text, f"{tid}: README has no generated specification"
+    assert readme_with_spec(text, task) == text, f"{tid}: README specification is stale (drift from task.json)"
+    outside = text.split(BEGIN)[0] + text.split(END, 1)[1]
+    assert not re.search(r"^\| *id *\| *(direction|form) *\|", outside, re.M), \
+        f"{tid}: a hand-written metric or gate table restates task.json outside the generated specification"

@@ -22,13 +22,17 @@ reason) or ``info`` (reported only).
 Kinds
 -----
 ``task_error``             the task does not load or a gate does not compile (problem)
-``oracle_gate_failure``    a gate fails on the oracle artifact (hard: problem unless an
+``oracle_gate_failure``    a gate fails on the oracle artifact (hard or claim: problem unless an
                            oracle paper's audit record names the gate or the field; soft: info/audited)
-``oracle_gate_gap``        a hard gate cannot be checked on the oracle (input absent) (problem)
+``oracle_gate_gap``        a hard or claim gate cannot be checked on the oracle (input absent) (problem)
 ``oracle_schema``          the oracle artifact breaks its schema (problem)
 ``infeasible_anchor``      a paper's value fails a hard gate (problem unless audited);
                            ``anchor_soft_failure`` for a soft gate (info/audited)
 ``schema_violation``       a paper's value is outside its field's schema (problem unless audited)
+``replay_refuted_anchor``  a paper's value fails a claim gate: the replay of what the statement
+                           determines refutes it (problem unless an audit record corrects it)
+``replay_correction``      an anchor corrected to the replayed value (record ``corrected_by:
+                           replay``): "paper reported X; replay Y; corrected" (audited)
 ``audit_justified``        an audit record's original value breaks a gate or the schema (audited)
 ``audit_not_reproduced``   a record names a gate that its original value does not break (problem)
 ``audit_unknown_gate``     a record names a gate the task does not have (problem)
@@ -119,14 +123,14 @@ def audit_task(task) -> TaskAudit:
     for inst in oracle_report.instances:
         if inst.verdict == "fail":
             why = _audited_by(task, inst, oracle_audits)
-            if inst.hard:
+            if inst.scored:
                 sev = "audited" if why else "problem"
             else:
                 sev = "audited" if why else "info"
             add(Finding("oracle_gate_failure", task.id, inst.name, None, sev,
                         f"{inst.severity} gate: {inst.detail}" + (f" [audit record: {why}]" if why else "")))
         elif inst.verdict == "gap":
-            add(Finding("oracle_gate_gap", task.id, inst.name, None, "problem" if inst.hard else "info",
+            add(Finding("oracle_gate_gap", task.id, inst.name, None, "problem" if inst.scored else "info",
                         f"{inst.severity} gate cannot be checked on the oracle: {inst.detail}"))
     for err in _schema_errors(task, oracle):
         add(Finding("oracle_schema", task.id, err.field, None, "problem", err.problem))
@@ -147,8 +151,9 @@ def audit_task(task) -> TaskAudit:
             if same is not None and same.values == inst.values and same.verdict == inst.verdict:
                 continue  # already reported on the oracle artifact
             why = _audited_by(task, inst, records)
-            kind = "infeasible_anchor" if inst.hard else "anchor_soft_failure"
-            sev = "audited" if why else ("problem" if inst.hard else "info")
+            kind = "infeasible_anchor" if inst.hard else \
+                "replay_refuted_anchor" if inst.severity == "claim" else "anchor_soft_failure"
+            sev = "audited" if why else ("problem" if inst.scored else "info")
             add(Finding(kind, task.id, inst.name, paper.paper_id, sev,
                         inst.detail + (f" [audit record: {why}]" if why else "")))
         oracle_fields = {e.field for e in _schema_errors(task, oracle)}
@@ -189,6 +194,11 @@ def _field_supplied(field_: str, supplied: set[str]) -> bool:
 
 
 # ============================================================ audit records
+
+def _anchor_shown(paper, mid: str) -> str:
+    text = paper.value_text.get(mid)
+    return text if isinstance(text, str) else _show_original(text)
+
 
 def _records(paper) -> list[tuple[str, Mapping[str, Any]]]:
     return sorted(paper.audit.items())
@@ -247,9 +257,20 @@ def _audit_records(task, by_id: Mapping[str, Gate], oracle: Any, paper) -> list[
                   and any(paths.matches(metric.path, p) for p in i.paths)]
         schema = [e for e in _schema_errors(task, data) if paths.matches(metric.path, e.field)]
         shown = _show_original(rec["original"])
+        replayed = rec.get("corrected_by") == "replay"
         for inst in broken:
+            if replayed and inst.severity == "claim":
+                # corrected by machine: the replay of the statement refutes the paper's value
+                out.append(Finding("replay_correction", task.id, inst.name, paper.paper_id, "audited",
+                                   f"paper reported {shown}; replay {_anchor_shown(paper, mid)}; corrected "
+                                   f"({inst.severity} gate: {inst.detail})"))
+                continue
             out.append(Finding("audit_justified", task.id, inst.name, paper.paper_id, "audited",
                                f"original {mid} = {shown} breaks the {inst.severity} gate: {inst.detail}"))
+        if replayed and not any(i.severity == "claim" for i in broken):
+            out.append(Finding("audit_not_reproduced", task.id, mid, paper.paper_id, "problem",
+                               f"audit record for {mid} says the replay corrected it, but no claim gate refutes "
+                               f"the original value {shown}"))
         for err in schema:
             out.append(Finding("audit_justified", task.id, err.field, paper.paper_id, "audited",
                                f"original {mid} = {shown} is outside the schema: {err.problem}"))

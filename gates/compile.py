@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -33,7 +34,7 @@ from mmverify.numbers import is_decimal_text, to_fraction
 from mmverify.tasks import TaskLoadError, TaskSpec
 
 from mmverify.replay import ROOT as REPLAY_ROOT
-from mmverify.replay import declared_names
+from mmverify.replay import declared_names, statement_names
 
 from .identity import IdentityError, load_side_texts, side_texts
 from .model import Bound, Gate, identity_of
@@ -166,7 +167,16 @@ def _compile(spec: Mapping[str, Any], position: int, task: TaskSpec, file: str) 
         id=spec["id"], form=form, level=spec["level"], severity=spec["severity"],
         description=spec.get("description", ""), position=position,
         tolerance=tol, tolerance_text=tol_text, tolerance_reason=spec.get("tolerance_reason"))
-    return entry.compile(spec, ctx, common)
+    gate = entry.compile(spec, ctx, common)
+    if gate.severity == "claim":
+        replayed = [p.text[len(REPLAY_ROOT) + 1:] for p in gate.inputs if p.segments[0] == REPLAY_ROOT]
+        if gate.identity.relation == "==" and replayed and set(replayed) <= statement_names(task):
+            gate = replace(gate, decides=True)
+    if gate.severity == "soft" and any(p.segments[0] == REPLAY_ROOT for p in gate.inputs):
+        # where a replay can decide a value, the replay is the judge
+        raise ctx.fail("severity", "a gate that reads a replayed value ($replay....) is hard (a plan that breaks "
+                                   "the statement) or claim (a claim the replay refutes), never soft")
+    return gate
 
 
 # ------------------------------------------------------- one function per form
@@ -281,9 +291,12 @@ def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[FieldPath, ...]:
     """The claims a passing hard gate verifies: artifact paths it reads itself."""
     raw = spec.get("verifies")
     if raw is None:
+        if spec.get("severity") == "claim":
+            raise ctx.fail("verifies", "a claim gate names the claims it judges in verifies")
         return ()
-    if spec.get("severity") != "hard" or spec.get("form") != "identity":
-        raise ctx.fail("verifies", "only a hard identity gate (claimed == replayed) can verify a claim")
+    if spec.get("severity") != "claim" or spec.get("form") != "identity":
+        raise ctx.fail("verifies", "only a claim gate (an identity: claimed vs replayed) judges a claim; a hard "
+                                   "gate rules an answer out and verifies nothing")
     out = []
     for k, text in enumerate(raw):
         path = ctx.path(text, f"verifies/{k}")

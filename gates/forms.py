@@ -47,9 +47,9 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
     for this data (None for a task without replay); by default the replay is run
     here, so every caller sees the same verdicts.
 
-    ``hard_only`` gives what a score needs and no more: the hard gates only
-    (soft gates never change a score), none after the first hard gate with a
-    failing instance (one is enough to zero the artifact), and each instance as
+    ``hard_only`` gives what a score needs and no more: the hard and claim
+    gates only (soft gates never change a score), none after the first hard
+    gate with a failing instance (one is enough to zero the artifact), and each instance as
     a :class:`~mmverify.gates.model.GateVerdict` (the same verdict, decided by
     the same predicate, without the exact data and detail a report shows).
     ``records`` (default: not ``hard_only``) says whether instances are full
@@ -65,11 +65,11 @@ def evaluate_gates(task, data: Any, replayed: Any = _RUN, *, hard_only: bool = F
         records = not hard_only
     reader = _Reader(view, light=not records)
     if hard_only:
-        gates = tuple(g for g in gates if g.hard)
+        gates = tuple(g for g in gates if g.scored)
         for gate in gates:
             found = evaluate_gate(gate, view, reader)
             out.extend(found)
-            if any(i.verdict == "fail" for i in found):
+            if gate.hard and any(i.verdict == "fail" for i in found):
                 break
     else:
         for gate in gates:

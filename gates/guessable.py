@@ -327,9 +327,14 @@ def guess_findings(task, gates: tuple[Gate, ...]) -> list[Finding]:
     from mmverify.scoring.rules import incomparable
 
     out: list[Finding] = []
+    judged = {p.text for g in gates if g.decides for p in g.verifies}
     for metric in task.metrics:
         if incomparable(task, metric) is not None:
             continue    # removed for everyone: it pays no one
+        if metric.path.text in judged:
+            # a deciding claim gate judges it: a value off the replay (beyond the
+            # gate's written tolerance) is refuted and scores 0, whatever a band says
+            continue
         reason = metric.guess_reason
         span = span_of(task, metric, gates)
         note = f" [guess_reason: {reason}]" if reason else ""

@@ -44,7 +44,10 @@ if TYPE_CHECKING:
 # enums of the task schema; a test keeps the two equal)
 Verdict = Literal["pass", "fail", "gap"]
 Level = Literal["A", "B", "C"]
-Severity = Literal["hard", "soft"]        # a failed hard gate zeroes the task
+# a failed hard gate zeroes the task; a failed claim gate zeroes the claims it
+# ``verifies`` (refuted by the replay), not the task; soft gates never change a score
+Severity = Literal["hard", "claim", "soft"]
+SCORED_SEVERITIES = frozenset({"hard", "claim"})
 Relation = Literal["==", "<=", ">=", "<", ">"]
 
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
@@ -179,10 +182,25 @@ class Gate:
     total_value: Fraction | None = None
     total_text: str | None = None
     verifies: tuple[FieldPath, ...] = ()
+    # a claim gate ``claimed == replayed`` whose replayed values the statement
+    # alone determines (the replay module's ``STATEMENT``): passing it decides
+    # the claims it verifies (r = 1); set by the compiler
+    decides: bool = False
 
     @property
     def hard(self) -> bool:
         return self.severity == "hard"
+
+    @property
+    def claim(self) -> bool:
+        """A claim gate: its failure refutes the claims it verifies (r = 0), not the task."""
+        return self.severity == "claim"
+
+    @property
+    def scored(self) -> bool:
+        """Whether the gate's verdict can change a score (hard or claim)."""
+        return self.severity in SCORED_SEVERITIES
+
 
 
 def identity_of(expr: str, var_names: tuple[str, ...], var_paths: tuple[FieldPath, ...]) -> Identity:
@@ -297,6 +315,10 @@ class GateInstance:
         return self.severity == "hard"
 
     @property
+    def scored(self) -> bool:
+        return self.severity in SCORED_SEVERITIES
+
+    @property
     def detail(self) -> str:
         """Human text naming values and bound; built on first use (a report
         that is never rendered, such as a reward, never builds it)."""
@@ -366,6 +388,10 @@ class GateVerdict(NamedTuple):
         return self.severity == "hard"
 
     @property
+    def scored(self) -> bool:
+        return self.severity in SCORED_SEVERITIES
+
+    @property
     def name(self) -> str:
         return self.gate_id if self.index is None else f"{self.gate_id}[{self.index}]"
 
@@ -420,7 +446,8 @@ class GateReport:
         return self.__dict__.get("_known")
 
     def verified(self) -> frozenset[str]:
-        """Concrete artifact paths a passing hard gate verifies (``verifies``)."""
+        """Concrete artifact paths a passing hard or claim gate verifies
+        (``verifies``), less those a failing claim gate refutes."""
         known = self._summary()
         if known is not None:
             return known.verified_paths
@@ -428,10 +455,42 @@ class GateReport:
         out: set[str] = set()
         for inst in self.instances:
             gate = by_id.get(inst.gate_id)
-            if gate is None or not gate.verifies or not inst.hard or inst.verdict != "pass":
+            if gate is None or not gate.verifies or not inst.scored or inst.verdict != "pass":
                 continue
             out.update(verified_paths(gate, inst.index))
-        return frozenset(out)
+        return frozenset(out.difference(self.refuted()))
+
+    def refuted(self) -> dict[str, str]:
+        """Concrete artifact paths a failing claim gate refutes, with why (the
+        first such gate): those claims score 0 (``refuted_claim``)."""
+        if self._summary() is not None:
+            return {}
+        by_id = {g.id: g for g in self.gates}
+        out: dict[str, str] = {}
+        for inst in self.instances:
+            if inst.verdict != "fail" or inst.severity != "claim":
+                continue
+            gate = by_id.get(inst.gate_id)
+            if gate is None:
+                continue
+            for p in verified_paths(gate, inst.index):
+                out.setdefault(p, f"claim gate {inst.name} refutes it: " +
+                               (inst.detail if isinstance(inst, GateInstance) else inst.reason or "violated"))
+        return out
+
+    def decided(self) -> frozenset[str]:
+        """Concrete artifact paths a passing deciding claim gate (``claimed ==
+        replayed`` on a value the statement determines) decides: r = 1."""
+        known = self._summary()
+        if known is not None:
+            return known.decided_paths
+        by_id = {g.id: g for g in self.gates}
+        out: set[str] = set()
+        for inst in self.instances:
+            gate = by_id.get(inst.gate_id)
+            if gate is not None and gate.decides and inst.verdict == "pass":
+                out.update(verified_paths(gate, inst.index))
+        return frozenset(out.difference(self.refuted()))
 
     @property
     def hard_failures(self) -> tuple[GateInstance, ...]:
@@ -440,11 +499,12 @@ class GateReport:
         return tuple(i for i in self.instances if i.verdict == "fail" and i.hard)
 
     def hard_gaps(self) -> tuple[GateInstance, ...]:
-        """The hard instances that could not be checked (verdict ``gap``), in order."""
+        """The hard and claim instances that could not be checked (verdict
+        ``gap``), in order: the gaps that can change a score."""
         if self._summary() is not None:
             return ()
         gaps = [i for i in self.instances if i.verdict == "gap"]
-        return tuple(i for i in gaps if i.hard) if gaps else ()
+        return tuple(i for i in gaps if i.scored) if gaps else ()
 
     def any_failure(self) -> bool:
         """Whether some instance, hard or soft, fails."""

@@ -1,9 +1,9 @@
 """A one-sided check of a task's hard gates, for the reward and a score.
 
 A reward needs three things of the gates: whether a hard gate fails, which
-artifact paths passing hard gates verify, and which hard gates cannot be
-checked (gaps, read by the ``unwitnessed_claim`` rule). When every hard gate
-instance passes on usable values, the answers are "none", "all that the gates
+artifact paths passing hard and claim gates verify (a failing claim gate
+refutes its claims), and which of those gates cannot be checked (gaps, read by the ``unwitnessed_claim`` rule). When every hard and
+claim gate instance passes on usable values, the answers are "none", "all that the gates
 declare" and "none", and they can be had without building a verdict per
 instance. :func:`hard_gates_pass` answers exactly that case, straight from the
 artifact's values, with the same predicates as the instances
@@ -36,15 +36,23 @@ class HardGatesPassed:
     paths the passing gates verify. (A plain class: this module is loaded by
     every start, and a dataclass costs its generated methods.)"""
 
-    __slots__ = ("task_id", "verified_paths", "replay")
+    __slots__ = ("task_id", "verified_paths", "decided_paths", "replay")
     instances: tuple = ()
     hard_failures: tuple = ()
 
-    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None):
+    def __init__(self, task_id: str, verified_paths: frozenset[str], replay: Any = None,
+                 decided_paths: frozenset[str] = frozenset()):
         self.task_id, self.verified_paths, self.replay = task_id, verified_paths, replay
+        self.decided_paths = decided_paths
 
     def verified(self) -> frozenset[str]:
         return self.verified_paths
+
+    def decided(self) -> frozenset[str]:
+        return self.decided_paths
+
+    def refuted(self) -> dict[str, str]:
+        return {}
 
     def hard_gaps(self) -> tuple:
         return ()
@@ -151,7 +159,7 @@ def _plan(task: Any) -> Callable[..., Any]:
         if len(_PLANS) >= _KEPT:
             _PLANS.clear()
         try:
-            check = compile_check(tuple(g for g in gates if g.hard), _special)
+            check = compile_check(tuple(g for g in gates if g.scored), _special)
         except (SyntaxError, RecursionError, MemoryError):   # past the compiler's limits: always decline
             check = _declines
         hit = _PLANS[id(gates)] = (gates, check)
@@ -190,4 +198,16 @@ def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPass
     passes on usable values; None otherwise (then evaluate the instances).
     The check is generated per task (:mod:`.quickcode`)."""
     verified = _plan(task)(view, Values)
-    return HardGatesPassed(task.id, frozenset(verified), replayed) if verified is not None else None
+    if verified is None:
+        return None
+    verified = frozenset(verified)
+    return HardGatesPassed(task.id, verified, replayed, _decided(task, verified) if verified else frozenset())
+
+
+def _decided(task: Any, verified: frozenset[str]) -> frozenset[str]:
+    """The verified paths that a deciding claim gate (:attr:`Gate.decides`) verifies."""
+    deciding = [p for g in compile_gates(task) if g.decides for p in g.verifies]
+    if not deciding:
+        return frozenset()
+    return frozenset(v for v in verified if any(v == p.text or (p.is_list and paths.matches(p, v))
+                                                for p in deciding))

@@ -133,6 +133,19 @@ def error_row(path: str, code: str, message: str, *, task=None, sha256: str | No
     }
 
 
+def mismatch_row(path: str, message: str, task_id: str | None, anchors_dir: str | None, **kw: Any) -> dict:
+    """The row of an artifact that names another task than the one it was
+    given for (:class:`mmverify.evaluate.TaskMismatch`): status ``task_mismatch``,
+    O-EVAL 0, under the bound task when there is one."""
+    from .report import STATUSES
+    from .tasks import load_task
+
+    task = load_task(task_id, anchors_dir) if task_id is not None else None
+    row = error_row(path, "task_mismatch", message, task=task, **kw)
+    row.update(status="task_mismatch", status_meaning=STATUSES["task_mismatch"])
+    return row
+
+
 def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None = None, run_gates: bool = True,
               timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES, fingerprint: str | None = None,
               done: Container[str] | None = None, full: str | None = None, ruleset: Ruleset = "verified",
@@ -152,7 +165,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
     current folder; a worker elsewhere is given the driver's). When the row's
     key is in ``done`` the outcome is ``reused`` and carries the stored row if
     ``done`` is a mapping, else no row (the caller holds it)."""
-    from .evaluate import infer_task_id, score_artifact
+    from .evaluate import TaskMismatch, bind_task, score_artifact
     from .tasks import TaskLoadError, load_task
 
     fingerprint = fingerprint if fingerprint is not None else anchors_fingerprint(anchors_dir)
@@ -192,7 +205,12 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 except ArtifactError as exc:
                     artifact = exc
                 del raw
-            tid = task_id or infer_task_id(artifact if isinstance(artifact, Artifact) else None, full, anchors_dir)
+            try:
+                tid = bind_task(artifact if isinstance(artifact, Artifact) else None, full, task_id, anchors_dir)
+            except TaskMismatch as exc:
+                message = str(exc).replace(full, path) if full != path else str(exc)
+                return Outcome(path, key, mismatch_row(path, message, task_id, anchors_dir, sha256=sha256,
+                                                       key=key, full=full))
         if tid is None and isinstance(artifact, ArtifactError):
             # the file itself is the problem (absent, unreadable, malformed):
             # say that, not "cannot tell the task"

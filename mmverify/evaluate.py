@@ -124,6 +124,20 @@ def _file_sha256(path: str) -> str | None:
         return None
 
 
+def verified_reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET,
+                       strict_schema: bool = False) -> float:
+    """The verified credit of an artifact (:mod:`mmverify.scoring.verified`):
+    O-EVAL counting only the metrics a replay verified, 0.0 for an artifact
+    that is not scored (missing, unreadable, invalid, infeasible). A reward
+    that pays for claims a replay confirmed and for nothing a paper's numbers
+    alone decide."""
+    if artifact is None or isinstance(artifact, ArtifactError):
+        return 0.0
+    report = score_artifact(task, artifact, ruleset=ruleset, strict_schema=strict_schema, records=True)
+    share = report.verified_share() if report.status == "scored" else None
+    return float(share.verified_credit) if share is not None and share.verified_credit is not None else 0.0
+
+
 def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset: str = DEFAULT_RULESET,
               strict_schema: bool = False) -> float:
     """``score_artifact(task, artifact, ruleset=ruleset).reward`` without the
@@ -157,39 +171,84 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     return float(oeval) if oeval is not None else 0.0
 
 
+def _named_by_file(filename: str | None, known: list[str]) -> str | None:
+    """The task id a file name starts with (``<task-id>_result.json``), the
+    longest when several do."""
+    if not filename:
+        return None
+    base = os.path.basename(filename)
+    hits = [tid for tid in known if base.startswith(tid)]
+    return max(hits, key=len) if hits else None
+
+
+def _field_task_id(artifact: Artifact | None) -> str | None:
+    data = artifact.data if artifact is not None else None
+    value = data.get("task_id") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
-    """The task an artifact belongs to: its ``task_id`` field, else a task id that
-    starts its file name (``<task-id>_result.json``), else the name of the folder
-    holding it (``anchors/<task-id>/oracle.json``). None when it cannot be told:
-    a contest ``problem_id`` such as ``2024-A`` names a CUMCM and an MCM problem
-    alike, so it is not used."""
+    """The task an artifact belongs to when nothing binds it: its ``task_id``
+    field, else a task id that starts its file name (``<task-id>_result.json``),
+    else the name of the folder holding it (``anchors/<task-id>/oracle.json``).
+    None when it cannot be told: a contest ``problem_id`` such as ``2024-A``
+    names a CUMCM and an MCM problem alike, so it is not used. See
+    :func:`bind_task` for the task a harness binds, and for a ``task_id`` that
+    disagrees with the file name."""
     known = [t["id"] for t in load_index(anchors_dir)]
-    if artifact is not None and isinstance(artifact.data.get("task_id"), str) and artifact.data["task_id"] in known:
-        return artifact.data["task_id"]
+    field = _field_task_id(artifact)
+    if field is not None and field in known:
+        return field
+    named = _named_by_file(filename, known)
+    if named is not None:
+        return named
     if filename:
-        base = os.path.basename(filename)
-        hits = [tid for tid in known if base.startswith(tid)]
-        if hits:
-            return max(hits, key=len)
         parent = os.path.basename(os.path.dirname(os.path.abspath(filename)))
         if parent in known:
             return parent
     return None
 
 
+def bind_task(artifact: Artifact | None, filename: str | None, bound: str | None,
+              anchors_dir: str | None = None) -> str | None:
+    """The task an artifact is scored on.
+
+    The harness binds the task: ``bound`` is ``--task``, a board manifest
+    row's task or Harbor's task, and decides it. An artifact whose ``task_id``
+    field says another task, or whose file name starts with another task id,
+    raises :class:`TaskMismatch` (an artifact never chooses its own task).
+    With nothing bound (``bound`` None) the task is inferred
+    (:func:`infer_task_id`), except that a ``task_id`` naming one task in a
+    file named for another raises :class:`TaskMismatch` too: neither is
+    taken over the other. None when the task cannot be told."""
+    known = [t["id"] for t in load_index(anchors_dir)]
+    field = _field_task_id(artifact)
+    named = _named_by_file(filename, known)
+    if bound is not None:
+        if field is not None and field != bound:
+            raise TaskMismatch(filename, bound, field, "task_id field")
+        if named is not None and named != bound:
+            raise TaskMismatch(filename, bound, named, "file name")
+        return bound
+    if field is not None and field in known and named is not None and named != field:
+        raise TaskMismatch(filename, None, field, "task_id field", named)
+    return infer_task_id(artifact, filename, anchors_dir)
+
+
 def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = None,
                *, run_gates: bool = True, max_bytes: int | None = None,
                ruleset: str = DEFAULT_RULESET, strict_schema: bool = False) -> Report:
-    """Read, infer the task if needed, and score one artifact file."""
+    """Read, bind the task (``task_id``, else inferred: :func:`bind_task`) and
+    score one artifact file. Raises :class:`TaskMismatch` when the artifact
+    disagrees with the task, :class:`TaskNotInferred` when none can be told."""
     kwargs = {"max_bytes": max_bytes} if max_bytes else {}
     try:
         artifact: Artifact | ArtifactError = parse_file(path, **kwargs)
     except ArtifactError as exc:
         artifact = exc
+    task_id = bind_task(artifact if isinstance(artifact, Artifact) else None, path, task_id, anchors_dir)
     if task_id is None:
-        task_id = infer_task_id(artifact if isinstance(artifact, Artifact) else None, path, anchors_dir)
-        if task_id is None:
-            raise TaskNotInferred(path)
+        raise TaskNotInferred(path)
     task = load_task(task_id, anchors_dir)
     report = score_artifact(task, artifact, run_gates=run_gates, ruleset=ruleset, strict_schema=strict_schema)
     if isinstance(artifact, ArtifactError):
@@ -207,3 +266,22 @@ class TaskNotInferred(MmverifyError, ValueError):
         super().__init__(f"cannot tell which task {path} belongs to: pass --task ID "
                          "(or name the file <task-id>_result.json, or set task_id in the artifact)")
         self.path = path
+
+
+class TaskMismatch(MmverifyError, ValueError):
+    """The artifact disagrees with the task it is scored on: its ``task_id``
+    field or its file name names another task than the one the harness bound
+    (``--task``, a manifest row, Harbor's task), or, with nothing bound, its
+    ``task_id`` and its file name name two tasks. Status ``task_mismatch``."""
+
+    code = "task_mismatch"
+
+    def __init__(self, path: str | None, bound: str | None, other: str, where: str, named: str | None = None):
+        if bound is not None:
+            message = (f"the task is {bound!r} but the artifact's {where} says {other!r}: an artifact "
+                       "is scored on the task it was given for, never on one it names")
+        else:
+            message = (f"the artifact's {where} says {other!r} but its file name says {named!r}: "
+                       "pass --task ID to say which task it answers, and fix the other")
+        super().__init__(message)
+        self.path, self.bound, self.other = path, bound, other

@@ -27,6 +27,11 @@ class ExecutorUnavailable(ImportError):
     """The chosen executor's package is not installed, or the spelling is unknown."""
 
 
+class ExecutorUnreachable(ExecutorUnavailable):
+    """The chosen cluster cannot be reached (nobody answers at its address) or
+    started; the command says so and exits 2, as for a missing package."""
+
+
 def _need(module: str, extra: str):
     import importlib
 
@@ -93,7 +98,11 @@ class RayExecutor:
             kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
             if address is None:
                 kwargs.update(num_cpus=num_cpus, include_dashboard=False)
-            ray.init(**kwargs)
+            try:
+                ray.init(**kwargs)
+            except Exception as exc:   # an address nobody answers at, a cluster that will not start
+                raise ExecutorUnreachable(f"the Ray cluster at {address or 'RAY_ADDRESS or a new local one'} "
+                                          f"cannot be reached or started: {type(exc).__name__}: {exc}") from None
             self._owns = True
         self.workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._remote: dict[Callable, Any] = {}
@@ -142,7 +151,11 @@ class DaskExecutor:
                 client = distributed.Client(cluster)
                 self._cluster = cluster
             else:
-                client = distributed.Client(address)
+                try:
+                    client = distributed.Client(address)
+                except Exception as exc:   # nobody answers at the address
+                    raise ExecutorUnreachable(f"the Dask cluster at {address} cannot be reached: "
+                                              f"{type(exc).__name__}: {exc}") from None
         self.client = client
         self._as_completed = distributed.as_completed
         self.workers = max(1, sum(client.nthreads().values()))

@@ -170,9 +170,9 @@ def echo(text: str, nl: bool = True, err: bool = False) -> None:
 
 def task_error_exit(exc: Exception) -> int:
     """Say a task-level error (the task cannot be told, or is broken) and return its exit code."""
-    from mmverify.evaluate import TaskNotInferred
+    from mmverify.evaluate import TaskMismatch, TaskNotInferred
 
-    if isinstance(exc, TaskNotInferred):
+    if isinstance(exc, (TaskNotInferred, TaskMismatch)):
         echo(f"error: {exc}", err=True)
         return EXIT_NO_TASK
     echo(f"task error: {exc}", err=True)

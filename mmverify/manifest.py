@@ -73,7 +73,7 @@ def _meta(row: ManifestRow) -> dict[str, Any]:
 
 # the scoring part of a result row: reused as is when a batch resumes
 SCORED_FIELDS = ("key", "sha256", "task_fingerprint", "gates_run", "status", "oeval", "oeval_exact",
-                 "closeness_exact", "error", "hard_gates_failed", "suite", "headline")
+                 "closeness_exact", "verified_share_exact", "error", "hard_gates_failed", "suite", "headline")
 
 
 def _key(*parts: Any) -> str:
@@ -109,7 +109,7 @@ def _error_result(row: ManifestRow, code: str, message: str, *, sha256=None, fin
     out.update({
         "key": row_key(row, sha256, fingerprint, run_gates), "sha256": sha256, "task_fingerprint": fingerprint,
         "gates_run": run_gates, "status": "error", "oeval": 0.0, "oeval_exact": "0", "closeness_exact": None,
-        "error": {"code": code, "message": message}, "hard_gates_failed": [],
+        "verified_share_exact": None, "error": {"code": code, "message": message}, "hard_gates_failed": [],
         "suite": task.suite if task is not None else None,
         "headline": task.headline if task is not None else None,
     })
@@ -133,12 +133,19 @@ def result_from_report(row: ManifestRow, report, fingerprint: str, run_gates: bo
         "oeval": report_float(report.oeval),
         "oeval_exact": fraction_text(report.oeval) if report.oeval is not None else None,
         "closeness_exact": fraction_text(report.closeness) if report.closeness is not None else None,
+        # which part of the task's metric weight a replay verified (scored artifacts only)
+        "verified_share_exact": _verified_share(report),
         "error": dict(report.error) if report.error else None,
         "hard_gates_failed": failed,
         "suite": report.task_info.get("suite"),
         "headline": report.task_info.get("headline"),
     })
     return out
+
+
+def _verified_share(report) -> str | None:
+    share = report.verified_share() if report.status == "scored" else None
+    return fraction_text(share.share) if share is not None and share.total_weight else None
 
 
 def _problem_message(row: ManifestRow) -> tuple[str, str]:
@@ -156,7 +163,7 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
     the result's key is in ``done`` (a previous run): the result then holds the
     stored scoring part when ``done`` is a mapping, else only its key (the
     caller holds the stored row)."""
-    from .evaluate import score_artifact
+    from .evaluate import TaskMismatch, bind_task, score_artifact
 
     done = done or {}
     task = tasks.get(row.task) if row.task is not None else None
@@ -189,6 +196,15 @@ def score_row(row: ManifestRow, tasks: Mapping[str, Any], fingerprints: Mapping[
                 key = row_key(row, sha256, fingerprint, run_gates)
                 if key in done:
                     return _reuse_from(row, done, key), True
+            else:
+                # the row binds the task: an artifact naming another one is not scored
+                try:
+                    bind_task(artifact, row.artifact_path, row.task, os.path.dirname(os.path.abspath(task.directory)))
+                except TaskMismatch as exc:
+                    out = _error_result(row, "task_mismatch", str(exc), sha256=sha256, fingerprint=fingerprint,
+                                        run_gates=run_gates, task=task)
+                    out["status"] = "task_mismatch"
+                    return out, False
             report = score_artifact(task, artifact, run_gates=run_gates)
             return result_from_report(row, report, fingerprint, run_gates, sha256), False
     except ArtifactTimeout:

@@ -55,6 +55,16 @@ class Report:
     def reward(self) -> float:
         return float(self.oeval) if self.oeval is not None else 0.0
 
+    def verified_share(self):
+        """Which part of the score a replay decided
+        (:class:`mmverify.scoring.verified.VerifiedShare`), or None when the
+        panel or the gates were not run."""
+        if self.panel is None or self.gates is None:
+            return None
+        from .scoring.verified import verified_share
+
+        return verified_share(self.panel, self.gates)
+
     # ----------------------------------------------------------------- JSON
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -74,7 +84,11 @@ class Report:
             out["audited_findings"] = dict(sorted(self.findings.items()))
         if self.panel is not None:
             out["closeness_oeval"] = report_float(self.panel.oeval)
-            out["metrics"] = [_metric_dict(m) for m in self.panel.metrics]
+            share = self.verified_share()
+            judged = share.judgements if share is not None else {}
+            out["metrics"] = [_metric_dict(m, judged.get(m.metric_id)) for m in self.panel.metrics]
+            if share is not None:
+                out["replay_judged"] = share.as_dict()
             out["papers"] = [
                 {"paper": p.paper_id, "award": p.award, "oracle": p.oracle, "reported": list(p.reported),
                  "votes": p.r is not None, "R": report_float(p.r),
@@ -190,9 +204,9 @@ def dumps_line(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _metric_dict(m) -> dict[str, Any]:
+def _metric_dict(m, judgement: str | None = None) -> dict[str, Any]:
     return {
-        "id": m.metric_id, "path": m.path, "unit": m.unit, "direction": m.direction,
+        "id": m.metric_id, "path": m.path, "unit": m.unit, "direction": m.direction, "judgement": judgement,
         "weight": fraction_text(m.weight), "band": m.band, "value": m.value,
         "read_status": m.read_status, "read_detail": m.read_detail,
         "removed": m.removed.as_dict() if m.removed else None,
@@ -200,7 +214,7 @@ def _metric_dict(m) -> dict[str, Any]:
             {"paper": pm.paper_id, "status": pm.status, "anchor": pm.anchor,
              "band_width": fraction_text(pm.band_width) if pm.band_width is not None else None,
              "r": report_float(pm.r), "r_exact": fraction_text(pm.r) if pm.r is not None else None,
-             "reason": pm.reason, "audited": pm.audited,
+             "reason": pm.reason, "audited": pm.audited, "correction": pm.correction,
              "rules": [r.as_dict() for r in pm.rules],
              "items": [
                  {"key": it.key, "value": it.value, "anchor": it.anchor, "status": it.status,
@@ -230,6 +244,8 @@ _ARROWS = {"higher_is_better": "up", "lower_is_better": "down", "target_value": 
 
 def _rows(report: Report) -> list[list[str]]:
     rows = []
+    share = report.verified_share()
+    judged = share.judgements if share is not None else {}
     for m in report.panel.metrics:
         for pm in m.per_paper:
             if pm.status == "excluded":
@@ -240,14 +256,17 @@ def _rows(report: Report) -> list[list[str]]:
                 note = pm.status
             else:
                 note = ", ".join(sorted({r.rule for r in pm.rules}))
-            if pm.audited:
+            if pm.correction:
+                note = (note + "; " if note else "") + pm.correction
+            elif pm.audited:
                 note = (note + "; " if note else "") + "audited anchor"
-            rows.append([m.metric_id, _ARROWS[m.direction], _short(m.value), pm.paper_id, _short(pm.anchor),
+            rows.append([m.metric_id, _ARROWS[m.direction], _short(m.value), judged.get(m.metric_id, "-"),
+                         pm.paper_id, _short(pm.anchor),
                          fixed(pm.band_width, 4) if pm.band_width is not None else "-", fixed(pm.r, 4), note])
     return rows
 
 
-_HEAD = ["metric", "dir", "value", "paper", "anchor", "w", "r", "note"]
+_HEAD = ["metric", "dir", "value", "judged", "paper", "anchor", "w", "r", "note"]
 
 
 def _header_lines(report: Report) -> list[str]:
@@ -257,6 +276,11 @@ def _header_lines(report: Report) -> list[str]:
              f"status   {report.status}: {STATUSES[report.status]}",
              "O-EVAL   " + (f"{float(report.oeval):.4f}  (exact {fraction_text(report.oeval)})"
                             if report.oeval is not None else "not scored")]
+    share = report.verified_share() if report.status in ("scored", "infeasible") else None
+    if share is not None and share.total_weight:
+        lines.append(f"replay   {fraction_text(share.verified_weight)} of {fraction_text(share.total_weight)} "
+                     f"metric weight verified by a replay ({float(share.share):.0%}); verified credit "
+                     + (f"{float(share.verified_credit):.4f}" if share.verified_credit is not None else "-"))
     if report.status == "infeasible" and report.closeness is not None:
         lines.append(f"         closeness before the gate zero: {float(report.closeness):.4f}")
     if report.error:

@@ -200,7 +200,13 @@ def load_index(anchors_dir: str | None = None) -> list[dict]:
         except OSError as exc:
             raise TaskLoadError(anchors_dir, "(folder)", f"cannot list anchors: {exc.strerror} "
                                 f"({ANCHORS_HINT})") from None
-        return [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
+        found = [{"id": n} for n in names if os.path.exists(os.path.join(anchors_dir, n, "task.json"))]
+        if not found:
+            # a wrong or empty --anchors folder is an error, not a folder of no tasks
+            why = "does not exist" if not os.path.isdir(anchors_dir) else "holds no index.json and no task folder"
+            raise TaskLoadError(anchors_dir, "(folder)", f"not an anchors folder: it {why} "
+                                f"(a folder with <task-id>/task.json; {ANCHORS_HINT})")
+        return found
     data = read_trusted_json(file)
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise TaskLoadError(file, "tasks", "must be a list of task entries")

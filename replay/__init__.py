@@ -2,7 +2,8 @@
 
 A task that allows an independent replay names its module in ``task.json``
 (``"replay": "smoke_screen"``); each module here exposes
-``TASK_ID``, ``DERIVED`` (the names it may derive), ``load_official(data_dir)``
+``TASK_ID``, ``DERIVED`` (the names it may derive; optionally ``STATEMENT``,
+those of them no artifact changes), ``load_official(data_dir)``
 (I/O: the task's official data under ``anchors/<task>/data/``, read once) and
 ``replay(data, official) -> Derived`` (pure). :func:`run_replay` runs it with a
 time cap and turns every failure into gaps, so a replay can never crash scoring:
@@ -21,8 +22,8 @@ from typing import Any, Mapping
 
 from .base import ROOT, Derived
 
-__all__ = ["ROOT", "Derived", "ReplayReport", "load_module", "replay_module", "declared_names", "run_replay",
-           "gate_view"]
+__all__ = ["ROOT", "Derived", "ReplayReport", "load_module", "replay_module", "declared_names", "statement_names",
+           "run_replay", "gate_view"]
 
 MODULE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -73,6 +74,15 @@ def declared_names(task) -> frozenset[str]:
     """Every derived name the task's replay may produce (empty without a replay)."""
     mod = replay_module(task)
     return frozenset(mod.DERIVED) if mod is not None else frozenset()
+
+
+def statement_names(task) -> frozenset[str]:
+    """The derived names that the statement (and the official data) alone
+    determine, whatever the artifact holds: a module's optional ``STATEMENT``
+    (empty without a replay). A claim gate ``claimed == replayed`` on such a
+    value decides the claim (:attr:`mmverify.gates.model.Gate.decides`)."""
+    mod = replay_module(task)
+    return frozenset(getattr(mod, "STATEMENT", ())) if mod is not None else frozenset()
 
 
 class ReplayTimeout(BaseException):

@@ -333,14 +333,58 @@ def max_speed_ratio(t_end: float = 400.0, step: float = 0.5, candidates: int = 2
     return best
 
 
+# The handles and instants the statement asks to report in the paper for Q1:
+# the head's front handle (0), the front handles of body benches 1, 51, 101,
+# 151 and 201 (handles 1, 51, ...), and the tail's rear handle (223), at 0,
+# 60, ..., 300 s.
+Q1_HANDLES = (0, 1, 51, 101, 151, 201, N_HANDLES - 1)
+Q1_TIMES = (0, 60, 120, 180, 240, 300)
+# radius ratios sampled for Q4's "can the arcs be adjusted, still tangent, so
+# that the turning curve is shorter?" (both arcs stay inside the 9 m circle)
+Q4_RATIOS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 8.0)
+
+
+def q1_table() -> Mapping[tuple[int, int], tuple[float, float, float]]:
+    """Q1's reported table: (second, handle) -> (x m, y m, speed m/s), the
+    head's front handle leaving point A at t = 0 s at 1 m/s on the 0.55 m
+    spiral (handle speeds by the rigid-bench relation)."""
+    path = _Spiral(PITCH_Q1)
+    ts = np.array(Q1_TIMES, float)
+    qs = _chain(path, _spiral_head(ts), N_HANDLES)
+    x, y = (a.reshape(qs.shape) for a in path.pos(qs.ravel())[:2])
+    v = _speeds(path, qs)
+    return {(int(t), h): (float(x[h, k]), float(y[h, k]), float(v[h, k]))
+            for k, t in enumerate(Q1_TIMES) for h in Q1_HANDLES}
+
+
+def turn_length(ratio: float) -> float:
+    """Q4: length of the S-curve of two arcs with radius ratio ``ratio``, tangent
+    to the coiling-in spiral at r = 4.5 m, to each other and to the coiling-out
+    spiral. With the tangent points fixed on the turn-around circle, the
+    tangency conditions give r1 + r2 = -R^2 / (side * e.n) whatever the ratio,
+    and both arcs turn through the same angle, so the length (r1 + r2) * sweep
+    does not depend on the ratio: adjusting the arcs cannot shorten the curve."""
+    return _Turn(ratio=ratio).length
+
+
+def shortest_turn_length() -> float:
+    """Q4: the shortest S-curve over the sampled radius ratios (all equal to the
+    2:1 curve's length up to rounding; a test checks the spread)."""
+    return min(turn_length(k) for k in Q4_RATIOS)
+
+
 # --- statement quantities ----------------------------------------------------
 
 @lru_cache(maxsize=1)
 def statement_quantities() -> Mapping[str, float]:
     """The statement's own quantities, recomputed (about 8 s of one core)."""
     ratio, _ = max_speed_ratio()
-    return {"q2.terminal_time_s": terminal_time(),
-            "q3.minimum_pitch_m": minimum_pitch(),
-            "q4.base_turn_length_m": _Turn().length,
-            "q5.max_speed_ratio": ratio,
-            "q5.max_head_speed_mps": SPEED_LIMIT / ratio}
+    out = {"q2.terminal_time_s": terminal_time(),
+           "q3.minimum_pitch_m": minimum_pitch(),
+           "q4.base_turn_length_m": _Turn().length,
+           "q4.shortest_turn_length_m": shortest_turn_length(),
+           "q5.max_speed_ratio": ratio,
+           "q5.max_head_speed_mps": SPEED_LIMIT / ratio}
+    for (t, h), (x, y, v) in q1_table().items():
+        out[f"q1.t{t}.h{h}.x_m"], out[f"q1.t{t}.h{h}.y_m"], out[f"q1.t{t}.h{h}.speed_mps"] = x, y, v
+    return out

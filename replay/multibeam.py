@@ -61,7 +61,10 @@ DERIVED = (
     "q4.total_length_nmi",
     "q4.missed_area_pct",
     "q4.overlap_over_20pct_length_nmi",
-)
+    "q4.missed_area_slack_pct",
+    "q4.overlap_slack_nmi",
+) + tuple(f"q4.{kind}.{name}" for kind in ("claim_error", "contradicted")
+                for name in ("total_length_nmi", "missed_area_pct", "overlap_over_20pct_length_nmi"))
 
 PLACES = {"q3.min_overlap_pct": 4, "q3.max_overlap_pct": 4, "q3.missed_area_pct": 4,
           "q4.total_length_nmi": 6, "q4.missed_area_pct": 3, "q4.overlap_over_20pct_length_nmi": 3}
@@ -75,6 +78,11 @@ Q4_MAX_SEGMENTS = 400
 Q4_MAX_TOTAL_NMI = 1500.0              # 2.4x the reference layout (622 nmi); a station count bound
 Q4_MIN_PARALLEL = 0.5                  # neighbouring strips: lines within 60 deg of parallel
 Q4_SEGMENTS = ("reproduced", "problem4_lines")
+# Q4 claims compared with the replay of the artifact's own lines, whenever lines are given
+Q4_CLAIMS = {"total_length_nmi": ("reproduced", "problem4_summary", "total_length_nautical_miles"),
+             "missed_area_pct": ("reproduced", "problem4_summary", "missed_area_pct"),
+             "overlap_over_20pct_length_nmi": ("reproduced", "problem4_summary",
+                                               "overlap_over_20pct_length_nautical_miles")}
 
 
 # ------------------------------------------------------------------ helpers
@@ -82,6 +90,11 @@ Q4_SEGMENTS = ("reproduced", "problem4_lines")
 def _rounded(x: float, places: int) -> Fraction:
     """The exact value of ``x`` rounded half-even to ``places`` decimals (-0 -> 0)."""
     return Fraction(Decimal(f"{x:.{places}f}")) + 0
+
+
+def _rounded_up(x: float, places: int) -> Fraction:
+    """``x`` >= 0 rounded up to ``places`` decimals (a slack never shrinks by rounding)."""
+    return Fraction(math.ceil(Decimal(repr(x)).scaleb(places)), 10 ** places)
 
 
 def _at(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
@@ -290,8 +303,13 @@ def _line(grid: DepthGrid, seg: tuple[float, float, float, float]) -> _Line:
     return _Line(a, t, n, length, k, left, right)
 
 
-def _coverage_missed_pct(lines: list[_Line]) -> float:
-    """Share (%) of raster cells (0.02 nmi, by their centres) no strip covers."""
+def _coverage_missed_pct(lines: list[_Line]) -> tuple[float, float]:
+    """Share (%) of raster cells (0.02 nmi, by their centres) no strip covers,
+    and its slack (%): the share of cells on the border between covered and
+    uncovered cells (a cell with a 4-neighbour of the other state). Only a
+    cell that a strip's edge cuts can be judged wrongly by its centre, and the
+    strips (at least about 70 m wide) are wider than a cell (37 m), so such a
+    cell has a neighbour judged the other way."""
     import numpy as np
 
     nx, ny = round(Q4_X_NMI / Q4_STEP_NMI), round(Q4_Y_NMI / Q4_STEP_NMI)
@@ -307,20 +325,56 @@ def _coverage_missed_pct(lines: list[_Line]) -> float:
         inside = (s >= 0) & (s <= ln.length)
         k = np.clip((s / ln.length * ln.stations).astype(int), 0, ln.stations - 1)
         covered |= inside & (u <= ln.left[k]) & (u >= -ln.right[k])
-    return 100.0 * float(np.count_nonzero(~covered)) / covered.size
+    grid = covered.reshape(ny, nx)
+    border = np.zeros(grid.shape, dtype=bool)
+    vert = grid[1:, :] != grid[:-1, :]
+    border[1:, :] |= vert
+    border[:-1, :] |= vert
+    horz = grid[:, 1:] != grid[:, :-1]
+    border[:, 1:] |= horz
+    border[:, :-1] |= horz
+    return (100.0 * float(np.count_nonzero(~covered)) / covered.size,
+            100.0 * float(np.count_nonzero(border)) / covered.size)
 
 
-def _overlap_over_20_m(lines: list[_Line]) -> float:
+def _overlap_over_20_m(lines: list[_Line]) -> tuple[float, float]:
     """Length (m) along the lines where a strip overlaps its nearest neighbour
-    strip, on either side, by more than 20%; each pair counted once, along the
-    line listed first."""
+    strip by more than 20 %, and the slack (m) of that length.
+
+    At each station of a line, the nearest other line on each side (crossed by
+    the station's normal, within 60 deg of parallel), searched among *all* other
+    lines, is its neighbour there; the station's piece counts for that pair when
+    the two strips, measured along the normal, overlap by more than 20 %. A pair
+    of lines is counted once: along the one of the two on which its length is
+    the larger (for near-parallel neighbours the two are nearly equal), so the
+    value does not depend on the order in which the lines are listed. Sums are
+    exactly rounded (``math.fsum``).
+
+    The slack is one piece per change, along a line and side, of the pair whose
+    overlap is above 20 % (a change inside a piece is placed at its middle).
+    """
     import numpy as np
 
-    total = 0.0
+    along: dict[tuple[int, int], float] = {}
+    slack: list[float] = []
+    if not lines:
+        return 0.0, 0.0
+    # Two strips overlap only when the station's normal meets the other line within
+    # reach_i + reach_j / cos <= 3 * widest reach (cos >= Q4_MIN_PARALLEL = 0.5) of the
+    # station; a line farther than that from every station (by bounding boxes, which
+    # never overstate a distance) can neither overlap nor be the nearest of one that
+    # does, so it is left out of the search. The result is that of searching all lines.
+    reach = max(float(max(ln.left.max(), ln.right.max())) for ln in lines)
+    far = reach * (1.0 + 1.0 / Q4_MIN_PARALLEL) + 1.0
+    ends = np.array([[ln.a, ln.a + ln.t * ln.length] for ln in lines])          # (L, 2, 2)
+    box_lo, box_hi = ends.min(axis=1), ends.max(axis=1)                         # (L, 2)
     for i, li in enumerate(lines):
-        others = lines[i + 1:]
-        if not others:
-            break
+        gap = np.maximum(0.0, np.maximum(box_lo - box_hi[i], box_lo[i] - box_hi))    # (L, 2)
+        near = np.hypot(gap[:, 0], gap[:, 1]) <= far
+        idx = [j for j in np.nonzero(near)[0].tolist() if j != i]
+        if not idx:
+            continue
+        others = [lines[j] for j in idx]
         mid = (np.arange(li.stations) + 0.5) / li.stations
         p = li.a[None, :] + (mid * li.length)[:, None] * li.t[None, :]          # (m, 2)
         a = np.array([o.a for o in others])                                     # (n, 2)
@@ -345,14 +399,21 @@ def _overlap_over_20_m(lines: list[_Line]) -> float:
         over = np.minimum(hi_i, hi_j) - np.maximum(lo_i, lo_j)
         rate = 100.0 * over / (0.5 * ((hi_i - lo_i) + (hi_j - lo_j)))
         piece = li.length / li.stations
+        rows = np.arange(li.stations)
         for side in (u > 0, u < 0):
             cand = hit & side
             dist = np.where(cand, np.abs(u), np.inf)
             nearest = np.argmin(dist, axis=1)
-            rows = np.arange(li.stations)
-            has = np.isfinite(dist[rows, nearest])
-            total += piece * float(np.count_nonzero(has & (rate[rows, nearest] > 20.0)))
-    return total
+            above = np.isfinite(dist[rows, nearest]) & (rate[rows, nearest] > 20.0)
+            key = np.where(above, nearest, -1)
+            for jj, n in zip(*np.unique(key[above], return_counts=True)):
+                pair = (i, idx[int(jj)])
+                along[pair] = along.get(pair, 0.0) + piece * int(n)
+            changes = int(np.count_nonzero(key[1:] != key[:-1]))
+            slack.append(piece * changes)
+    total = math.fsum(max(v, along.get((j, i), 0.0)) for (i, j), v in along.items()
+                      if i < j or (j, i) not in along)
+    return total, math.fsum(slack)
 
 
 def _q4(data: Mapping[str, Any], source: GridFile | None, values: dict, gaps: dict) -> None:
@@ -361,6 +422,7 @@ def _q4(data: Mapping[str, Any], source: GridFile | None, values: dict, gaps: di
     where = ".".join(Q4_SEGMENTS)
     if raw is None:
         gaps.update({n: f"witness absent: {where}" for n in names})
+        _q4_claims(data, values, gaps, given=False)
         return
     segs, why = _segments(raw)
     if why:
@@ -370,13 +432,60 @@ def _q4(data: Mapping[str, Any], source: GridFile | None, values: dict, gaps: di
     values["q4.total_length_nmi"] = _rounded(sum(math.hypot(x1 - x0, y1 - y0) for x0, y0, x1, y1 in segs),
                                              PLACES["q4.total_length_nmi"])
     if source is None:
-        gaps["q4.missed_area_pct"] = gaps["q4.overlap_over_20pct_length_nmi"] = "official depth grid absent"
+        for n in ("q4.missed_area_pct", "q4.overlap_over_20pct_length_nmi", "q4.missed_area_slack_pct",
+                  "q4.overlap_slack_nmi"):
+            gaps[n] = "official depth grid absent"
+        _q4_claims(data, values, gaps)
         return
     grid = source.grid()
     lines = [_line(grid, seg) for seg in segs]
-    values["q4.missed_area_pct"] = _rounded(_coverage_missed_pct(lines), PLACES["q4.missed_area_pct"])
-    values["q4.overlap_over_20pct_length_nmi"] = _rounded(_overlap_over_20_m(lines) / NMI_M,
-                                                          PLACES["q4.overlap_over_20pct_length_nmi"])
+    missed, missed_slack = _coverage_missed_pct(lines)
+    values["q4.missed_area_pct"] = _rounded(missed, PLACES["q4.missed_area_pct"])
+    values["q4.missed_area_slack_pct"] = _rounded_up(missed_slack, PLACES["q4.missed_area_pct"])
+    over, over_slack = _overlap_over_20_m(lines)
+    values["q4.overlap_over_20pct_length_nmi"] = _rounded(over / NMI_M, PLACES["q4.overlap_over_20pct_length_nmi"])
+    values["q4.overlap_slack_nmi"] = _rounded_up(over_slack / NMI_M, PLACES["q4.overlap_over_20pct_length_nmi"])
+    _q4_claims(data, values, gaps)
+
+
+# How far a Q4 claim may lie from the replay of its own lines: the replay's slack
+# (derived, see the derived names) plus what printing the claim as B226 prints it allows.
+Q4_PRINTED = {"total_length_nmi": Fraction(1, 20),           # one decimal (622.0); the replayed length is exact to 1e-6
+              "missed_area_pct": Fraction(1, 200),           # two decimals (3.48)
+              "overlap_over_20pct_length_nmi": Fraction(1, 20)}   # one decimal (30.0)
+Q4_SLACK = {"total_length_nmi": None, "missed_area_pct": "q4.missed_area_slack_pct",
+            "overlap_over_20pct_length_nmi": "q4.overlap_slack_nmi"}
+
+
+def _q4_claims(data: Mapping[str, Any], values: dict, gaps: dict, given: bool = True) -> None:
+    """Q4 claims against the replay of the artifact's own lines.
+
+    ``q4.claim_error.<index>`` = claimed - replayed, and ``q4.contradicted.<index>``
+    = 1 when that error exceeds the replay's slack plus the printing allowance
+    (``Q4_PRINTED``), else 0. Q4 is compared *whenever lines are given*: B226
+    publishes its indices without a layout, so an artifact without lines
+    (``given`` False) has no plan for a claim to contradict (0, and its Q4 values
+    stay closeness only), while a claim that comes with lines must be what they
+    give. A claim absent, or not a number, contradicts nothing (it scores 0 as
+    missing)."""
+    for name, path in Q4_CLAIMS.items():
+        err, bad = f"q4.claim_error.{name}", f"q4.contradicted.{name}"
+        if not given:
+            gaps[err] = "witness absent: " + ".".join(Q4_SEGMENTS)
+            values[bad] = Fraction(0)
+            continue
+        claimed = _number(_at(data, path))
+        slack_name = Q4_SLACK[name]
+        if claimed is None:
+            gaps[err] = f"claim absent or not a number: {'.'.join(path)}"
+            values[bad] = Fraction(0)
+        elif f"q4.{name}" in values and (slack_name is None or slack_name in values):
+            e = Fraction(claimed) - values[f"q4.{name}"]
+            allowed = Q4_PRINTED[name] + (values[slack_name] if slack_name else 0)
+            values[err] = e
+            values[bad] = Fraction(int(abs(e) > allowed))
+        else:
+            gaps[err] = gaps[bad] = gaps.get(f"q4.{name}", "not derived")
 
 
 # ------------------------------------------------------------------ surface

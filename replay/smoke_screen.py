@@ -12,17 +12,25 @@ still in flight; the real target is the cylinder of radius 7 m and height
 10 m on (0, 200, 0). A bomb whose fuse fires at or below the ground makes no
 cloud.
 
-A cloud blocks a line of sight when the segment from the missile to a target
-point passes within 10 m of the cloud centre. Two criteria are replayed:
+The plan's rules (``rule_breaks``): the replay counts, per question, the bombs
+whose speed lies outside 70-140 m/s, each UAV's (heading, speed) pairs beyond
+its first, pairs of one UAV's drops less than 1 s apart, and how far the bombs
+per UAV miss what the question asks (``QUESTION_UAVS``); hard gates require 0
+of each, so a plan breaking a rule of the statement is infeasible.
 
+A cloud blocks a line of sight when the segment from the missile to a target
+point passes within 10 m of the cloud centre. The claims are judged by the
+statement's criterion (``full_target``); the reference's is derived as well and
+reported, read by no gate:
+
+* ``full_target`` (the statement's, 避免来袭导弹发现真目标): every point of the
+  cylinder is blocked. The set of points whose segment to the missile meets a
+  ball is convex, so the solid cylinder is hidden exactly when both rims are;
+  the rims are sampled every 2 deg (180 points each).
 * ``sampled`` (the published reference's): the target counts as hidden when
   at least a quarter of 27 fixed target points (the axis at z = 0, 5, 10 and
   8 points every 45 deg on each of the rims z = 0, 10 and the ring z = 5) are
-  blocked, i.e. 7 of 27.
-* ``full_target`` (the statement's strict reading, 避免来袭导弹发现真目标):
-  every point of the cylinder is blocked. The set of points whose segment to
-  the missile meets a ball is convex, so the solid cylinder is hidden exactly
-  when both rims are; the rims are sampled every 2 deg (180 points each).
+  blocked, i.e. 7 of 27. It credits time in which most of the target is seen.
 
 Shielding is decided per cloud, as in the reference: a question's shielded
 time for a missile is the measure of the union of the intervals in which one
@@ -122,7 +130,29 @@ def _names(q: str, criterion: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-DERIVED = tuple(n for q in QUESTIONS for c in CRITERIA for pair in _names(q, c).values() for n in pair)
+DURATIONS = tuple(n for q in QUESTIONS for c in CRITERIA for pair in _names(q, c).values() for n in pair)
+
+# The statement's rules for a plan, each counted per question (a count of 0: the plan keeps the rule):
+#   speed    无人机受领任务后，可根据需要瞬时调整飞行方向，然后以70~140 m/s 的速度等高度匀速直线飞行
+#            (bombs whose UAV speed lies outside 70-140 m/s);
+#   course   每架无人机的航向、速度可不相同，但一旦确定就不再调整
+#            (per UAV, the number of its distinct (heading, speed) pairs beyond the first);
+#   spacing  每架无人机投放两枚烟幕干扰弹至少间隔1 s
+#            (pairs of drops of one UAV less than 1 s apart);
+#   bombs    the question's UAVs and bomb counts: Q1/Q2 利用无人机FY1 投放1 枚; Q3 利用无人机FY1 投放3 枚;
+#            Q4 利用FY1、FY2、FY3 等3 架无人机，各投放1 枚; Q5 利用5 架无人机，每架无人机至多投放3 枚
+#            (the bombs by which the plan's count per UAV falls short of or exceeds what the question asks).
+RULES = ("speed", "course", "spacing", "bombs")
+# bombs each UAV must drop (exactly), or at most (Q5); UAVs not listed may drop none
+QUESTION_UAVS = {"q1": ({"FY1": 1}, True), "q2": ({"FY1": 1}, True), "q3": ({"FY1": 3}, True),
+                 "q4": ({"FY1": 1, "FY2": 1, "FY3": 1}, True),
+                 "q5": ({u: 3 for u in ("FY1", "FY2", "FY3", "FY4", "FY5")}, False)}
+RULE_MAX_BOMBS = 100         # a longer list is not read for its rules (work bound)
+# a single bomb can break neither the course nor the spacing rule: Q1 and Q2 are read for the other two
+QUESTION_RULES = {q: RULES if not QUESTIONS[q][1] else ("speed", "bombs") for q in QUESTIONS}
+RULE_NAMES = tuple(f"{q}.rule_breaks.{r}" for q in QUESTIONS for r in QUESTION_RULES[q])
+
+DERIVED = DURATIONS + RULE_NAMES
 
 
 def load_official(data_dir: str) -> None:
@@ -502,6 +532,57 @@ def _bombs(data: Mapping[str, Any], q: str) -> list[tuple[str, str, tuple[Point,
     return [_bomb(b, f"{q}.{key}[{i}]") for i, b in enumerate(raw)]
 
 
+def _rule_number(bomb: Mapping[str, Any], key: str, where: str) -> Decimal:
+    v = bomb.get(key)
+    if v is None:
+        raise _Gap(f"witness absent: {where}.{key}")
+    if isinstance(v, bool) or not isinstance(v, (Decimal, int)) or not Decimal(v).is_finite():
+        raise _Gap(f"witness malformed: {where}.{key} is not a number")
+    return Decimal(v)
+
+
+def rule_breaks(data: Mapping[str, Any], q: str) -> dict[str, int]:
+    """How often question q's plan breaks each rule of ``RULES`` (exact, order-free).
+
+    Reads only the plan's labels and numbers (``uav``, ``heading_deg``,
+    ``speed_mps``, ``drop_time_s``); raises _Gap when they are absent or malformed.
+    """
+    key, single, _, _ = QUESTIONS[q]
+    section = data.get(q)
+    if not isinstance(section, dict) or key not in section:
+        raise _Gap(f"witness absent: {q}.{key}")
+    raw = [section[key]] if single else section[key]
+    if not isinstance(raw, list):
+        raise _Gap(f"witness malformed: {q}.{key} is not a list")
+    if len(raw) > RULE_MAX_BOMBS:
+        raise _Gap(f"witness malformed: {q}.{key} has more than {RULE_MAX_BOMBS} bombs")
+    lo, hi = (Decimal(str(v)) for v in SPEED_RANGE)
+    by_uav: dict[str, list[tuple[Decimal, Decimal, Decimal]]] = {}
+    speed = 0
+    for i, bomb in enumerate(raw):
+        where = f"{q}.{key}" if single else f"{q}.{key}[{i}]"
+        if not isinstance(bomb, dict):
+            raise _Gap(f"witness malformed: {where} is not an object")
+        uav = bomb.get("uav")
+        if uav is None:
+            raise _Gap(f"witness absent: {where}.uav")
+        if not isinstance(uav, str) or uav not in UAVS:
+            raise _Gap(f"witness malformed: {where}.uav is not one of {', '.join(UAVS)}")
+        v = _rule_number(bomb, "speed_mps", where)
+        course = (_rule_number(bomb, "heading_deg", where) % 360, v)   # 360 deg is the heading 0 deg
+        by_uav.setdefault(uav, []).append((*course, _rule_number(bomb, "drop_time_s", where)))
+        speed += not lo <= v <= hi
+    course = sum(len({(h, v) for h, v, _ in rows}) - 1 for rows in by_uav.values())
+    spacing = sum(1 for rows in by_uav.values() for a in range(len(rows)) for b in range(a)
+                  if abs(rows[a][2] - rows[b][2]) < 1)
+    wanted, exact = QUESTION_UAVS[q]
+    bombs = 0
+    for uav in UAVS:
+        n, k = len(by_uav.get(uav, ())), wanted.get(uav, 0)
+        bombs += abs(n - k) if exact else max(0, n - k)
+    return {"speed": speed, "course": course, "spacing": spacing, "bombs": bombs}
+
+
 def replay(data: Mapping[str, Any], official: object = None) -> Derived:
     values: dict[str, Fraction] = {}
     gaps: dict[str, str] = {}
@@ -513,6 +594,11 @@ def replay(data: Mapping[str, Any], official: object = None) -> Derived:
         return known[cloud, m, criterion]
 
     for q, (_, single, missiles, _) in QUESTIONS.items():
+        try:
+            breaks = rule_breaks(data, q)
+            values.update({f"{q}.rule_breaks.{r}": Fraction(breaks[r]) for r in QUESTION_RULES[q]})
+        except _Gap as why:
+            gaps.update({f"{q}.rule_breaks.{r}": str(why) for r in QUESTION_RULES[q]})
         try:
             bombs = _bombs(data, q)
         except _Gap as why:

@@ -65,6 +65,7 @@ class Cell:
     line: int | None = None
     error_code: str | None = None
     hard_gates_failed: tuple[str, ...] = ()
+    verified_share: Fraction | None = None   # metric weight a replay verified (scored cells)
 
     @property
     def forced(self) -> bool:
@@ -112,6 +113,7 @@ class EntryResult:
     wall_s: Fraction | None
     models: tuple[str, ...]
     harnesses: tuple[str, ...]
+    verified_share: Fraction | None = None   # mean over scored headline cells of the weight a replay verified
 
 
 @dataclass(frozen=True)
@@ -202,7 +204,7 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
         if status == "missing" and "artifact" in r and r["artifact"] is None:
             code = NULL_ARTIFACT     # the row says the run produced nothing; no file was looked for
         cells[(e, t, s)] = Cell(e, t, s, status, _frac(r.get("oeval_exact")), r.get("line"),
-                                code, tuple(r.get("hard_gates_failed") or ()))
+                                code, tuple(r.get("hard_gates_failed") or ()), _frac(r.get("verified_share_exact")))
         if r.get("cost_usd") is not None:
             costs.setdefault(e, []).append(Fraction(r["cost_usd"]))
         if r.get("wall_s") is not None:
@@ -215,7 +217,14 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
     entries = sorted({e for e, _, _ in cells})
     if baseline not in entries:
         known = ", ".join(entries) or "none"
-        raise BoardError(f"baseline entry {baseline!r} has no scored rows in the manifest (entries: {known})")
+        # say why: the baseline's rows that could not be processed, with their problems
+        why = [f"line {e['line']}: {e['message']}" for e in errors
+               if e.get("entry") == baseline and e.get("message")]
+        if why:
+            shown = "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else "")
+            raise BoardError(f"baseline entry {baseline!r} has no valid rows in the manifest: {shown} "
+                             f"(entries with valid rows: {known})")
+        raise BoardError(f"baseline entry {baseline!r} has no rows in the manifest (entries: {known})")
     board_tasks = tuple(t for t in tasks if any(tt == t.id for _, tt, _ in cells))
     seeds = {e: tuple(sorted({s for ee, _, s in cells if ee == e}, key=seed_sort_key)) for e in entries}
     for e in entries:
@@ -264,7 +273,7 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
             "not_scored": sum(1 for c in all_cells if c.status == "not_scored"),
             "hard_gate_zeroes": sum(1 for c in all_cells if c.status == "infeasible"),
             "invalid": sum(1 for c in all_cells if c.status == "invalid"),
-            "errors": sum(1 for c in all_cells if c.status == "error"),
+            "errors": sum(1 for c in all_cells if c.status in ("error", "task_mismatch")),
             "missing_artifacts": sum(1 for c in all_cells if c.status == "missing" and c.error_code != NULL_ARTIFACT),
             "null_artifacts": sum(1 for c in all_cells if c.status == "missing" and c.error_code == NULL_ARTIFACT),
             "absent_rows": sum(1 for c in all_cells if c.status == "absent"),
@@ -273,9 +282,11 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
         counts["missing"] = counts["missing_artifacts"] + counts["null_artifacts"] + counts["absent_rows"]
         cost = sum(costs[e], ZERO) if e in costs else None
         wall = sum(walls[e], ZERO) if e in walls else None
+        shares = [c.verified_share for (t, _), c in ecells.items()
+                  if t in headline and c.status == "scored" and c.verified_share is not None]
         entry_results.append(EntryResult(
             e, seeds[e], head, suite_stats, mbo, trs, counts, cost, len(costs.get(e, ())), wall,
-            tuple(sorted(models.get(e, ()))), tuple(sorted(harnesses.get(e, ())))))
+            tuple(sorted(models.get(e, ()))), tuple(sorted(harnesses.get(e, ()))), _mean(shares)))
 
     def rank_key(er: EntryResult):
         m = er.headline.mean

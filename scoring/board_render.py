@@ -68,7 +68,8 @@ def board_dict(board: Board) -> dict[str, Any]:
                 "forced_seeds": tr.forced_seeds, "bo": bo,
                 "cells": [{"seed": c.seed, "status": c.status, "oeval": report_float(c.oeval), "oeval_exact": exact_text(c.oeval),
                            "line": c.line, "error_code": c.error_code,
-                           "hard_gates_failed": list(c.hard_gates_failed)} for c in tr.cells],
+                           "hard_gates_failed": list(c.hard_gates_failed),
+                           "verified_share": report_float(c.verified_share)} for c in tr.cells],
             })
         entries.append({
             "rank": rank[er.entry], "entry": er.entry, "models": list(er.models), "harnesses": list(er.harnesses),
@@ -78,6 +79,7 @@ def board_dict(board: Board) -> dict[str, Any]:
             "suites": {su: _stat_dict(st, sum(1 for t in board.headline_tasks if info[t].suite == su))
                        for su, st in sorted(er.suites.items())},
             "multi_bo": report_float(er.multi_bo), "multi_bo_exact": exact_text(er.multi_bo),
+            "verified_share": report_float(er.verified_share), "verified_share_exact": exact_text(er.verified_share),
             "is_baseline": er.entry == board.baseline,
             "cost_usd": report_float(er.cost_usd), "cost_usd_exact": exact_text(er.cost_usd), "cost_rows": er.cost_rows,
             "wall_s": report_float(er.wall_s), "wall_s_exact": exact_text(er.wall_s),
@@ -115,7 +117,7 @@ def _pct(x: Fraction | float | None, digits: int = 2) -> str:
 def _summary_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     head = ["rank", "entry", "seeds", "O-EVAL %", "sd", f"{float(board.bootstrap['level']) * 100:g}% CI"]
     head += [f"{su} %" for su in board.suites]
-    head += ["MULTI-BO", "cost USD", "gate zeroes", "missing"]
+    head += ["MULTI-BO", "verified %", "cost USD", "gate zeroes", "missing"]
     rows = []
     for i, er in enumerate(board.entries, 1):
         ci = board.cis.get(er.entry)
@@ -123,7 +125,8 @@ def _summary_rows(board: Board) -> tuple[list[str], list[list[str]]]:
                _pct(er.headline.mean), _pct(er.headline.sd) if er.headline.sd is not None else "n/a",
                f"[{_pct(ci.low)}, {_pct(ci.high)}]" if ci else "-"]
         row += [_pct(er.suites[su].mean) for su in board.suites]
-        row += [fixed(er.multi_bo, 3), fixed(er.cost_usd, 2), str(er.counts["hard_gate_zeroes"]),
+        row += [fixed(er.multi_bo, 3), _pct(er.verified_share, 0), fixed(er.cost_usd, 2),
+                str(er.counts["hard_gate_zeroes"]),
                 str(er.counts["missing"])]
         rows.append(row)
     return head, rows
@@ -166,10 +169,15 @@ def _diff_lines(board: Board) -> list[str]:
     return out
 
 
+def _count(n: int, word: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _intro_lines(board: Board) -> list[str]:
     info = {t.id: t for t in board.tasks}
     m = board.manifest
-    lines = [f"manifest {m.get('name', '-')} (sha256 {str(m.get('sha256', ''))[:12]}), {board.rows} rows; "
+    lines = [f"manifest {m.get('name', '-')} (sha256 {str(m.get('sha256', ''))[:12]}), {_count(board.rows, 'row')}; "
              f"baseline {board.baseline}" + ("" if m.get("gates_run", True) else "; GATES NOT RUN (diagnostic)")]
     per_suite = ", ".join(f"{su} {sum(1 for t in board.headline_tasks if info[t].suite == su)}" for su in board.suites)
     lines.append(f"headline: {len(board.headline_tasks)} tasks ({per_suite}); O-EVAL = mean over seeds of the "
@@ -192,12 +200,13 @@ def _counts_line(er: EntryResult) -> str:
             f"{c['invalid']} invalid, {c['errors']} errors, {c['missing']} missing "
             f"({c['missing_artifacts']} artifact files absent, {c.get('null_artifacts', 0)} rows with "
             f"\"artifact\": null, {c['absent_rows']} without a manifest row); "
-            f"cost {fixed(er.cost_usd, 2)} USD over {er.cost_rows} rows"
+            f"cost {fixed(er.cost_usd, 2)} USD over {_count(er.cost_rows, 'row')}"
             + (f"; model {', '.join(er.models)}" if er.models else "")
             + (f"; harness {', '.join(er.harnesses)}" if er.harnesses else ""))
 
 
-_LEGEND = ("cells: O_t in % (mean over seeds); F = every seed forced (hard gate, invalid, error or missing: "
+_LEGEND = ("verified %: mean over scored headline cells of the metric weight a replay verified; "
+           "cells: O_t in % (mean over seeds); F = every seed forced (hard gate, invalid, error or missing: "
            "BO term -1); (nf) = n seeds forced, counted as 0; n/s = not scored")
 
 

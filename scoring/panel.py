@@ -44,7 +44,7 @@ class PaperMetricScore:
     """One metric against one paper: its status, the anchor, r and the rules applied."""
 
     paper_id: str
-    status: str                 # scored | missing | not_a_number | not_a_label | unwitnessed | excluded | removed
+    status: str                 # scored | missing | not_a_number | not_a_label | unwitnessed | refuted | excluded | removed
     anchor: Any                 # decimal/label text, list or mapping of texts (None when excluded)
     band_width: Fraction | None
     r: Fraction | None          # None when the paper does not vote on the metric
@@ -52,6 +52,7 @@ class PaperMetricScore:
     items: tuple[ItemScore, ...] = ()
     audited: bool = False
     rules: tuple[RuleApplication, ...] = ()
+    correction: str | None = None   # how an audit record corrected the anchor (paper reported X; ...)
 
 
 @dataclass(frozen=True)
@@ -277,12 +278,24 @@ def _table_code(plan: PanelPlan):
 
 
 def _claim(mp: MetricPlan, claims: Unchecked | None) -> RuleApplication | None:
-    """The unwitnessed_claim rule on a scalar metric, given what hard gaps read
-    (:func:`.rules.unchecked_values`); list items are looked up one by one."""
+    """The refuted_claim or unwitnessed_claim rule on a scalar metric, given
+    what the gates say of the claims (:func:`.rules.unchecked_values`,
+    :meth:`.rules.Unchecked.judged`); list items are looked up one by one."""
     if claims is None or mp.removed is not None or mp.list_key is not None:
         return None
-    why = claims.why(mp.metric.path.text, mp.metric.direction)
-    return RuleApplication("unwitnessed_claim", mp.id, None, why) if why is not None else None
+    hit = claims.judged(mp.metric.path.text, mp.metric.direction)
+    return RuleApplication(hit[0], mp.id, None, hit[1]) if hit is not None else None
+
+
+def _decided(mp: MetricPlan, claims: Unchecked | None) -> RuleApplication | None:
+    """The replay_decided rule on a scalar metric (a passing deciding claim gate), or None."""
+    if claims is None or not claims.decided or mp.removed is not None or mp.list_key is not None:
+        return None
+    if mp.metric.path.text not in claims.decided:
+        return None
+    return RuleApplication("replay_decided", mp.id, None,
+                           "a passing claim gate confirms the value against the replay of what the statement "
+                           "determines: r = 1 for every paper")
 
 
 def _general(mp: MetricPlan, data: Any, verified: _Verified | None,
@@ -309,7 +322,12 @@ def _begin(task, gates, ruleset: str) -> tuple[PanelPlan, bool, Unchecked | None
     plan = plan_of(task)
     guarded = ruleset == "verified"
     gaps = gates.hard_gaps() if gates is not None and plan.claimable else ()
-    return plan, guarded, unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
+    claims = unchecked_values(gaps, guarded and gates.replay is not None) if gaps else None
+    if plan.judged and gates is not None:
+        refuted, decided = gates.refuted(), gates.decided()
+        if refuted or decided:
+            claims = (claims or Unchecked({}, {}))._replace(refuted=refuted, decided=decided)
+    return plan, guarded, claims
 
 
 def _paper_rs(plan: PanelPlan, table: list[Sequence[Fraction | None]]) -> list[Fraction | None]:
@@ -414,6 +432,7 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
     has had read so far, by :attr:`MetricPlan.list_key`; ``claims`` the values
     hard gaps read (a list item among them scores 0, as ``claim`` does a scalar)."""
     metric, removed = mp.metric, mp.removed
+    decided = _decided(mp, claims) if claim is None else None
     # no ceiling, no unverified_improvement: the factor is 1 throughout
     credit = _Credit(mp, verified, detail) if verified is not None and mp.caps else None
     factor = ONE
@@ -452,8 +471,14 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
         if claim is not None:
             rs.append(ZERO)
             if detail:
-                per_paper.append(_paper_metric(e.paper_id, "unwitnessed", copy_text(e.text), None, ZERO,
-                                               claim.detail, (), e.audited, ()))
+                per_paper.append(_paper_metric(e.paper_id, "refuted" if claim.rule == "refuted_claim" else
+                                               "unwitnessed", copy_text(e.text), None, ZERO, claim.detail, (),
+                                               e.audited, ()))
+        elif decided is not None and status == "ok":
+            rs.append(ONE)
+            if detail:
+                per_paper.append(_paper_metric(e.paper_id, "scored", e.text, e.width, ONE, None, (), e.audited,
+                                               e.rules + (decided,)))
         elif read is not None:
             r, pm = _score_list(mp, e, read, credit, detail, claims)
             rs.append(r)
@@ -474,6 +499,9 @@ def _score_metric(mp: MetricPlan, data: Any, claim: RuleApplication | None, veri
                                                e.rules))
     if not detail:
         return rs, None
+    if mp.corrected:
+        per_paper = [_replaced(pm, correction=e.correction) if e.correction and pm.status == "scored" else pm
+                     for pm, e in zip(per_paper, mp.entries)]
     if credit is not None and credit.applied:
         per_paper = _with_rules(per_paper, tuple(credit.applied.values()))
     return rs, _metric(metric.id, metric.path.text, metric.unit, metric.direction, metric.weight, mp.band,
@@ -531,12 +559,16 @@ def _score_list(mp: MetricPlan, e: Anchor, read: ListRead, credit: _Credit | Non
             if f is not ONE:
                 r = r * f
         if claims is not None:
-            why = claims.why(paths.concrete(metric.path, read.index[key]), metric.direction)
-            if why is not None:
+            where = paths.concrete(metric.path, read.index[key])
+            hit = claims.judged(where, metric.direction)
+            if hit is not None:
                 if detail:
-                    rules.append(RuleApplication("unwitnessed_claim", metric.id, paper_id, f"item {key}: {why}"))
-                    items.append(_item(key, texts[key], a.text, a.width, ZERO, "unwitnessed"))
+                    rules.append(RuleApplication(hit[0], metric.id, paper_id, f"item {key}: {hit[1]}"))
+                    items.append(_item(key, texts[key], a.text, a.width, ZERO,
+                                       "refuted" if hit[0] == "refuted_claim" else "unwitnessed"))
                 continue
+            if where in claims.decided:
+                r = ONE
         if r is ONE:        # the kernels' 1 and 0 are these two objects
             sum_n += sum_d
         elif r is not ZERO:

@@ -23,7 +23,8 @@ from .rules import Ceiling, RuleApplication, band_width, ceiling, incomparable
 class Anchor:
     """One paper's anchor for one metric (or one item of a list anchor)."""
 
-    __slots__ = ("paper_id", "votes", "reason", "audited", "anchor", "text", "width", "num", "rule", "rules",
+    __slots__ = ("paper_id", "votes", "reason", "audited", "correction", "anchor", "text", "width", "num", "rule",
+                 "rules",
                  "items", "keys", "error")
 
     def __init__(self, paper_id: str):
@@ -31,6 +32,7 @@ class Anchor:
         self.votes = False
         self.reason: str | None = None
         self.audited = False
+        self.correction: str | None = None     # "paper reported X; ... corrected" (an audit record's original)
         self.anchor: Any = None
         self.text: Any = None
         self.width: Fraction | None = None
@@ -45,7 +47,8 @@ class Anchor:
 
 class MetricPlan:
     __slots__ = ("metric", "id", "band", "want", "removed", "caps", "entries", "tail",
-                 "head", "list_key", "general", "full_at", "within", "quick", "quick_label", "quick_items", "fixed")
+                 "head", "list_key", "general", "full_at", "within", "quick", "quick_label", "quick_items", "fixed",
+                 "corrected")
 
     def __init__(self, task, metric):
         self.metric, self.id = metric, metric.id
@@ -63,6 +66,7 @@ class MetricPlan:
         self.removed = incomparable(task, metric)
         self.caps = caps_of(task, metric)
         self.entries = tuple(self._entry(metric, paper) for paper in task.panel)
+        self.corrected = any(e.correction for e in self.entries)
         # some voting anchor of a scalar is scored through kernel_score, not a kernel made against it
         self.general = any(e.votes and e.num is None for e in self.entries)
         # a removed metric's r is None for every paper, whatever the artifact holds
@@ -123,6 +127,7 @@ class MetricPlan:
             e.reason = paper.excluded.get(metric.id)
             return e
         e.votes, e.anchor, e.audited = True, paper.values[metric.id], metric.id in paper.audit
+        e.correction = correction_text(paper.audit.get(metric.id), paper.value_text.get(metric.id))
         if self.removed is not None:
             e.text = anchor_text_any(e.anchor)
         elif metric.is_list:
@@ -201,6 +206,8 @@ class PanelPlan(tuple):
       ``supported_by`` (a name that is no metric of the task left out);
     * ``claimable``: whether any metric can meet the unwitnessed_claim rule
       (any not removed: a list item too);
+    * ``judged``: whether a claim gate can refute or decide a metric (the
+      task declares claim gates);
     * ``votes``: per paper, the metrics it votes on (anchored, not removed:
       whatever the artifact holds, these and only these have an r) as
       (position, weight numerator, weight denominator), their ids and the sum
@@ -210,6 +217,7 @@ class PanelPlan(tuple):
     conclusions: tuple[int, ...]
     support: tuple[tuple[int, ...], ...]
     claimable: bool
+    judged: bool
     votes: tuple[tuple[tuple[tuple[int, int, int], ...], tuple[str, ...], int, int], ...]
 
     def __new__(cls, task, metrics):
@@ -218,6 +226,8 @@ class PanelPlan(tuple):
         at = {mp.id: k for k, mp in enumerate(plan)}
         plan.support = tuple(tuple(at[s] for s in plan[k].metric.supported_by if s in at) for k in plan.conclusions)
         plan.claimable = any(mp.removed is None for mp in plan)
+        # a claim gate can refute a claim (r = 0) or decide it (r = 1) whatever the ruleset
+        plan.judged = plan.claimable and any(g.get("severity") == "claim" for g in task.gates)
         votes = []
         for i in range(len(task.panel)):
             at = tuple(k for k, mp in enumerate(plan) if mp.entries[i].votes and mp.removed is None)
@@ -242,6 +252,20 @@ def plan_of(task) -> PanelPlan:
         _PLANS.clear()
     _PLANS[id(task)] = (task, plan)
     return plan
+
+
+def correction_text(record: Any, anchor_text: Any) -> str | None:
+    """How an anchor was corrected, for a report: ``paper reported 464.0; replay
+    412.4738; corrected`` (an audit record with ``corrected_by: replay``), or
+    ``paper reported 1.406276; corrected to 1.246266 (SOURCE)``; None without
+    an ``original``."""
+    if not isinstance(record, dict) or "original" not in record:
+        return None
+    original = record["original"]
+    if record.get("corrected_by") == "replay":
+        return f"paper reported {original}; replay {anchor_text}; corrected"
+    source = f" ({record['source']})" if record.get("source") else ""
+    return f"paper reported {original}; corrected to {anchor_text}{source}"
 
 
 def copy_text(text: Any) -> Any:

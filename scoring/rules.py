@@ -17,6 +17,14 @@ that made it fire, so a report can be traced back to the rule.
   by replay but that comes without what the check needs is not paid. Under
   ``paper`` such a gate does not count (the paper's semantics know no
   witness). An item of a list metric is judged in the same way.
+* ``refuted_claim``: a claim that a failing ``claim`` gate refutes (the
+  replay of what the statement alone determines says otherwise, beyond the
+  gate's written tolerance) scores 0, under every ruleset: where a replay
+  decides a value, the replay is the judge, not closeness to a paper.
+* ``replay_decided``: a claim that a passing deciding ``claim`` gate
+  (``claimed == replayed`` on a value the statement alone determines)
+  confirms scores 1 against every paper, under every ruleset: it is right,
+  whatever a paper reported.
 * ``unverified_improvement``: a one-sided value beyond the best value any panel
   paper reports for the metric by more than the band ``w`` (taken at that best
   value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
@@ -40,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Literal, Mapping, NamedTuple, Sequence
 
 from mmverify.numbers import fraction_text
 
@@ -210,18 +218,32 @@ def unwitnessed_among(metric: "MetricSpec", gaps: Sequence, replayed: bool = Fal
 
 
 class Unchecked(NamedTuple):
-    """The values hard gaps read while the values themselves are present, by
-    concrete path, with why the gate cannot check them (the first such gate):
-    ``witness`` those a replay could not check (the witness did not determine
-    a replayed input), ``every`` those of every hard gap."""
+    """What the gates say of an artifact's claims beyond pass and fail of the
+    task, by concrete path, each with why (the first gate that says it):
+    ``witness`` the values hard gaps read that a replay could not check (the
+    witness did not determine a replayed input), ``every`` the values every
+    hard gap reads; ``refuted`` the claims a failing claim gate refutes
+    (``refuted_claim``), ``decided`` those a passing deciding claim gate
+    decides (``replay_decided``)."""
 
     witness: dict[str, str]
     every: dict[str, str]
+    refuted: Mapping[str, str] = {}
+    decided: frozenset[str] = frozenset()
 
     def why(self, path: str, direction: str) -> str | None:
-        """Why a metric's value at ``path`` scores 0, or None: a one-sided
-        claim by any hard gap, any other one by a witness gap only."""
+        """Why a metric's value at ``path`` is unwitnessed (scores 0), or None:
+        a one-sided claim by any hard gap, any other one by a witness gap only."""
         return (self.every if direction in ONE_SIDED else self.witness).get(path)
+
+    def judged(self, path: str, direction: str) -> tuple[str, str] | None:
+        """(rule, why) when the value at ``path`` scores 0: refuted by a claim
+        gate, or unwitnessed; else None."""
+        why = self.refuted.get(path)
+        if why is not None:
+            return "refuted_claim", why
+        why = self.why(path, direction)
+        return ("unwitnessed_claim", why) if why is not None else None
 
 
 def unchecked_values(gaps: Sequence, replayed: bool = False) -> Unchecked:

@@ -3,9 +3,12 @@
   task: cumcm-2023-b-multibeam-lines
   artifact: oracle artifact
   values from: anchors/cumcm-2023-b-multibeam-lines/oracle.json
-  obligations: 10 (10 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 11 (11 stated as proved, 0 as refuted: the negation of a violated gate)
   tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 3
+  vouched checks, decided outside the kernel and not obligations: 6
+    - q4.total_length_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q4.missed_area_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q4.overlap_length_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
     - q3.full_coverage_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
     - q3.overlap_at_least_10pct_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 100000 <= 100001
     - q3.overlap_at_most_20pct_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 100131 <= 200000
@@ -39,10 +42,10 @@ theorem cumcm_2023_b_multibeam_lines_q3_length_is_count_times_span : 125936 = 37
 /-- gate q3.last_position_inside_area (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem3_last_position_m [m]
     scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 722614 ∧ 722614 ≤ 740800 := by decide
+theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 719481 ∧ 719481 ≤ 740800 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_last_position_inside_area
 
-/-- gate q3.total_length_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q3.total_length_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem3_total_length_m [m], ?replay.q3.total_length_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.5
@@ -57,6 +60,14 @@ theorem cumcm_2023_b_multibeam_lines_q3_total_length_replayed : 125936 * 2 ≤ 1
     tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2023_b_multibeam_lines_q3_line_count_replayed : 34 = 34 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_line_count_replayed
+
+/-- gate q3.last_position_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.problem3_last_position_m [m], ?replay.q3.last_position_m [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.005
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 200 to clear denominators -/
+theorem cumcm_2023_b_multibeam_lines_q3_last_position_replayed : 719481 * 2 ≤ 719481 * 2 + 1 ∧ 719481 * 2 ≤ 719481 * 2 + 1 := by decide
+#print axioms cumcm_2023_b_multibeam_lines_q3_last_position_replayed
 
 /-- gate q4.missed_pct_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem4_summary.missed_area_pct [%]

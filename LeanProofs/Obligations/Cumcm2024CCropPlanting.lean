@@ -143,7 +143,7 @@ theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_2 : 11855069819 ≤
 theorem cumcm_2024_c_crop_planting_q3_spearman_range : (-10000 : Int) ≤ (2551 : Int) ∧ (2551 : Int) ≤ (10000 : Int) := by decide
 #print axioms cumcm_2024_c_crop_planting_q3_spearman_range
 
-/-- gate q1.waste_profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.waste_profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5
@@ -151,7 +151,7 @@ theorem cumcm_2024_c_crop_planting_q3_spearman_range : (-10000 : Int) ≤ (2551 
 theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 4041887700000000 ≤ 4053821627214375 + 1 * 50000000 := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
 
-/-- gate q1.discount_profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.discount_profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5

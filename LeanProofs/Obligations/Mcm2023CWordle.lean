@@ -3,8 +3,8 @@
   task: mcm-2023-c-wordle
   artifact: oracle artifact
   values from: anchors/mcm-2023-c-wordle/oracle.json
-  obligations: 24 (24 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 4 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 28 (28 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 5 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   vouched checks, decided outside the kernel and not obligations: 1
     - q1.target_date (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 1445933204758260242788401 = 1445933204758260242788401
   gate instances without an obligation: none
@@ -165,5 +165,37 @@ theorem mcm_2023_c_wordle_q3_best_is_max_1 : 1 ≤ 1 := by decide
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2023_c_wordle_data_row_count_integer : 3590 % 10 = 0 := by decide
 #print axioms mcm_2023_c_wordle_data_row_count_integer
+
+/-- gate data.row_count_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.row_count [count], ?replay.data.row_count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
+theorem mcm_2023_c_wordle_data_row_count_replayed : 359 = 359 := by decide
+#print axioms mcm_2023_c_wordle_data_row_count_replayed
+
+/-- gate q1.raw_forecast_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.forecast_record.raw_ma_forecast [count], ?replay.q1.raw_ma_forecast [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.002
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
+theorem mcm_2023_c_wordle_q1_raw_forecast_replayed : 16662852 ≤ 16662852 + 1 * 2 ∧ 16662852 ≤ 16662852 + 1 * 2 := by decide
+#print axioms mcm_2023_c_wordle_q1_raw_forecast_replayed
+
+/-- gate q1.raw_lower_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.forecast_record.raw_80_lower [count], ?replay.q1.raw_80_lower [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.002
+    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 500 to clear denominators -/
+theorem mcm_2023_c_wordle_q1_raw_lower_replayed : 0 ≤ 0 + 1 ∧ 0 ≤ 0 + 1 := by decide
+#print axioms mcm_2023_c_wordle_q1_raw_lower_replayed
+
+/-- gate q1.raw_upper_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.forecast_record.raw_80_upper [count], ?replay.q1.raw_80_upper [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.002
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
+theorem mcm_2023_c_wordle_q1_raw_upper_replayed : 59621565 ≤ 59621565 + 1 * 2 ∧ 59621565 ≤ 59621565 + 1 * 2 := by decide
+#print axioms mcm_2023_c_wordle_q1_raw_upper_replayed
 
 end Mcm2023CWordle_Oracle

@@ -3,7 +3,9 @@
   task: mcm-2025-c-olympic-medals
   artifact: oracle artifact
   values from: anchors/mcm-2025-c-olympic-medals/oracle.json
-  obligations: 152 (150 stated as proved, 2 as refuted: the negation of a violated gate)
+  obligations: 150 (150 stated as proved, 0 as refuted: the negation of a violated gate)
+  vouched checks, decided outside the kernel and not obligations: 1
+    - q1.actual_2024_is_official_table (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -751,7 +753,7 @@ theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_14 : 9 ≤
     sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals], monte_carlo_summary_top_total[0].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0 : 39 ≤ 122 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0 : 40 ≤ 126 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0
 
 /-- gate q1.actual_2024_gold_le_total[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -765,14 +767,14 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_1 : 40 ≤ 91 := 
     sources: monte_carlo_summary_top_total[2].actual_2024_gold [medals], monte_carlo_summary_top_total[2].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2 : 13 ≤ 63 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2 : 14 ≤ 65 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2
 
 /-- gate q1.actual_2024_gold_le_total[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[3].actual_2024_gold [medals], monte_carlo_summary_top_total[3].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3 : 18 ≤ 52 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3 : 18 ≤ 53 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3
 
 /-- gate q1.actual_2024_gold_le_total[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -793,14 +795,14 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_5 : 16 ≤ 64 := 
     sources: monte_carlo_summary_top_total[6].actual_2024_gold [medals], monte_carlo_summary_top_total[6].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6 : 12 ≤ 36 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6 : 12 ≤ 40 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6
 
 /-- gate q1.actual_2024_gold_le_total[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_gold [medals], monte_carlo_summary_top_total[7].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7 : 11 ≤ 31 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7 : 12 ≤ 33 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7
 
 /-- gate q1.actual_2024_gold_le_total[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -842,7 +844,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_12 : 9 ≤ 27 := 
     sources: monte_carlo_summary_top_total[13].actual_2024_gold [medals], monte_carlo_summary_top_total[13].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13 : 6 ≤ 18 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13 : 6 ≤ 19 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13
 
 /-- gate q1.actual_2024_gold_le_total[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
@@ -855,7 +857,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_14 : 5 ≤ 18 := 
 /-- gate q1.actual_2024_total_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0 : 1220 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0 : 1260 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0
 
 /-- gate q1.actual_2024_total_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -867,13 +869,13 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_1 : 910 % 10 = 0 
 /-- gate q1.actual_2024_total_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2 : 630 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2 : 650 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2
 
 /-- gate q1.actual_2024_total_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[3].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3 : 520 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3 : 530 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3
 
 /-- gate q1.actual_2024_total_integer[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -891,13 +893,13 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_5 : 640 % 10 = 0 
 /-- gate q1.actual_2024_total_integer[6] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[6].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6 : 360 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6 : 400 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6
 
 /-- gate q1.actual_2024_total_integer[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7 : 310 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7 : 330 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7
 
 /-- gate q1.actual_2024_total_integer[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -933,7 +935,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_12 : 270 % 10 = 0
 /-- gate q1.actual_2024_total_integer[13] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[13].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13 : 180 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13 : 190 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13
 
 /-- gate q1.actual_2024_total_integer[14] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -945,7 +947,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_14 : 180 % 10 = 0
 /-- gate q1.actual_2024_gold_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0 : 390 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0 : 400 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0
 
 /-- gate q1.actual_2024_gold_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -957,7 +959,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_1 : 400 % 10 = 0 :
 /-- gate q1.actual_2024_gold_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_gold [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2 : 130 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2 : 140 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2
 
 /-- gate q1.actual_2024_gold_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -987,7 +989,7 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_6 : 120 % 10 = 0 :
 /-- gate q1.actual_2024_gold_integer[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_gold [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7 : 110 % 10 = 0 := by decide
+theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7 : 120 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7
 
 /-- gate q1.actual_2024_gold_integer[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -1031,17 +1033,5 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_13 : 60 % 10 = 0 :
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14 : 50 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14
-
-/-- gate q1.usa_2024_total_is_statement_table (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: monte_carlo_summary_top_total[0].actual_2024_total [medals]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2025_c_olympic_medals_q1_usa_2024_total_is_statement_table : ¬ (126 ≤ 122 ∧ 122 ≤ 126) := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_usa_2024_total_is_statement_table
-
-/-- gate q1.usa_2024_gold_is_statement_table (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2025_c_olympic_medals_q1_usa_2024_gold_is_statement_table : ¬ (40 ≤ 39 ∧ 39 ≤ 40) := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_usa_2024_gold_is_statement_table
 
 end Mcm2025COlympicMedals_Oracle

@@ -28,7 +28,8 @@ from .common import anchors_option, format_option, task_errors
               help="print the one-sided review instead: for every higher/lower_is_better metric, its band, the "
                    "panel's best value, the bounds on its good side and the rule that governs a claim beyond it")
 @click.option("--write-readmes", is_flag=True,
-              help="with --review: write each table into its task's README.md (a contract test checks it is current)")
+              help="with --review: write the specification (generated from task.json) and the review table into each "
+                   "task's README.md (a contract test checks both are current)")
 @task_errors
 def audit(anchors_dir, fmt, task_ids, review, write_readmes):
     """Audit the references: gates, schema and scoring rules on every panel value."""
@@ -61,6 +62,7 @@ def _review(anchors_dir, task_ids, write: bool) -> int:
     import os
 
     from mmverify.gates.review import readme_with_review, render_markdown
+    from mmverify.gates.spec_readme import readme_with_spec
     from mmverify.tasks import load_task, task_ids as all_ids
 
     for tid in task_ids or all_ids(anchors_dir):
@@ -69,8 +71,8 @@ def _review(anchors_dir, task_ids, write: bool) -> int:
             path = os.path.join(task.directory, "README.md")
             text = open(path, encoding="utf-8").read() if os.path.exists(path) else f"# {task.id}\n"
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(readme_with_review(text, task))
-            click.echo(f"{path}: one-sided review written")
+                fh.write(readme_with_review(readme_with_spec(text, task), task))
+            click.echo(f"{path}: specification and one-sided review written")
         else:
             click.echo(f"## {task.id}\n\n{render_markdown(task)}\n")
     return EXIT_OK

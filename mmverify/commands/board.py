@@ -135,7 +135,7 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, out
         sys.exit(EXIT_USAGE)
     click.echo(render(result, fmt), nl=False)
     if output is not None:
-        click.echo(f"{len(results)} result rows in {output} ({stats.scored} scored now, {stats.reused} reused"
+        click.echo(f"{len(results)} result row{'' if len(results) == 1 else 's'} in {output} ({stats.scored} scored now, {stats.reused} reused"
                    + (f", {stats.dropped_lines} torn/unreadable lines dropped" if stats.dropped_lines else "")
                    + (f", {stats.lost} lost with their worker (error rows, retried on resume)" if stats.lost else "")
                    + ")", err=True)

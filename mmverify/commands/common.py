@@ -105,16 +105,18 @@ def executor_options(func):
 
 
 def task_errors(func):
-    """Turn anchor/task definition errors into a clear message and exit code 3/4."""
+    """Turn anchor/task definition errors into a clear message and exit code 3,
+    and an artifact whose task cannot be told or disagrees with ``--task`` into
+    exit code 4."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from mmverify.evaluate import TaskNotInferred
+        from mmverify.evaluate import TaskMismatch, TaskNotInferred
         from mmverify.tasks import TaskLoadError
 
         try:
             return func(*args, **kwargs)
-        except (TaskNotInferred, TaskLoadError) as exc:
+        except (TaskNotInferred, TaskMismatch, TaskLoadError) as exc:
             sys.exit(task_error_exit(exc))
 
     return wrapper

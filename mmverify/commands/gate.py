@@ -24,13 +24,14 @@ SCHEMA_VERSION = "mmverify.gate/1"
 
 def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None,
                 strict_schema: bool = False) -> dict:
-    """The JSON-able result of ``mmverify gate`` (raises TaskLoadError / TaskNotInferred).
+    """The JSON-able result of ``mmverify gate`` (raises TaskLoadError /
+    TaskNotInferred / TaskMismatch).
 
     It is the self-check (:func:`mmverify.plugin.selfcheck.self_check`) in the
     command's format: the same verdict, in the same order, as scoring gives
     (:func:`mmverify.violations.verdict`), computed without the panel."""
     from mmverify.artifact import ArtifactError, parse_file
-    from mmverify.evaluate import TaskNotInferred, infer_task_id
+    from mmverify.evaluate import TaskNotInferred, bind_task
     from mmverify.plugin.selfcheck import self_check
     from mmverify.tasks import load_task
 
@@ -38,9 +39,11 @@ def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None
         artifact = parse_file(artifact_path)
     except ArtifactError as exc:
         artifact = exc
-    if task_id is None:
-        task_id = infer_task_id(artifact if not isinstance(artifact, ArtifactError) else None, artifact_path,
-                                anchors_dir)
+    # --task binds the task (TaskMismatch when the artifact names another); else inferred
+    bound = task_id
+    task_id = bind_task(artifact if not isinstance(artifact, ArtifactError) else None, artifact_path, bound,
+                        anchors_dir)
+    if bound is None:
         if task_id is None:
             if isinstance(artifact, ArtifactError):
                 # the file itself is the problem: say so rather than "cannot tell the task"
@@ -56,8 +59,27 @@ def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None
     return {"schema_version": SCHEMA_VERSION, "task": task.id,
             "artifact": {"source": artifact_path, "sha256": check["artifact"]["sha256"]},
             "status": status, "error": check["error"], "schema_errors": check["schema_errors"],
-            "gates": check["gates"], "missing_scored_fields": check["missing_scored_fields"],
+            "gates": _replay_gaps_said(check["gates"]), "missing_scored_fields": check["missing_scored_fields"],
             "unwitnessed_claims": check["unwitnessed_claims"]}
+
+
+REPLAY_GAP = ("decided by `mmverify score`: this gate reads the replay of the artifact's own plan, "
+              "which `gate` does not run (nothing to add to the artifact)")
+
+
+def _replay_gaps_said(gates: dict | None) -> dict | None:
+    """Replay gates (level C, reading ``$replay.`` values) are gaps here because
+    the replay is not run; say that instead of "no field '$replay'", which
+    would invite the user to add such a field. Their reason becomes ``replay``."""
+    if gates is None:
+        return None
+    instances = []
+    for i in gates["instances"]:
+        if i["verdict"] == "gap" and any(str(p).startswith("$replay.") for p in i.get("paths") or ()) \
+                and "'$replay'" in (i.get("detail") or ""):
+            i = dict(i, reason="replay", detail=REPLAY_GAP)
+        instances.append(i)
+    return dict(gates, instances=instances)
 
 
 # the words are those of ``mmverify score``; "feasible" is what score calls

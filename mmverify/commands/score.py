@@ -45,7 +45,8 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
-    line (JSON Lines), in the order given. With --output FILE.jsonl the reports
+    line (JSON Lines), in the order given, and a summary line (the count of
+    each status) goes to stderr. With --output FILE.jsonl the reports
     go to FILE (one line per artifact, resumable; see mmverify.batch) and a
     summary to stderr.
     """
@@ -64,10 +65,17 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
     worst = EXIT_OK
+    statuses: list[str] = []
     for path in progress(artifacts, many):
         worst = max(worst, report_one(path, task_id=task_id, anchors_dir=anchors_dir, fmt=fmt, many=many,
                                       run_gates=not no_gates, timeout_s=timeout_s, ruleset=ruleset,
-                                      strict_schema=strict_schema, fail_under=fail_under))
+                                      strict_schema=strict_schema, fail_under=fail_under, statuses=statuses))
+    if many:    # one summary line, on stderr (standard output holds only the reports)
+        counts: dict[str, int] = {}
+        for st in statuses:
+            counts[st] = counts.get(st, 0) + 1
+        click.echo(f"{len(artifacts)} artifacts: " + ", ".join(f"{n} {st}" for st, n in sorted(counts.items())),
+                   err=True)
     sys.exit(worst)
 
 
@@ -100,7 +108,7 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
         status = o.row.get("status")
         code = (o.row.get("error") or {}).get("code")
         counts[status] = counts.get(status, 0) + 1
-        if code == "task_not_inferred":
+        if code in ("task_not_inferred", "task_mismatch"):
             worst = max(worst, EXIT_NO_TASK)
         elif status not in ("scored", "not_scored"):
             worst = max(worst, EXIT_VERDICT)

@@ -29,10 +29,12 @@ SCORE_OPTIONS: tuple[Option, ...] = (TASK, ANCHORS, FORMAT, JSON, NO_GATES, RULE
 
 def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: str, many: bool,
                run_gates: bool, timeout_s: float | None, ruleset: Any, strict_schema: bool,
-               fail_under: float | None) -> int:
+               fail_under: float | None, statuses: list | None = None) -> int:
     """Score one artifact, print its report in ``fmt`` and return the exit code
     it calls for. Raises TaskNotInferred when the task cannot be told and the
-    artifact is the only one (``many`` False); with several it is a row."""
+    artifact is the only one (``many`` False); with several it is a row.
+    ``statuses``, when given, receives the artifact's status."""
+    seen = statuses if statuses is not None else []
     from mmverify.batch import score_one
     from mmverify.evaluate import TaskNotInferred
     from mmverify.report import dumps, dumps_line, render
@@ -52,17 +54,21 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
             raise TaskNotInferred(path)
         if outcome.report is None:
             row = {k: v for k, v in outcome.row.items() if k != "batch"}
+            seen.append(row["status"])
             echo(dumps_line(row) if fmt == "json" else
                  f"{path}: error: {row['error']['code']}: {row['error']['message']}\n")
-            return EXIT_VERDICT
+            # an artifact naming another task: the binding failed, as when no task can be told
+            return EXIT_NO_TASK if row["status"] == "task_mismatch" else EXIT_VERDICT
         report = outcome.report
     except TaskNotInferred as exc:
         if not many:
             raise
         row = {"artifact": {"source": path}, "status": "error",
                "error": {"code": "task_not_inferred", "message": str(exc)}, "oeval": None}
+        seen.append("error")
         echo(dumps_line(row) if fmt == "json" else f"{path}: error: {exc}\n")
         return EXIT_NO_TASK
+    seen.append(report.status)
     if fmt == "json":
         # the row is the report's JSON form, already built (under the time cap)
         row = {k: v for k, v in outcome.row.items() if k != "batch"}

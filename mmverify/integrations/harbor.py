@@ -116,16 +116,26 @@ def test_sh(task_id: str) -> str:
 # Verifier of the mmverify task {task_id}: scores {artifact_path(task_id)} and writes
 # {REWARD_DIR}/reward.json = {{"reward": <O-EVAL>}} and {REWARD_DIR}/reward-details.json
 # (the full report: status, schema errors, gate verdicts, per-metric scores).
+# A reward this script did not write never stands: what the agent left at
+# reward.json is removed first, and every error, every exit other than a grade,
+# ends with reward 0.0.
 set -u
 TESTS="$(cd "$(dirname "${{BASH_SOURCE[0]}}")" && pwd)"
 APP="${{MMVERIFY_APP_DIR:-{APP_DIR}}}"
 REWARD="${{MMVERIFY_REWARD_DIR:-{REWARD_DIR}}}"
 mkdir -p "$REWARD"
+rm -rf "$REWARD/reward.json" "$REWARD/reward-details.json"
+
+zero() {{
+  rm -rf "$REWARD/reward.json"
+  echo '{{"reward": 0.0}}' > "$REWARD/reward.json"
+}}
+
 # Python runs from the shipped engine's folder, never from the agent's: with
 # -m the working folder comes first on the import path, so a package the agent
 # left in its folder (a "mmverify" or a "click" of its own) is never imported;
 # -s leaves out the user's site folder, and PYTHONPATH is not read.
-cd "$TESTS/engine" || exit 3
+cd "$TESTS/engine" || {{ zero; exit 3; }}
 unset PYTHONPATH PYTHONSTARTUP PYTHONHOME
 
 if ! python3 -s -c 'import click, jsonschema, numpy, sympy' >/dev/null 2>&1; then
@@ -137,15 +147,15 @@ python3 -s -m mmverify verify \\
   --reward-dir "$REWARD" --anchors "$TESTS/anchors"
 status=$?
 
-# last resort when the verifier could not even start
-if [ ! -s "$REWARD/reward.json" ]; then
-  echo '{{"reward": 0.0}}' > "$REWARD/reward.json"
-fi
-
-# 0 scored, 1 the artifact failed (reward 0 is the verdict): both are grades.
-# 2 (reward folder not writable) and 3 (task or anchors broken) are set-up
-# defects, passed on so that Harbor reports a verifier error.
+# 0 scored, 1 the artifact failed (reward 0 is the verdict): both are grades,
+# and the reward is the one verify wrote. Any other exit (2: reward folder not
+# writable, 3: task or anchors broken, a crash of Python itself) writes 0.0
+# and is passed on, so that Harbor reports a verifier error.
 echo "mmverify verify: exit $status (details: $REWARD/reward-details.json)"
+if [ "$status" -le 1 ] && [ -s "$REWARD/reward.json" ]; then
+  exit 0
+fi
+zero
 if [ "$status" -le 1 ]; then
   exit 0
 fi

@@ -67,11 +67,23 @@ def mmverify_scorer(anchors_dir: str | None = None):
     return score
 
 
-def samples(task_ids: Sequence[str] | None = None, anchors_dir: str | None = None) -> list[Sample]:
-    """One sample per task (all bundled tasks when ``task_ids`` is None)."""
+def _ids(task_ids: Sequence[str] | str | None) -> list[str] | None:
+    """The task ids asked for: a list, or one string as ``inspect eval -T
+    task_ids=ID`` passes it (several ids separated by commas)."""
+    if task_ids is None:
+        return None
+    if isinstance(task_ids, str):
+        return [t.strip() for t in task_ids.split(",") if t.strip()]
+    return list(task_ids)
+
+
+def samples(task_ids: Sequence[str] | str | None = None, anchors_dir: str | None = None) -> list[Sample]:
+    """One sample per task (all bundled tasks when ``task_ids`` is None); one
+    string is one id, or several separated by commas."""
     from mmverify.tasks import load_task, task_ids as all_ids
 
-    ids = list(task_ids) if task_ids is not None else all_ids(anchors_dir)
+    asked = _ids(task_ids)
+    ids = asked if asked is not None else all_ids(anchors_dir)
     out = []
     for tid in ids:
         t = load_task(tid, anchors_dir)
@@ -82,7 +94,8 @@ def samples(task_ids: Sequence[str] | None = None, anchors_dir: str | None = Non
 
 
 @task
-def mmverify_task(task_ids: Sequence[str] | None = None, anchors_dir: str | None = None) -> Task:
-    """An inspect_ai Task over the anchors: statement + schema in, artifact out."""
+def mmverify_task(task_ids: Sequence[str] | str | None = None, anchors_dir: str | None = None) -> Task:
+    """An inspect_ai Task over the anchors: statement + schema in, artifact out.
+    ``task_ids`` is a list, or one string (``-T task_ids=ID`` or ``ID1,ID2``)."""
     return Task(dataset=MemoryDataset(samples(task_ids, anchors_dir), name="mmverify"),
                 solver=generate(), scorer=mmverify_scorer(anchors_dir))

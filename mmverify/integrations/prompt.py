@@ -5,7 +5,6 @@ schema. Nothing from the panel, the metrics' bands or the oracle is read.
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -25,8 +24,13 @@ def statement(task: Any) -> str:
 
 
 def schema_text(task: Any) -> str:
-    """The artifact schema as indented JSON."""
-    return json.dumps(task.artifact_schema, indent=2, ensure_ascii=False)
+    """The artifact schema as indented JSON, in the schema file's key order.
+    The task loader keeps every number of the schema exact (a
+    :class:`decimal.Decimal`, e.g. ``"maximum": 1.366``); each is written from
+    its own text."""
+    from mmverify.plugin.exactjson import dumps_exact
+
+    return dumps_exact(task.artifact_schema, indent=2, sort_keys=False).rstrip("\n")
 
 
 def _body(task: Any) -> str:

@@ -32,8 +32,10 @@ Entry points
     * :func:`score_completion` / :func:`score_completions`: the same scores with
       the full report and the reason, for logging.
 """
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: verl's loader may run this
+# file from its path as a module that is not in ``sys.modules``
+# (``custom_reward_function.path=/…/rl.py``), and a dataclass with annotations
+# kept as text cannot be made in such a module.
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 

@@ -67,34 +67,45 @@ def score(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None):
     return score_artifact(task, coerce_artifact(artifact))
 
 
-def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None) -> float:
+def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None, *,
+           verified_only: bool = False) -> float:
     """O-EVAL of ``artifact`` on ``task_id`` as a float in [0, 1] (gate-zeroed).
 
     ``artifact`` is a path, bytes, or a Python dict (see :func:`coerce_artifact`).
+    ``verified_only``: pay only the credit of metrics a replay verified (the
+    report's verified credit, :mod:`mmverify.scoring.verified`); closeness to
+    a paper's numbers alone earns nothing.
     """
-    from mmverify.evaluate import reward_of
+    from mmverify.evaluate import reward_of, verified_reward_of
     from mmverify.tasks import TaskSpec, load_task
 
     task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
-    return reward_of(task, coerce_artifact(artifact))
+    return (verified_reward_of if verified_only else reward_of)(task, coerce_artifact(artifact))
 
 
 
 
 # --------------------------------------------------------------------- batch
 
-def _score_chunk(anchors_dir: str | None, chunk: list[tuple[int, tuple[str, ArtifactLike]]]) -> list[tuple[int, float]]:
+def _score_chunk(anchors_dir: str | None, chunk: list[tuple[int, tuple[str, ArtifactLike]]],
+                 verified_only: bool = False) -> list[tuple[int, float]]:
     """Worker: one chunk of one task's artifacts. Each task is loaded once per
     worker process (the task cache)."""
-    from mmverify.evaluate import reward_of
+    from mmverify.evaluate import reward_of, verified_reward_of
     from mmverify.tasks import load_task
 
+    score = verified_reward_of if verified_only else reward_of
     tasks: dict[str, Any] = {}
     out = []
     for i, (task_id, a) in chunk:
         task = tasks.get(task_id) or tasks.setdefault(task_id, load_task(task_id, anchors_dir))
-        out.append((i, reward_of(task, coerce_artifact(a))))
+        out.append((i, score(task, coerce_artifact(a))))
     return out
+
+
+def _score_verified_chunk(anchors_dir: str | None,
+                          chunk: list[tuple[int, tuple[str, ArtifactLike]]]) -> list[tuple[int, float]]:
+    return _score_chunk(anchors_dir, chunk, verified_only=True)
 
 
 def _checked(pairs: Sequence[Any]) -> list[tuple[str, ArtifactLike]]:
@@ -111,7 +122,8 @@ def _checked(pairs: Sequence[Any]) -> list[tuple[str, ArtifactLike]]:
 
 
 def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | None = None,
-                 processes: int | None = None, start_method: str | None = None, executor: Any = None) -> list[float]:
+                 processes: int | None = None, start_method: str | None = None, executor: Any = None, *,
+                 verified_only: bool = False) -> list[float]:
     """Rewards of many ``(task_id, artifact)`` pairs, in input order.
 
     Each distinct task is loaded once per worker (and its schema validator and
@@ -134,6 +146,7 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
     (a reward is never made up). Artifacts sent to workers must be picklable
     (paths, bytes and dicts are; a path must be readable where the worker
     runs). A task error (unknown id, broken anchors) is raised.
+    ``verified_only``: as in :func:`reward`.
     """
     from mmverify.engine import is_task_error, chunks_by_group, map_chunks
     from mmverify.executors import LocalExecutor, PoolExecutor, make_executor, owned
@@ -150,7 +163,8 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
         ex = LocalExecutor()
     try:
         chunks = chunks_by_group(pairs, lambda pair: pair[0], ex.workers)  # local: one chunk per task
-        for chunk, result in map_chunks(ex, _score_chunk, (anchors_dir,), chunks, is_fatal=is_task_error):
+        job = _score_chunk if not verified_only else _score_verified_chunk
+        for chunk, result in map_chunks(ex, job, (anchors_dir,), chunks, is_fatal=is_task_error):
             if isinstance(result, BaseException):
                 raise RuntimeError(f"the workers scoring {len(chunk)} artifact(s) of task {chunk[0][1][0]!r} "
                                    f"kept failing: {type(result).__name__}: {result}") from result

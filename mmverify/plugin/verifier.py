@@ -15,6 +15,16 @@ Both files are written atomically (a temporary file in the same folder, then
 the details of the same run. They are not fsynced: the harness reads them as
 soon as the verifier exits, and a machine crash loses the run itself.
 
+Before scoring, whatever stands at ``reward.json`` and ``reward-details.json``
+is removed (a file, a link or a folder the agent left there): the verifier
+never leaves a reward it did not write. When the details cannot be written,
+the reward written is 0.0.
+
+The harness binds the task: ``--task`` decides it, and an artifact whose
+``task_id`` or file name names another task is ``task_mismatch`` (reward 0).
+Without ``--task`` the task is inferred from the artifact's file name and
+``task_id``, as ``mmverify score`` infers it.
+
 It never raises for a bad artifact or a bad task: a missing or malformed
 artifact, an unknown task, a broken anchors folder, even an internal error,
 each give reward 0.0 with the reason in the details, and an exit code:
@@ -22,11 +32,14 @@ each give reward 0.0 with the reason in the details, and an exit code:
 == =====================================================================
 0  the artifact was scored (``scored`` or ``not_scored``)
 1  reward 0 because the artifact failed: ``missing``, ``error``
-   (unreadable), ``invalid`` (schema), ``infeasible`` (hard gate); also an
-   internal error of the engine (details ``error.code == "internal_error"``)
-2  the reward files could not be written (reward folder not creatable);
-   also click's usage errors (e.g. no ``--task``)
+   (unreadable), ``invalid`` (schema), ``infeasible`` (hard gate),
+   ``task_mismatch`` (it names another task); also an internal error of the
+   engine (details ``error.code == "internal_error"``)
+2  the reward files could not be written (reward folder not creatable, a
+   stale file that cannot be removed); also usage errors (neither ``--task``
+   nor ``--artifact``)
 3  unknown task, or the task's anchors are broken
+4  no ``--task``, and the artifact's file name and ``task_id`` name no task
 == =====================================================================
 """
 from __future__ import annotations
@@ -46,9 +59,11 @@ EXIT_SCORED = 0
 EXIT_FAILED = 1
 EXIT_CANNOT_WRITE = 2
 EXIT_TASK = 3
+EXIT_NO_TASK = 4
 
 _TASK_MEANING = "the task is unknown or its anchors are broken: reward 0"
 _INTERNAL_MEANING = "the engine failed on this input (a bug, not a verdict): reward 0"
+_NO_TASK_MEANING = "the task cannot be told from the artifact and none was given: reward 0"
 
 
 class VerifyResult(NamedTuple):
@@ -76,7 +91,7 @@ def write_atomic(path: str, text: str, *, durable: bool = True) -> None:
     replace_file(path, [text.encode("utf-8")], durable=durable)
 
 
-def _error_details(task_id: str, artifact_path: str | None, code: str, message: str,
+def _error_details(task_id: str | None, artifact_path: str | None, code: str, message: str,
                    meaning: str | None = None) -> dict[str, Any]:
     """A details document for a run that produced no Report (same top-level keys)."""
     return {
@@ -93,26 +108,20 @@ def _error_details(task_id: str, artifact_path: str | None, code: str, message: 
     }
 
 
-def evaluate(task_id: str, artifact_path: str, anchors_dir: str | None = None) -> tuple[float, dict, int]:
-    """Score ``artifact_path`` on ``task_id``: (reward, details, exit code). Never raises."""
+def evaluate(task_id: str | None, artifact_path: str, anchors_dir: str | None = None) -> tuple[float, dict, int]:
+    """Score ``artifact_path`` on ``task_id`` (None: inferred from the
+    artifact): (reward, details, exit code). Never raises."""
     try:
-        from mmverify.evaluate import score_artifact
+        from mmverify.artifact import Artifact, ArtifactError, parse_file
+        from mmverify.evaluate import TaskMismatch, bind_task, score_artifact
         from mmverify.tasks import TaskLoadError, load_task, task_ids
 
-        try:
-            task = load_task(task_id, anchors_dir)
-        except TaskLoadError as exc:
+        task = None
+        if task_id is not None:
             try:
-                known = task_ids(anchors_dir)
-            except TaskLoadError:
-                known = None
-            if known is not None and task_id not in known and not _has_folder(task_id, anchors_dir):
-                return 0.0, _error_details(task_id, artifact_path, "unknown_task",
-                                           f"unknown task {task_id!r}: not in the anchors folder "
-                                           f"(known: {', '.join(known) or 'none'})", _TASK_MEANING), EXIT_TASK
-            return 0.0, _error_details(task_id, artifact_path, "task_error", str(exc), _TASK_MEANING), EXIT_TASK
-
-        from mmverify.artifact import ArtifactError, parse_file
+                task = load_task(task_id, anchors_dir)
+            except TaskLoadError as exc:
+                return (0.0, _task_error(task_id, artifact_path, exc, anchors_dir), EXIT_TASK)
 
         try:
             # the agent wrote this path: a link is not followed (it could point at
@@ -120,6 +129,30 @@ def evaluate(task_id: str, artifact_path: str, anchors_dir: str | None = None) -
             artifact = parse_file(artifact_path, follow_symlinks=False)
         except ArtifactError as exc:
             artifact = exc
+        try:
+            bound = bind_task(artifact if isinstance(artifact, Artifact) else None, artifact_path, task_id,
+                              anchors_dir)
+        except TaskMismatch as exc:
+            details = _error_details(task_id, artifact_path, "task_mismatch", str(exc), STATUSES["task_mismatch"])
+            details["status"] = "task_mismatch"
+            if isinstance(artifact, Artifact):
+                details["artifact"]["sha256"] = artifact.sha256
+            return 0.0, details, EXIT_FAILED
+        except TaskLoadError as exc:      # the anchors' index cannot be read
+            return 0.0, _task_error(task_id or "", artifact_path, exc, anchors_dir), EXIT_TASK
+        if bound is None:
+            try:
+                known = ", ".join(task_ids(anchors_dir)) or "none"
+            except TaskLoadError:
+                known = "none"
+            return 0.0, _error_details(None, artifact_path, "task_not_inferred",
+                                       f"cannot tell which task {artifact_path} answers: pass --task ID "
+                                       f"(known: {known})", _NO_TASK_MEANING), EXIT_NO_TASK
+        if task is None:
+            try:
+                task = load_task(bound, anchors_dir)
+            except TaskLoadError as exc:
+                return 0.0, _task_error(bound, artifact_path, exc, anchors_dir), EXIT_TASK
         report = score_artifact(task, artifact, records=True)
         details = report.as_dict()
         if isinstance(artifact, ArtifactError):
@@ -135,6 +168,21 @@ def evaluate(task_id: str, artifact_path: str, anchors_dir: str | None = None) -
         return 0.0, details, EXIT_FAILED
 
 
+def _task_error(task_id: str, artifact_path: str, exc: Exception, anchors_dir: str | None) -> dict[str, Any]:
+    """The details of a task that cannot be loaded: unknown, or broken anchors."""
+    from mmverify.tasks import TaskLoadError, task_ids
+
+    try:
+        known = task_ids(anchors_dir)
+    except TaskLoadError:
+        known = None
+    if known is not None and task_id not in known and not _has_folder(task_id, anchors_dir):
+        return _error_details(task_id, artifact_path, "unknown_task",
+                              f"unknown task {task_id!r}: not in the anchors folder "
+                              f"(known: {', '.join(known) or 'none'})", _TASK_MEANING)
+    return _error_details(task_id, artifact_path, "task_error", str(exc), _TASK_MEANING)
+
+
 def _has_folder(task_id: str, anchors_dir: str | None) -> bool:
     from mmverify.tasks import default_anchors_dir
 
@@ -142,12 +190,45 @@ def _has_folder(task_id: str, anchors_dir: str | None) -> bool:
     return os.path.isfile(os.path.join(base, task_id, "task.json"))
 
 
-def run_verifier(task_id: str, artifact_path: str | None, reward_dir: str,
+def remove_stale(path: str) -> None:
+    """Remove whatever stands at ``path`` (a file, a link, a folder); nothing
+    when nothing does. A link is removed, never followed."""
+    import shutil
+
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        shutil.rmtree(path)
+    except PermissionError:
+        if not os.path.isdir(path) or os.path.islink(path):
+            raise
+        shutil.rmtree(path)     # a folder (unlink of a folder is EPERM on some systems)
+
+
+def run_verifier(task_id: str | None, artifact_path: str | None, reward_dir: str,
                  anchors_dir: str | None = None) -> VerifyResult:
     """Score and write ``reward.json`` and ``reward-details.json`` into ``reward_dir``.
 
-    ``artifact_path`` defaults to ``<task-id>_result.json`` in the current folder.
+    What stood at those two paths is removed first. ``artifact_path``
+    defaults to ``<task-id>_result.json`` in the current folder; ``task_id``
+    None infers the task from the artifact (one of the two must be given).
     """
+    if task_id is None and artifact_path is None:
+        raise ValueError("give the task id or the artifact path")
+    details_path = os.path.join(reward_dir, DETAILS_FILE)
+    reward_path = os.path.join(reward_dir, REWARD_FILE)
+    step = "write into"
+    try:
+        os.makedirs(reward_dir, exist_ok=True)
+        step = "remove what stands at the reward files in"
+        remove_stale(reward_path)       # a reward left by the agent never stands
+        remove_stale(details_path)
+    except OSError as exc:
+        details = _error_details(task_id, artifact_path, "cannot_write", str(exc))
+        return VerifyResult(0.0, dict(details, write_error=f"cannot {step} {reward_dir}: {exc.strerror or exc}"),
+                            EXIT_CANNOT_WRITE, None, None)
     artifact_path = artifact_path or default_artifact_name(task_id)
     reward, details, code = evaluate(task_id, artifact_path, anchors_dir)
     reward = float(reward)
@@ -155,10 +236,15 @@ def run_verifier(task_id: str, artifact_path: str | None, reward_dir: str,
         details = dict(details, reward_out_of_range=reward)
         reward, code = 0.0, EXIT_FAILED
     try:
-        os.makedirs(reward_dir, exist_ok=True)
-        details_path = os.path.join(reward_dir, DETAILS_FILE)
-        reward_path = os.path.join(reward_dir, REWARD_FILE)
         write_atomic(details_path, dumps(details), durable=False)
+    except OSError as exc:
+        details = dict(details, write_error=f"cannot write into {reward_dir}: {exc.strerror or exc}")
+        try:   # no details, no reward: 0.0 stands in for it
+            write_atomic(reward_path, json.dumps({"reward": 0.0}) + "\n", durable=False)
+        except OSError:
+            pass
+        return VerifyResult(0.0, details, EXIT_CANNOT_WRITE, None, None)
+    try:
         write_atomic(reward_path, json.dumps({"reward": reward}) + "\n", durable=False)
     except OSError as exc:
         details = dict(details, write_error=f"cannot write into {reward_dir}: {exc.strerror or exc}")
@@ -170,8 +256,10 @@ def run_verifier(task_id: str, artifact_path: str | None, reward_dir: str,
 # (mmverify.commands.verify), and mmverify.launch reads a plain command line
 # with them without click.
 VERIFY_OPTIONS: tuple[Option, ...] = (
-    Option(("--task",), "task_id", "task id (the harness knows it; it is not inferred)", required=True),
-    Option(("--artifact",), "artifact_path", "the agent's artifact (default: ./<task-id>_result.json)", path="path"),
+    Option(("--task",), "task_id", "task id, bound by the harness (an artifact naming another task scores 0); "
+           "without it, inferred from the artifact's file name or task_id"),
+    Option(("--artifact",), "artifact_path", "the agent's artifact (default: ./<task-id>_result.json; "
+           "needed without --task)", path="path"),
     Option(("--reward-dir",), "reward_dir", "folder for reward.json and reward-details.json (created if absent), "
            "e.g. /logs/verifier", required=True, path="path"),
     ANCHORS,
@@ -179,11 +267,14 @@ VERIFY_OPTIONS: tuple[Option, ...] = (
 )
 
 
-def verify_command(task_id: str, artifact_path: str | None, reward_dir: str, anchors_dir: str | None,
+def verify_command(task_id: str | None, artifact_path: str | None, reward_dir: str, anchors_dir: str | None,
                    quiet: bool) -> int:
     """``mmverify verify``: run the verifier, say in one line what it did (on
     stderr when it failed; nothing on success with ``quiet``) and return the
     exit code."""
+    if task_id is None and artifact_path is None:
+        _say("error: give --task ID or --artifact PATH (the task is then inferred from the artifact)", err=True)
+        return EXIT_CANNOT_WRITE
     result = run_verifier(task_id, artifact_path, reward_dir, anchors_dir)
     err = result.details.get("error") or {}
     if result.reward_path is None:

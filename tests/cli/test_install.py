@@ -25,8 +25,8 @@ import pytest
 pytestmark = pytest.mark.install
 
 REPO = Path(__file__).resolve().parents[2]
-IGNORE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", ".lake", "__pycache__", ".hypothesis",
-                                ".pytest_cache", "results")
+IGNORE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", ".lake", "__pycache__",
+                                ".hypothesis", ".pytest_cache", "results")
 ORACLE_TASK = "cumcm-2024-a-dragon-dance"
 
 
@@ -36,14 +36,16 @@ def _run(argv, cwd, env=None, timeout=300):
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """(python of the new environment, a folder outside the repository, seconds taken)."""
+    """(python of the new environment, a folder outside the repository, seconds
+    taken); the build's log is ``build.log`` beside that folder."""
     t0 = time.perf_counter()
     base = tmp_path_factory.mktemp("install")
     src = base / "src"
     shutil.copytree(REPO, src, ignore=IGNORE)
     wheels = base / "wheels"
-    r = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)], cwd=base)
-    assert r.returncode == 0, f"building the wheel failed:\n{r.stdout}\n{r.stderr}"
+    r = _run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(wheels), str(src)], cwd=base)
+    assert r.returncode == 0, f"building the wheel failed:\n{r.stdout[-5000:]}\n{r.stderr[-5000:]}"
+    (base / "build.log").write_text(r.stdout + r.stderr, encoding="utf-8")
     (wheel,) = wheels.glob("mmverify-*.whl")
     venv = base / "venv"
     r = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=base)
@@ -128,3 +130,76 @@ def test_installed_package_holds_every_anchor_and_lean_file(installed):
                if p.is_file() and ".lake" not in p.parts and "__pycache__" not in p.parts}
         shipped = {p.relative_to(root / folder) for p in (root / folder).rglob("*") if p.is_file()}
         assert src <= shipped, sorted(map(str, src - shipped))[:10]
+
+
+def test_the_build_warns_of_nothing_left_out_and_nothing_deprecated(installed):
+    log = (installed[1].parent / "build.log").read_text(encoding="utf-8")
+    assert "absent from the `packages` configuration" not in log
+    assert "SetuptoolsDeprecationWarning" not in log
+
+
+def test_every_package_folder_of_the_sources_is_installed(installed):
+    """Packages are discovered (setup.py): every folder with an ``__init__.py``
+    under mmverify/ and the mapped top-level folders is in the install."""
+    py, cwd, _ = installed
+    r = _run([str(py), "-c", "import importlib.resources as r; print(r.files('mmverify'))"], cwd=cwd, env=_env())
+    root = Path(r.stdout.strip())
+    sources = {"": REPO / "mmverify", "scoring": REPO / "scoring", "gates": REPO / "gates",
+               "lean_gen": REPO / "lean_gen", "replay": REPO / "replay"}
+    for sub, folder in sources.items():
+        for init in folder.rglob("__init__.py"):
+            rel = init.relative_to(folder)
+            assert (root / sub / rel).is_file(), f"{init} is not installed"
+
+
+# every command of the program, run for real from the folder outside the
+# repository (the test below fails when a command is added without one here)
+def _oracle(py, cwd, task):
+    return _run([str(py), "-c", f"from mmverify.tasks import load_task; print(load_task({task!r}).oracle_path)"],
+                cwd=cwd, env=_env()).stdout.strip()
+
+
+def _manifest(py, cwd):
+    art = cwd / "board-oracle.json"
+    shutil.copyfile(_oracle(py, cwd, ORACLE_TASK), art)
+    rows = [{"entry": e, "task": ORACLE_TASK, "seed": 0, "artifact": art.name} for e in ("base", "other")]
+    (cwd / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return ["manifest.jsonl", "--baseline", "base", "--bootstrap", "0"]
+
+
+def _artifact_copy(py, cwd, name):
+    shutil.copyfile(_oracle(py, cwd, ORACLE_TASK), cwd / name)
+    return name
+
+
+COMMAND_RUNS = {
+    "score": lambda py, cwd: ["score", _artifact_copy(py, cwd, f"{ORACLE_TASK}_result.json")],
+    "tasks": lambda py, cwd: ["tasks"],
+    "gate": lambda py, cwd: ["gate", _artifact_copy(py, cwd, f"{ORACLE_TASK}_gate.json")],
+    "audit": lambda py, cwd: ["audit"],
+    "lean": lambda py, cwd: ["lean", "emit", "--check"],
+    "board": lambda py, cwd: ["board", *_manifest(py, cwd)],
+    "verify": lambda py, cwd: ["verify", "--artifact", _artifact_copy(py, cwd, f"{ORACLE_TASK}_result.json"),
+                               "--reward-dir", "rw-all"],
+    "adapt": lambda py, cwd: ["adapt", "mm-agent", "--emit-prompt", "mcm-2024-c-tennis-momentum"],
+    "attack": lambda py, cwd: ["attack", "--task", ORACLE_TASK, "--strategy", "mid", "--attempts", "1"],
+    "export": lambda py, cwd: ["export", "harbor", "harbor-out", "--task", ORACLE_TASK],
+    "new-task": lambda py, cwd: ["new-task", "new-tasks", "--id", "my-new-task"],
+    "schema-from": lambda py, cwd: ["schema-from", _artifact_copy(py, cwd, "example.json")],
+}
+
+
+def test_the_command_runs_cover_every_command():
+    from mmverify.cli import COMMANDS
+
+    assert set(COMMAND_RUNS) == set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_RUNS))
+def test_every_command_runs_from_the_wheel(installed, command):
+    py, cwd, _ = installed
+    r = _mmverify(installed, command, "--help")
+    assert r.returncode == 0 and "Usage:" in r.stdout, r.stderr
+    r = _mmverify(installed, *COMMAND_RUNS[command](py, cwd))
+    assert r.returncode == 0, f"mmverify {command}: exit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    assert "Traceback" not in r.stderr and "No module named" not in r.stderr

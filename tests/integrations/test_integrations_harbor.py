@@ -134,3 +134,39 @@ def test_a_package_the_agent_leaves_in_its_folder_is_never_imported(exported, tm
     assert details["task"]["id"] == task_id and details["artifact"]["source"] == str(answer)
     assert json.loads((reward / "reward.json").read_text()) == {"reward": cli_reward(task_id, str(answer))} \
         == {"reward": 0.0}
+
+
+def test_a_pre_seeded_reward_with_a_garbage_artifact_ends_at_zero(exported, tmp_path):
+    task_id = TASKS[1]
+    app, reward = tmp_path / "app", tmp_path / "logs" / "verifier"
+    app.mkdir()
+    reward.mkdir(parents=True)
+    (app / os.path.basename(artifact_path(task_id))).write_text("garbage", encoding="utf-8")
+    (reward / "reward.json").write_text('{"reward": 1.0}')
+    (reward / "reward-details.json").mkdir()
+    proc = run_sh(exported / task_id / "tests" / "test.sh", app, reward)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads((reward / "reward.json").read_text()) == {"reward": 0.0}
+
+
+@pytest.mark.parametrize("defect", ["anchors", "engine"])
+def test_test_sh_writes_zero_on_any_exit_other_than_a_grade(exported, tmp_path, defect):
+    """A broken task folder (exit 3) or an engine that cannot start: a reward
+    the agent left is replaced by 0.0, and the exit is passed on."""
+    import shutil
+
+    task_id = TASKS[1]
+    folder = tmp_path / "task"
+    shutil.copytree(exported / task_id, folder)
+    if defect == "anchors":
+        (folder / "tests" / "anchors" / "index.json").write_text("{", encoding="utf-8")
+    else:
+        (folder / "tests" / "engine" / "mmverify" / "__main__.py").write_text("raise SystemExit(7)\n")
+    app, reward = tmp_path / "app", tmp_path / "logs" / "verifier"
+    proc = run_sh(folder / "solution" / "solve.sh", app, reward)
+    assert proc.returncode == 0
+    reward.mkdir(parents=True)
+    (reward / "reward.json").write_text('{"reward": 1.0}')
+    proc = run_sh(folder / "tests" / "test.sh", app, reward)
+    assert proc.returncode == (3 if defect == "anchors" else 7), proc.stdout + proc.stderr
+    assert json.loads((reward / "reward.json").read_text()) == {"reward": 0.0}

@@ -208,3 +208,34 @@ def test_an_answer_that_is_no_regular_file_scores_zero_at_once(anchors, tmp_path
     reward, details = read(out)
     assert reward == {"reward": 0.0}
     assert details["error"]["code"] == "unreadable" and said in details["error"]["message"]
+
+
+# ------------------------------------------------------------- stale rewards
+
+def test_a_reward_the_agent_left_never_stands(anchors, tmp_path):
+    """The agent writes reward.json = 1.0 and makes reward-details.json a
+    folder; verify removes both and writes its own reward for the garbage."""
+    out = tmp_path / "logs"
+    out.mkdir()
+    (out / "reward.json").write_text('{"reward": 1.0}')
+    (out / "reward-details.json").mkdir()
+    (out / "reward-details.json" / "x").write_text("planted")
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("not json at all")
+    proc = run("--task", TID, "--artifact", str(garbage), "--reward-dir", str(out), "--anchors", anchors)
+    assert proc.returncode == 1, proc.stderr
+    reward, details = read(out)
+    assert reward == {"reward": 0.0} and details["status"] == "error"
+
+
+def test_a_stale_reward_is_removed_even_when_the_task_is_unknown(anchors, tmp_path):
+    out = tmp_path / "logs"
+    out.mkdir()
+    (out / "reward.json").symlink_to(tmp_path / "elsewhere.json")
+    (tmp_path / "elsewhere.json").write_text('{"reward": 1.0}')
+    proc = run("--task", "no-such-task", "--artifact", str(tmp_path / "a.json"), "--reward-dir", str(out),
+               "--anchors", anchors)
+    assert proc.returncode == 3
+    assert not os.path.islink(out / "reward.json")
+    assert read(out)[0] == {"reward": 0.0}
+    assert (tmp_path / "elsewhere.json").read_text() == '{"reward": 1.0}'    # the link was not followed

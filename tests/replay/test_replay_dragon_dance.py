@@ -72,13 +72,14 @@ def test_oracle_replays_to_its_q5_claims(task):
     assert all(v[g] == "pass" for g in HARD_REPLAY), v
 
 
-def test_oracle_findings_stay_soft_and_audited(task):
+def test_oracle_holds_the_replayed_truth(task):
+    """The oracle carries the replayed values (the paper's refuted ones are in the
+    panel's audit records): every gate passes, none of them soft on a replay."""
     v = verdicts(task, ORACLE)
-    for gid in ("q3.minimum_pitch_replayed", "q3.claimed_pitch_feasible_replayed",
-                "q2.terminal_time_replayed", "q4.base_turn_length_replayed"):
-        assert v[gid] == "fail"
-        gate = next(g for g in task.gates if g["id"] == gid)
-        assert gate["severity"] == "soft"
+    assert set(v.values()) == {"pass"}, {g: x for g, x in v.items() if x != "pass"}
+    for gate in task.gates:
+        if "$replay." in json.dumps(gate.get("vars", {})):
+            assert gate["severity"] in ("hard", "claim"), gate["id"]
 
 
 def test_correct_answers_pass_every_replay_gate(task):
@@ -185,9 +186,12 @@ def test_hostile_pitch_never_raises(task, official, value):
 
 def test_hostile_shapes_never_raise(official):
     for data in ({}, {"experiment_result": []}, {"experiment_result": {"q3": 3}},
-                 {"experiment_result": {"q3": {"minimum_pitch_m": "0.45"}}}):
+                 {"experiment_result": {"q3": {"minimum_pitch_m": "0.45"}}},
+                 {"experiment_result": {"q1": {"table": "x"}}}, {"experiment_result": {"q1": {"table": [1, None]}}},
+                 {"experiment_result": {"q1": {"table": [{"t_s": "0", "handle": 0}]}}}):
         derived = dragon_dance.replay(data, official)
-        assert set(derived.values) == set(dragon_dance.DERIVED)
+        assert set(derived.values) == set(dragon_dance.STATEMENT)
+        assert set(derived.gaps) == {dragon_dance.TABLE_ERROR}
 
 
 # --- physics ---------------------------------------------------------------
@@ -232,6 +236,65 @@ def test_speed_limit_scaling(official):
 
 def test_reference_file_is_the_recomputation(official):
     recomputed = dragon_dance_geometry.statement_quantities()
-    assert set(recomputed) == set(official)
-    for name, value in recomputed.items():
-        assert dragon_dance.exact(name, value) == dragon_dance.exact(name, official[name]), name
+    assert {n for n in recomputed if not n.startswith("q1.")} == set(dragon_dance.STATEMENT)
+    for name in dragon_dance.STATEMENT:
+        assert dragon_dance.exact(name, recomputed[name]) == dragon_dance.exact(name, official[name]), name
+    table = dragon_dance_geometry.q1_table()
+    assert set(table) == set(official["q1.table"])
+    for key, row in table.items():
+        assert tuple(Fraction(Decimal(f"{v:.6f}")) for v in row) == official["q1.table"][key], key
+
+
+# --- Q1 table and Q4 shortest turn --------------------------------------------
+
+def test_q1_table_matches_published_values(official):
+    """Values every published solution reports (to 6 decimals)."""
+    t = official["q1.table"]
+    assert t[(0, 0)][:2] == (Fraction("8.8"), Fraction(0))
+    assert t[(300, 0)][:2] == (Fraction("4.420274"), Fraction("2.320429"))
+    assert t[(60, 1)][:2] == (Fraction("7.456758"), Fraction("-3.440399"))
+    assert all(row[2] <= 1 for row in t.values())
+
+
+def table_rows(art):
+    return art["experiment_result"]["q1"]["table"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.randoms(use_true_random=False))
+def test_q1_table_rows_in_any_order(task, rnd):
+    art = copy.deepcopy(ORACLE)
+    rnd.shuffle(table_rows(art))
+    assert run_replay(task, parsed(art)).values == run_replay(task, parsed(ORACLE)).values
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 41), st.sampled_from(["x_m", "y_m", "speed_mps"]),
+       st.decimals(min_value=Decimal("0.000003"), max_value=Decimal("50"), places=6), st.booleans())
+def test_q1_table_value_moved_beyond_tolerance_is_infeasible(task, row, field, delta, down):
+    art = copy.deepcopy(ORACLE)
+    table_rows(art)[row][field] = float(Decimal(repr(table_rows(art)[row][field])) + (-delta if down else delta))
+    assert verdicts(task, art)["q1.table_replayed"] == "fail"
+
+
+def test_q1_table_incomplete_or_duplicated_is_a_gap(task):
+    art = copy.deepcopy(ORACLE)
+    table_rows(art).pop()
+    assert verdicts(task, art)["q1.table_replayed"] == "gap"
+    art = copy.deepcopy(ORACLE)
+    table_rows(art)[0] = dict(table_rows(art)[1])
+    assert verdicts(task, art)["q1.table_replayed"] == "gap"
+    art = copy.deepcopy(ORACLE)
+    del art["experiment_result"]["q1"]["table"]
+    assert verdicts(task, art)["q1.table_replayed"] == "gap"
+
+
+def test_shortest_turn_is_the_two_to_one_curve(official):
+    lengths = [dragon_dance_geometry.turn_length(k) for k in dragon_dance_geometry.Q4_RATIOS]
+    assert max(lengths) - min(lengths) < 1e-12
+    assert dragon_dance.exact("q4.shortest_turn_length_m", official["q4.shortest_turn_length_m"]) == \
+        dragon_dance.exact("q4.base_turn_length_m", official["q4.base_turn_length_m"])
+    for k in dragon_dance_geometry.Q4_RATIOS:     # both arcs stay inside the 9 m turn-around circle
+        turn = dragon_dance_geometry._Turn(ratio=k)
+        x, y = turn.pos(np.linspace(0.0, turn.length, 2001))[:2]
+        assert np.hypot(x, y).max() <= dragon_dance_geometry.TURN_RADIUS + 1e-9

@@ -3,7 +3,7 @@
   task: cumcm-2023-a-heliostat-field
   artifact: panel paper A175
   values from: anchors/cumcm-2023-a-heliostat-field/task.json, panel paper A175: values and context
-  obligations: 23 (23 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 26 (26 stated as proved, 0 as refuted: the negation of a violated gate)
   tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
@@ -164,5 +164,29 @@ theorem cumcm_2023_a_heliostat_field_q2_unit_power_below_dni_bound : 572538333 *
     scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1250000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound : 506192417 * 1250 ≤ 1347 * 496428083 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound
+
+/-- gate q1.optical_efficiency_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[0].annual_optical_efficiency [1], ?replay.q1.annual_optical_efficiency [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.046
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q1_optical_efficiency_replayed : 536230167 ≤ 577018000 + 23 * 2000000 ∧ 577018000 ≤ 536230167 + 23 * 2000000 := by decide
+#print axioms cumcm_2023_a_heliostat_field_q1_optical_efficiency_replayed
+
+/-- gate q1.thermal_power_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[0].annual_thermal_power_mw [MW], ?replay.q1.annual_thermal_power_mw [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 2.8
+    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q1_thermal_power_replayed : 3276117051 ≤ 3528050000 + 14 * 20000000 ∧ 3528050000 ≤ 3276117051 + 14 * 20000000 := by decide
+#print axioms cumcm_2023_a_heliostat_field_q1_thermal_power_replayed
+
+/-- gate q1.unit_area_power_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[0].unit_area_power_kw_m2 [kW/m2], ?replay.q1.unit_area_power_kw_m2 [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.045
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q1_unit_area_power_replayed : 521508604 ≤ 561612000 + 9 * 5000000 ∧ 561612000 ≤ 521508604 + 9 * 5000000 := by decide
+#print axioms cumcm_2023_a_heliostat_field_q1_unit_area_power_replayed
 
 end Cumcm2023AHeliostatField_PaperA175

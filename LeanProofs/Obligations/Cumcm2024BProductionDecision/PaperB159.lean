@@ -3,7 +3,7 @@
   task: cumcm-2024-b-production-decision
   artifact: panel paper B159
   values from: anchors/cumcm-2024-b-production-decision/task.json, panel paper B159: values and context
-  obligations: 66 (60 stated as proved, 6 as refuted: the negation of a violated gate)
+  obligations: 59 (59 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -326,103 +326,47 @@ theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_4 : 2448 ≤ 2
 theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤ 280000 := by decide
 #print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_5
 
-/-- gate q2.row0.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row0.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) * ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row0_profit_replayed
 
-/-- gate q2.row0.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_statement [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row0_profit_statement_reading : ¬ (26374000000 ≤ 15360768176 + 1 * 100000 ∧ 15360768176 ≤ 26374000000 + 1 * 100000) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row0_profit_statement_reading
-
-/-- gate q2.row1.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row1.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 10000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) * ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row1_profit_replayed
 
-/-- gate q2.row1.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_statement [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators; subtracted terms moved to the other side -/
-theorem cumcm_2024_b_production_decision_q2_row1_profit_statement_reading : ¬ (2507200 + 440625 ≤ 1 * 10 ∧ 0 ≤ 2507200 + 440625 + 1 * 10) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row1_profit_statement_reading
-
-/-- gate q2.row2.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row2.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) * ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row2_profit_replayed
 
-/-- gate q2.row2.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_statement [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row2_profit_statement_reading : ¬ (19870000000 ≤ 6438957476 + 1 * 100000 ∧ 6438957476 ≤ 19870000000 + 1 * 100000) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row2_profit_statement_reading
-
-/-- gate q2.row3.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) * ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row3_profit_replayed
 
-/-- gate q2.row3.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_statement [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators; subtracted terms moved to the other side -/
-theorem cumcm_2024_b_production_decision_q2_row3_profit_statement_reading : ¬ (14950000 + 8140625 ≤ 1 * 100 ∧ 0 ≤ 14950000 + 8140625 + 1 * 100) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row3_profit_statement_reading
-
-/-- gate q2.row4.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row4.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) * ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row4_profit_replayed
 
-/-- gate q2.row4.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_statement [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row4_profit_statement_reading : ¬ (24480000000 ≤ 7358024691 + 1 * 100000 ∧ 7358024691 ≤ 24480000000 + 1 * 100000) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row4_profit_statement_reading
-
-/-- gate q2.row5.profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q2.row5.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
     scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) * ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
-
-/-- gate q2.row5.profit_statement_reading (identity, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_statement [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row5_profit_statement_reading : ¬ (2657380000 ≤ 2167867036 + 1 * 10000 ∧ 2167867036 ≤ 2657380000 + 1 * 10000) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row5_profit_statement_reading
-
-/-- gate q3.profit_reference_reading (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_reference [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q3_profit_reference_reading : 88 * 10000 ≤ 88 * 10000 + 1 ∧ 88 * 10000 ≤ 88 * 10000 + 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q3_profit_reference_reading
 
 /-- gate q3.profit_at_most_margin (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3.best_expected_profit [yuan]

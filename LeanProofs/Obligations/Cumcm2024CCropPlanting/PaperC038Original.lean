@@ -18,7 +18,7 @@ namespace Cumcm2024CCropPlanting_PaperC038Original
 theorem cumcm_2024_c_crop_planting_q1_discount_not_below_waste : (-5389476 : Int) ≤ (75678478 : Int) := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_discount_not_below_waste
 
-/-- gate q1.waste_profit_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.waste_profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5
@@ -26,7 +26,7 @@ theorem cumcm_2024_c_crop_planting_q1_discount_not_below_waste : (-5389476 : Int
 theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 0 ≤ 4053821627214375 + 538947600000000 + 1 * 50000000 := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
 
-/-- gate q1.discount_profit_replayed (identity, level C, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+/-- gate q1.discount_profit_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5

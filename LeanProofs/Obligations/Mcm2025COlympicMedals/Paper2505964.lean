@@ -3,7 +3,7 @@
   task: mcm-2025-c-olympic-medals
   artifact: panel paper 2505964
   values from: anchors/mcm-2025-c-olympic-medals/task.json, panel paper 2505964: values and context
-  obligations: 152 (150 stated as proved, 2 as refuted: the negation of a violated gate)
+  obligations: 150 (150 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -1031,17 +1031,5 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_13 : 60 % 10 = 0 :
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14 : 50 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14
-
-/-- gate q1.usa_2024_total_is_statement_table (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: monte_carlo_summary_top_total[0].actual_2024_total [medals]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2025_c_olympic_medals_q1_usa_2024_total_is_statement_table : ¬ (126 ≤ 122 ∧ 122 ≤ 126) := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_usa_2024_total_is_statement_table
-
-/-- gate q1.usa_2024_gold_is_statement_table (range, level C, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2025_c_olympic_medals_q1_usa_2024_gold_is_statement_table : ¬ (40 ≤ 39 ∧ 39 ≤ 40) := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_usa_2024_gold_is_statement_table
 
 end Mcm2025COlympicMedals_Paper2505964

@@ -1,0 +1,270 @@
+"""Replay of CUMCM 2023 A (heliostat field): annual optical efficiency and output.
+
+Q1 is decided by the statement and its attachment alone: the tower at the
+field's centre, 6 m x 6 m mirrors mounted at 4 m, at the 1745 positions of the
+attachment (``data/heliostat_positions.csv``). Its values do not depend on the
+artifact.
+
+Q2 and Q3 are replayed from the layout the artifact hands in (witness):
+``reproduced.design_summary[i].heliostats`` (i = 1 for Q2, 2 for Q3), one row
+per mirror, either ``[x, y]`` (the design's common ``mirror_width_m``,
+``mirror_height_m`` and ``installation_height_m`` apply) or
+``[x, y, width, height, installation_height]``; metres, field coordinates
+(origin at the field's centre, x east, y north); the tower stands at the
+design's ``tower_xy``.
+
+Optics: :mod:`.heliostat_optics` (statement appendix; sample sizes declared
+there). Derived per question ``qk``:
+
+* ``qk.annual_optical_efficiency``, ``qk.annual_cosine_efficiency``,
+  ``qk.annual_shadow_blocking_efficiency``, ``qk.annual_truncation_efficiency``,
+  ``qk.annual_atmospheric_efficiency`` (area-weighted field means over the 60
+  instants), ``qk.annual_thermal_power_mw``, ``qk.unit_area_power_kw_m2``;
+* for the witnessed layouts (q2, q3), the statement's rules as numbers a gate
+  bounds: ``mirror_count``, ``mirror_area_m2``, ``min_side_m``, ``max_side_m``,
+  ``min_width_minus_height_m``, ``min_mount_m``, ``max_mount_m``,
+  ``min_ground_clearance_m`` (mounting height minus half the mirror height),
+  ``min_spacing_margin_m`` (over every pair of mirrors, the distance of their
+  centres minus 5 m minus the wider of the two widths; no pair: a gap),
+  ``min_tower_distance_m`` (nearest mirror centre to the tower's foot) and
+  ``max_field_radius_m`` (farthest mirror centre from the field's centre).
+
+Rounding: efficiencies to ``EFF_PLACES`` decimals, power (MW) to 4, unit
+power (kW/m2) to 6, lengths to 4, areas to 4; each value an exact Fraction of
+the rounded decimal. Counts and sizes read from the witness are exact.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .base import Derived
+
+TASK_ID = "cumcm-2023-a-heliostat-field"
+
+FIELD_RADIUS_M = 350
+MAX_MIRRORS = 9100         # hexagonal packing at the least spacing (2 m + 5 m) fills 384,845 m2 with < 9,070
+COORD_BOUND = Decimal(10000)
+Q1_SIZE, Q1_MOUNT = 6.0, 4.0
+
+OPTICS = ("annual_optical_efficiency", "annual_cosine_efficiency", "annual_shadow_blocking_efficiency",
+          "annual_truncation_efficiency", "annual_atmospheric_efficiency", "annual_thermal_power_mw",
+          "unit_area_power_kw_m2")
+LAYOUT = ("mirror_count", "mirror_area_m2", "min_side_m", "max_side_m", "min_width_minus_height_m",
+          "min_mount_m", "max_mount_m", "min_ground_clearance_m", "min_spacing_margin_m",
+          "min_tower_distance_m", "max_field_radius_m")
+
+# Q1's field is the attachment's: its values depend on no artifact
+STATEMENT = tuple(f"q1.{n}" for n in OPTICS)
+DERIVED = STATEMENT + tuple(f"{q}.{n}" for q in ("q2", "q3") for n in OPTICS + LAYOUT)
+
+EFF_PLACES = 6
+PLACES = {"annual_thermal_power_mw": 4, "unit_area_power_kw_m2": 6, "mirror_area_m2": 4,
+          "min_spacing_margin_m": 4, "min_tower_distance_m": 4, "max_field_radius_m": 4}
+
+
+def _rounded(x: float, places: int) -> Fraction:
+    return Fraction(Decimal(f"{x:.{places}f}")) + 0
+
+
+def _number(v: Any) -> Decimal | None:
+    """A finite JSON number (never a bool), else None."""
+    if isinstance(v, bool) or not isinstance(v, (Decimal, int, float)):
+        return None
+    d = Decimal(v)
+    return d if d.is_finite() else None
+
+
+def _optics_values(q: str, a: Any) -> dict[str, Fraction]:
+    out = {f"{q}.annual_{k}_efficiency": _rounded(getattr(a, k), EFF_PLACES)
+           for k in ("optical", "cosine", "shadow_blocking", "truncation", "atmospheric")}
+    out[f"{q}.annual_thermal_power_mw"] = _rounded(a.power_mw, PLACES["annual_thermal_power_mw"])
+    out[f"{q}.unit_area_power_kw_m2"] = _rounded(a.unit_power_kw_m2, PLACES["unit_area_power_kw_m2"])
+    return out
+
+
+# ------------------------------------------------------------------ witness
+
+def _design(data: Mapping[str, Any], index: int) -> Any:
+    rep = data.get("reproduced") if isinstance(data, dict) else None
+    ds = rep.get("design_summary") if isinstance(rep, dict) else None
+    if not isinstance(ds, list) or len(ds) <= index or not isinstance(ds[index], dict):
+        return None
+    return ds[index]
+
+
+def _layout(design: Mapping[str, Any]) -> tuple[list[tuple[Decimal, ...]] | None, tuple[Decimal, Decimal] | None, str | None]:
+    """Witness rows as (x, y, width, height, mount) and the tower, or why not."""
+    raw = design.get("heliostats")
+    if raw is None:
+        return None, None, "witness absent"
+    if not isinstance(raw, list) or not raw:
+        return None, None, "witness malformed: heliostats is not a non-empty list"
+    if len(raw) > MAX_MIRRORS:
+        return None, None, f"witness malformed: more than {MAX_MIRRORS} mirrors (no layout can keep the spacing rule)"
+    tower = design.get("tower_xy")
+    if not isinstance(tower, list) or len(tower) != 2 or any(_number(v) is None for v in tower):
+        return None, None, "witness malformed: tower_xy is not [x, y]"
+    txy = (_number(tower[0]), _number(tower[1]))
+    common = None
+    rows: list[tuple[Decimal, ...]] = []
+    for k, row in enumerate(raw):
+        if not isinstance(row, list) or len(row) not in (2, 5):
+            return None, None, f"witness malformed: heliostats[{k}] is not [x, y] or [x, y, width, height, mount]"
+        nums = [_number(v) for v in row]
+        if any(v is None for v in nums):
+            return None, None, f"witness malformed: heliostats[{k}] holds a value that is not a finite number"
+        if len(nums) == 2:
+            if common is None:
+                common = [_number(design.get(key)) for key in
+                          ("mirror_width_m", "mirror_height_m", "installation_height_m")]
+                if any(v is None for v in common):
+                    return None, None, (f"witness malformed: heliostats[{k}] gives no size and the design's "
+                                        "mirror_width_m / mirror_height_m / installation_height_m are not all numbers")
+            nums = nums + common
+        if any(abs(v) > COORD_BOUND for v in nums):
+            return None, None, f"witness malformed: heliostats[{k}] has a value beyond {COORD_BOUND} m"
+        rows.append(tuple(nums))
+    return rows, txy, None
+
+
+def _rules(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], values: dict, gaps: dict) -> None:
+    import numpy as np
+
+    from .heliostat_optics import _pairs
+
+    values[f"{q}.mirror_count"] = Fraction(len(rows))
+    values[f"{q}.mirror_area_m2"] = sum((Fraction(w) * Fraction(h) for _, _, w, h, _ in rows), Fraction(0))
+    values[f"{q}.min_side_m"] = Fraction(min(min(w, h) for _, _, w, h, _ in rows))
+    values[f"{q}.max_side_m"] = Fraction(max(max(w, h) for _, _, w, h, _ in rows))
+    values[f"{q}.min_width_minus_height_m"] = Fraction(min(w - h for _, _, w, h, _ in rows))
+    values[f"{q}.min_mount_m"] = Fraction(min(z for *_, z in rows))
+    values[f"{q}.max_mount_m"] = Fraction(max(z for *_, z in rows))
+    values[f"{q}.min_ground_clearance_m"] = Fraction(min(z - h / 2 for _, _, _, h, z in rows))
+    arr = np.array([[float(v) for v in r] for r in rows])
+    xy, width = arr[:, :2], arr[:, 2]
+    tx, ty = float(tower[0]), float(tower[1])
+    values[f"{q}.min_tower_distance_m"] = _rounded(float(np.hypot(xy[:, 0] - tx, xy[:, 1] - ty).min()),
+                                                   PLACES["min_tower_distance_m"])
+    values[f"{q}.max_field_radius_m"] = _rounded(float(np.hypot(xy[:, 0], xy[:, 1]).max()),
+                                                 PLACES["max_field_radius_m"])
+    if len(rows) < 2:
+        gaps[f"{q}.min_spacing_margin_m"] = "one mirror: no pair"
+        return
+    reach = max(float(width.max()), 0.0) + 5.0 + 1.0
+    centres = np.column_stack([xy, np.zeros(len(xy))])
+    i, j = _pairs(centres, reach)
+    while not len(i):          # no pair near enough to matter; the nearest pair still gives the minimum
+        reach *= 4
+        i, j = _pairs(centres, reach)
+    margin = np.hypot(*(xy[i] - xy[j]).T) - 5.0 - np.maximum(width[i], width[j])
+    values[f"{q}.min_spacing_margin_m"] = _rounded(float(margin.min()), PLACES["min_spacing_margin_m"])
+
+
+def _optics_problem(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> str | None:
+    """Why the optics cannot be computed for these rows (a geometry no mirror
+    of any field could have), else None; the statement's rules are gated apart."""
+    for k, (x, y, w, h, z) in enumerate(rows):
+        if not (0 < w <= 100 and 0 < h <= 100):
+            return f"heliostats[{k}]: a side is not in (0, 100] m"
+        if not (0 < z < 76):
+            return f"heliostats[{k}]: mounting height not in (0, 76) m (below the receiver)"
+        if (x - tower[0]) ** 2 + (y - tower[1]) ** 2 < 1:
+            return f"heliostats[{k}]: within 1 m of the tower's foot"
+    return None
+
+
+def _designed(q: str, index: int, data: Mapping[str, Any], sun: Any, values: dict, gaps: dict) -> None:
+    import numpy as np
+
+    from .heliostat_optics import Field, annual
+
+    names = [n for n in DERIVED if n.startswith(q + ".")]
+    design = _design(data, index)
+    where = f"reproduced.design_summary[{index}].heliostats"
+    if design is None:
+        gaps.update({n: f"witness absent: reproduced.design_summary[{index}]" for n in names})
+        return
+    rows, tower, why = _layout(design)
+    if why:
+        gaps.update({n: f"{why}: {where}" for n in names})
+        return
+    _rules(q, rows, tower, values, gaps)
+    why = _optics_problem(rows, tower)
+    if why:
+        gaps.update({f"{q}.{n}": f"witness malformed: {where}: {why}" for n in OPTICS})
+        return
+    arr = np.array([[float(v) for v in r] for r in rows])
+    field = Field(arr[:, :2], arr[:, 2], arr[:, 3], arr[:, 4], np.array([float(tower[0]), float(tower[1])]))
+    values.update(_optics_values(q, annual(field, sun)))
+
+
+# ------------------------------------------------------------------ surface
+
+class Official:
+    """The attachment's positions and the sun's 60 instants; Q1's values are
+    computed once, on first use, and kept (they do not depend on an artifact)."""
+
+    def __init__(self, positions: list[tuple[float, float]] | None):
+        import threading
+
+        self.positions = positions
+        self._q1: list[dict[str, Fraction]] = []
+        self._lock = threading.Lock()
+        self._sun: list[Any] = []
+
+    def sun(self) -> Any:
+        from .heliostat_optics import sun_instants
+
+        with self._lock:
+            if not self._sun:
+                self._sun.append(sun_instants())
+            return self._sun[0]
+
+    def q1(self) -> dict[str, Fraction]:
+        import numpy as np
+
+        from .heliostat_optics import Field, annual
+
+        sun = self.sun()
+        with self._lock:
+            if not self._q1:
+                xy = np.array(self.positions, dtype=float)
+                n = len(xy)
+                field = Field(xy, np.full(n, Q1_SIZE), np.full(n, Q1_SIZE), np.full(n, Q1_MOUNT), np.zeros(2))
+                self._q1.append(_optics_values("q1", annual(field, sun)))
+            return dict(self._q1[0])
+
+
+def read_positions(path: str) -> list[tuple[float, float]]:
+    """``heliostat_positions.csv``: header ``x_m,y_m``, then one mirror per row."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    if rows[0] != ["x_m", "y_m"]:
+        raise ValueError(f"{path}: header is not x_m,y_m")
+    out = [(float(a), float(b)) for a, b in rows[1:]]
+    if not all(math.isfinite(v) for p in out for v in p):
+        raise ValueError(f"{path}: a coordinate is not finite")
+    return out
+
+
+def load_official(data_dir: str) -> Official:
+    path = os.path.join(data_dir, "heliostat_positions.csv")
+    return Official(read_positions(path) if os.path.isfile(path) else None)
+
+
+def replay(data: Mapping[str, Any], official: Official) -> Derived:
+    values: dict[str, Fraction] = {}
+    gaps: dict[str, str] = {}
+    if official.positions is None:
+        gaps.update({n: "official positions absent" for n in DERIVED if n.startswith("q1.")})
+    else:
+        values.update(official.q1())
+    sun = official.sun()
+    _designed("q2", 1, data, sun, values, gaps)
+    _designed("q3", 2, data, sun, values, gaps)
+    return Derived(values, gaps)

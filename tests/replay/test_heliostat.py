@@ -1,0 +1,361 @@
+"""Replay of CUMCM 2023 A (heliostat field): Q1 from the attachment, the Q1
+claim gates, layout witnesses (hostile ones too), and the optics' promises."""
+from __future__ import annotations
+
+import copy
+import math
+import os
+import time
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mmverify.artifact import parse_file
+from mmverify.cli import main as cli
+from mmverify.evaluate import score_path
+from mmverify.gates.forms import evaluate_gates
+from mmverify.replay import declared_names, run_replay
+from mmverify.replay import heliostat as hs
+from mmverify.replay import heliostat_optics as ho
+from mmverify.tasks import default_anchors_dir, load_task
+
+TASK = "cumcm-2023-a-heliostat-field"
+TASK_DIR = os.path.join(default_anchors_dir(), TASK)
+ORACLE = os.path.join(TASK_DIR, "oracle.json")
+Q1_GATES = {"q1.optical_efficiency_replayed": "annual_optical_efficiency",
+            "q1.thermal_power_replayed": "annual_thermal_power_mw",
+            "q1.unit_area_power_replayed": "unit_area_power_kw_m2"}
+OFFICIAL = hs.load_official(os.path.join(TASK_DIR, "data"))
+SUN = OFFICIAL.sun()
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_task(TASK)
+
+
+@pytest.fixture()
+def oracle():
+    return copy.deepcopy(parse_file(ORACLE).data)
+
+
+def ring_layout(n: int = 24, radius: float = 160.0, tower=(0.0, 0.0)) -> list[list[Decimal]]:
+    """n mirrors evenly on a circle about the tower (far apart: no shading between them)."""
+    out = []
+    for k in range(n):
+        a = 2 * math.pi * k / n
+        out.append([Decimal(f"{tower[0] + radius * math.cos(a):.3f}"), Decimal(f"{tower[1] + radius * math.sin(a):.3f}")])
+    return out
+
+
+def q2_design(rows, tower=(0, 0), w="6", h="6", z="4") -> dict:
+    return {"question": "q2", "tower_xy": [Decimal(str(tower[0])), Decimal(str(tower[1]))],
+            "mirror_width_m": Decimal(w), "mirror_height_m": Decimal(h), "installation_height_m": Decimal(z),
+            "heliostats": rows}
+
+
+def with_q2(design: dict) -> dict:
+    return {"reproduced": {"design_summary": [{"question": "q1"}, design, {"question": "q3"}]}}
+
+
+# ------------------------------------------------------------------ data and registration
+
+def test_registered():
+    assert load_task(TASK).replay == "heliostat"
+    assert declared_names(load_task(TASK)) == frozenset(hs.DERIVED)
+
+
+def test_attachment_positions():
+    pos = OFFICIAL.positions
+    assert len(pos) == 1745
+    radii = [math.hypot(x, y) for x, y in pos]
+    assert min(radii) >= 100 and max(radii) <= 350     # the statement's rules hold for the given field
+    assert pos[0] == (107.25, 11.664) and pos[1] == (105.36, 23.191)
+
+
+def test_sun_instants_follow_the_appendix():
+    assert [ho.days_from_equinox(m) for m in (1, 3, 4, 6, 12)] == [-59, 0, 31, 92, 275]
+    alt = np.degrees(np.arcsin(SUN.direction[:, 2]))
+    # noon at the equinox: altitude 90 - 39.4 = 50.6 deg, the sun due south
+    noon = 5 * 2 + 2
+    assert alt[noon] == pytest.approx(50.6, abs=1e-9)
+    assert SUN.direction[noon][0] == pytest.approx(0, abs=1e-12) and SUN.direction[noon][1] < 0
+    assert SUN.direction[noon - 2][0] > 0 > SUN.direction[noon + 2][0]     # 9:00 east, 15:00 west
+    # DNI at the zenith: G0 (a + b e^-c) = 1.07751 kW/m2 (the task's documented bound)
+    assert float(ho.dni_kw_m2(np.array([1.0]))[0]) == pytest.approx(1.07751, abs=1e-5)
+    assert (SUN.dni < 1.0776).all()
+
+
+# ------------------------------------------------------------------ the oracle and the Q1 gates
+
+def test_q1_replay_values():
+    v = OFFICIAL.q1()
+    assert set(v) == {n for n in hs.DERIVED if n.startswith("q1.")}
+    eff = ["annual_optical_efficiency", "annual_cosine_efficiency", "annual_shadow_blocking_efficiency",
+           "annual_truncation_efficiency", "annual_atmospheric_efficiency"]
+    assert all(0 < v[f"q1.{k}"] < 1 for k in eff)
+    product = Fraction(92, 100)
+    for k in eff[1:]:
+        product *= v[f"q1.{k}"]
+    # a mean of products is not the product of means, but close for this field
+    assert abs(v["q1.annual_optical_efficiency"] - product) < Fraction(1, 100)
+    # output = mean DNI-weighted efficiency x 62820 m2; per-area value consistent to the rounding
+    assert abs(v["q1.unit_area_power_kw_m2"] * 62820 - 1000 * v["q1.annual_thermal_power_mw"]) < Fraction(5, 10)
+    assert Fraction("0.57") < v["q1.annual_optical_efficiency"] < Fraction("0.585")
+
+
+def test_oracle_replays_within_tolerance(task, oracle):
+    report = evaluate_gates(task, oracle)
+    got = {i.gate_id: i.verdict for i in report.instances}
+    assert all(got[g] == "pass" for g in Q1_GATES), got
+    assert not report.hard_failures
+    verified = report.verified()
+    for key in Q1_GATES.values():
+        assert f"reproduced.design_summary[0].{key}" in verified
+    assert all(report.replay.gaps[n].startswith("witness absent") for n in hs.DERIVED if not n.startswith("q1."))
+
+
+def test_oracle_scores_one():
+    report = score_path(ORACLE, TASK)
+    assert report.status == "scored" and report.oeval == 1
+
+
+def test_oracle_cli_score():
+    result = CliRunner().invoke(cli, ["score", ORACLE, "--task", TASK])
+    assert result.exit_code == 0, result.output
+    assert "O-EVAL   1.0000" in result.output
+
+
+@pytest.mark.parametrize("gate,key", sorted(Q1_GATES.items()))
+@pytest.mark.parametrize("factor", ["1.10", "0.90", "1.5"])
+def test_claim_moved_beyond_tolerance_fails(task, oracle, gate, key, factor):
+    replayed = OFFICIAL.q1()[f"q1.{key}"]
+    oracle["reproduced"]["design_summary"][0][key] = Decimal(str(float(replayed * Fraction(factor))))
+    report = evaluate_gates(task, oracle)
+    got = {i.gate_id: i.verdict for i in report.instances}
+    assert got[gate] == "fail"
+    # a refuted claim zeroes that claim, not the task (a hard physical bound may also rule a value out)
+    assert gate not in {i.gate_id for i in report.hard_failures}
+    assert f"reproduced.design_summary[0].{key}" in report.refuted()
+    assert f"reproduced.design_summary[0].{key}" not in report.verified()
+
+
+def test_inflated_q1_claims_score_zero(tmp_path, oracle):
+    import json
+
+    for key in Q1_GATES.values():
+        oracle["reproduced"]["design_summary"][0][key] = float(oracle["reproduced"]["design_summary"][0][key]) * 1.2
+    path = tmp_path / "inflated.json"
+    path.write_text(json.dumps(oracle, default=float))
+    report = score_path(str(path), TASK)
+    q1 = [m for m in report.panel.metrics if m.metric_id.startswith("q1.")]
+    assert len(q1) == 3 and all(pm.status == "refuted" and pm.r == 0 for m in q1 for pm in m.per_paper)
+    # only Q2 and Q3 (6 of the 9 units of weight) still pay
+    assert report.status == "scored" and report.oeval <= Fraction(6, 9)
+
+
+def test_replayed_claim_passes(task, oracle):
+    for key in Q1_GATES.values():
+        oracle["reproduced"]["design_summary"][0][key] = Decimal(str(OFFICIAL.q1()[f"q1.{key}"].__float__()))
+    got = {i.gate_id: i.verdict for i in evaluate_gates(task, oracle).instances}
+    assert all(got[g] == "pass" for g in Q1_GATES)
+    # a statement-determined value within the tolerance is decided by the replay: r = 1, whatever A175 reported
+    from mmverify.artifact import parse_bytes
+    from mmverify.adversary.attack import to_json
+    from mmverify.evaluate import score_artifact
+
+    report = score_artifact(task, parse_bytes(to_json(oracle).encode()), records=True)
+    q1 = [m for m in report.panel.metrics if m.metric_id.startswith("q1.")]
+    assert all(pm.r == 1 for m in q1 for pm in m.per_paper)
+
+
+# ------------------------------------------------------------------ layout witnesses
+
+def test_ring_layout_replays_with_its_rules():
+    d = hs.replay(with_q2(q2_design(ring_layout())), OFFICIAL)
+    v = d.values
+    assert v["q2.mirror_count"] == 24 and v["q2.mirror_area_m2"] == 24 * 36
+    assert v["q2.min_side_m"] == 6 and v["q2.max_side_m"] == 6 and v["q2.min_width_minus_height_m"] == 0
+    assert v["q2.min_mount_m"] == v["q2.max_mount_m"] == 4 and v["q2.min_ground_clearance_m"] == 1
+    assert v["q2.min_tower_distance_m"] == pytest.approx(160, abs=0.01)
+    assert v["q2.max_field_radius_m"] == pytest.approx(160, abs=0.01)
+    assert v["q2.min_spacing_margin_m"] > 20          # neighbours 41.8 m apart
+    # far apart: only the tower can shade (and does not at 160 m for most instants)
+    assert v["q2.annual_shadow_blocking_efficiency"] > Fraction("0.99")
+    assert all(n in v for n in hs.DERIVED if n.startswith("q2."))
+    assert all(d.gaps[n].startswith("witness absent") for n in hs.DERIVED if n.startswith("q3."))
+
+
+def test_rule_breaking_layout_shows_in_the_rule_values():
+    rows = [[Decimal(50), Decimal(0)], [Decimal(58), Decimal(0)], [Decimal(0), Decimal(360)]]
+    v = hs.replay(with_q2(q2_design(rows, w="7", h="8", z="3")), OFFICIAL).values
+    assert v["q2.min_spacing_margin_m"] == Fraction(-4)              # 8 m apart, 7 + 5 needed
+    assert v["q2.min_tower_distance_m"] == 50
+    assert v["q2.max_field_radius_m"] == 360
+    assert v["q2.min_width_minus_height_m"] == -1
+    assert v["q2.min_ground_clearance_m"] == -1
+
+
+def test_five_column_rows_override_the_common_size():
+    rows = [r + [Decimal(5), Decimal(3), Decimal(2)] for r in ring_layout(8)]
+    design = {"question": "q3", "tower_xy": [Decimal(0), Decimal(0)], "heliostats": rows}
+    data = {"reproduced": {"design_summary": [{"question": "q1"}, {"question": "q2"}, design]}}
+    v = hs.replay(data, OFFICIAL).values
+    assert v["q3.mirror_area_m2"] == 8 * 15 and v["q3.min_ground_clearance_m"] == Fraction(1, 2)
+
+
+HOSTILE = [
+    ("absent", None),
+    ("not a list", "1745 mirrors"),
+    ("empty", []),
+    ("nan-like strings", [["NaN", "1"]]),
+    ("strings", [["100", "200"]]),
+    ("booleans", [[True, False]]),
+    ("nested", [[[1, 2], [3, 4]]]),
+    ("wrong width", [[Decimal(1), Decimal(2), Decimal(3)]]),
+    ("object row", [{"x": 1, "y": 2}]),
+    ("nan", [[Decimal("NaN"), Decimal(1)]]),
+    ("infinity", [[Decimal("Infinity"), Decimal(1)]]),
+    ("huge coordinate", [[Decimal("1e400"), Decimal(1)]]),
+    ("too many", [[Decimal(k), Decimal(0)] for k in range(hs.MAX_MIRRORS + 1)]),
+]
+
+
+@pytest.mark.parametrize("name,rows", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_witness_gives_gaps(name, rows):
+    design = q2_design(rows)
+    if rows is None:
+        del design["heliostats"]
+    d = hs.replay(with_q2(design), OFFICIAL)
+    names = [n for n in hs.DERIVED if n.startswith("q2.")]
+    assert not any(n in d.values for n in names)
+    assert all(d.gaps[n].startswith(("witness absent", "witness malformed")) for n in names)
+
+
+@pytest.mark.parametrize("design", [
+    {"question": "q2", "heliostats": [[Decimal(150), Decimal(0)]]},                              # no tower
+    {"question": "q2", "tower_xy": ["0", "0"], "heliostats": [[Decimal(150), Decimal(0)]]},       # tower as text
+    {"question": "q2", "tower_xy": [Decimal(0), Decimal(0)], "heliostats": [[Decimal(150), Decimal(0)]]},  # no sizes
+    {"question": "q2", "tower_xy": [Decimal(0), Decimal(0)], "mirror_width_m": None, "mirror_height_m": Decimal(6),
+     "installation_height_m": Decimal(4), "heliostats": [[Decimal(150), Decimal(0)]]},
+])
+def test_witness_without_its_context_gives_gaps(design):
+    d = hs.replay(with_q2(design), OFFICIAL)
+    assert all(d.gaps[n].startswith("witness malformed") for n in hs.DERIVED if n.startswith("q2."))
+
+
+@pytest.mark.parametrize("data", [
+    {}, {"reproduced": None}, {"reproduced": {"design_summary": "x"}}, {"reproduced": {"design_summary": [1, 2, 3]}},
+    {"reproduced": {"design_summary": [{}, {"heliostats": [[1, 2, 3, 4, 5]] * 3}]}},
+])
+def test_malformed_artifacts_never_crash(data):
+    d = hs.replay(data, OFFICIAL)
+    assert all(n in d.values or n in d.gaps for n in hs.DERIVED)
+
+
+@pytest.mark.parametrize("row,reason", [
+    ([Decimal(0), Decimal(0), Decimal(6), Decimal(6), Decimal(4)], "tower"),
+    ([Decimal(150), Decimal(0), Decimal(0), Decimal(6), Decimal(4)], "side"),
+    ([Decimal(150), Decimal(0), Decimal(6), Decimal(6), Decimal(90)], "mounting"),
+])
+def test_degenerate_mirror_leaves_optics_as_gaps_but_rules_derived(row, reason):
+    design = {"question": "q3", "tower_xy": [Decimal(0), Decimal(0)], "heliostats": [row]}
+    d = hs.replay({"reproduced": {"design_summary": [{}, {}, design]}}, OFFICIAL)
+    assert reason in d.gaps["q3.annual_optical_efficiency"]
+    assert "q3.min_side_m" in d.values
+
+
+def test_run_replay_on_a_hostile_artifact_is_ok_status(task, oracle):
+    oracle["reproduced"]["design_summary"][1]["heliostats"] = [["a", "b"]]
+    report = run_replay(task, oracle)
+    assert report.status == "ok"
+    assert "q1.annual_optical_efficiency" in report.values
+    assert report.gaps["q2.annual_optical_efficiency"].startswith("witness malformed")
+
+
+# ------------------------------------------------------------------ promises of the optics
+
+def dense_layout(n_side: int, spacing: float = 11.0, y0: float = 110.0) -> list[list[Decimal]]:
+    """A block of mirrors north of the tower, close enough to shade and block each other."""
+    return [[Decimal(f"{(i - n_side / 2) * spacing:.3f}"), Decimal(f"{y0 + j * spacing:.3f}")]
+            for i in range(n_side) for j in range(n_side)]
+
+
+DENSE = dense_layout(6)
+DENSE_VALUES = hs.replay(with_q2(q2_design(DENSE)), OFFICIAL).values
+
+
+def test_dense_block_shades_and_blocks():
+    assert DENSE_VALUES["q2.annual_shadow_blocking_efficiency"] < Fraction("0.97")
+    assert DENSE_VALUES["q2.annual_shadow_blocking_efficiency"] < \
+        hs.replay(with_q2(q2_design(ring_layout())), OFFICIAL).values["q2.annual_shadow_blocking_efficiency"]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.permutations(range(len(DENSE))))
+def test_row_order_does_not_matter(perm):
+    rows = [DENSE[k] for k in perm]
+    assert hs.replay(with_q2(q2_design(rows)), OFFICIAL).values == DENSE_VALUES
+
+
+def test_deterministic():
+    again = hs.replay(with_q2(q2_design(DENSE)), OFFICIAL).values
+    assert again == DENSE_VALUES
+    fresh = hs.load_official(os.path.join(TASK_DIR, "data"))
+    assert fresh.q1() == OFFICIAL.q1()
+
+
+def test_more_mirrors_never_lower_the_output_of_the_others():
+    """Adding a far mirror adds output: the total is monotone in the field."""
+    base = hs.replay(with_q2(q2_design(ring_layout(12))), OFFICIAL).values["q2.annual_thermal_power_mw"]
+    more = hs.replay(with_q2(q2_design(ring_layout(12) + [[Decimal(0), Decimal(-300)]])), OFFICIAL).values
+    assert more["q2.annual_thermal_power_mw"] > base
+
+
+def test_single_mirror_cosine_matches_the_closed_form():
+    xy = np.array([[0.0, 200.0]])
+    field = ho.Field(xy, np.array([6.0]), np.array([6.0]), np.array([4.0]), np.zeros(2))
+    a = ho.annual(field, SUN)
+    r = np.array([0.0, -200.0, 76.0])
+    r /= np.linalg.norm(r)
+    expected = np.mean([math.sqrt((1 + float(s @ r)) / 2) for s in SUN.direction])
+    assert a.cosine == pytest.approx(expected, rel=1e-12)
+    d = math.sqrt(200 ** 2 + 76 ** 2)
+    assert a.atmospheric == pytest.approx(0.99321 - 0.0001176 * d + 1.97e-8 * d * d, rel=1e-12)
+
+
+def ring_field(n: int, tower=(0.0, -200.0), step: float = 10.2) -> list[list[Decimal]]:
+    """n mirrors on staggered rings about the tower, 10 m apart (legal for 5 m mirrors)."""
+    out, r = [], 105.0
+    while len(out) < n:
+        k = int(2 * math.pi * r / step)
+        off = 0.5 * (len(out) % 2)
+        for j in range(k):
+            a = 2 * math.pi * (j + off) / k
+            x, y = tower[0] + r * math.cos(a), tower[1] + r * math.sin(a)
+            if math.hypot(x, y) <= 349 and len(out) < n:
+                out.append([Decimal(f"{x:.3f}"), Decimal(f"{y:.3f}")])
+        r += step
+        assert r < 800
+    return out
+
+
+def test_time_cap_holds_on_3000_mirrors():
+    """A 3,000-mirror legal layout replays well inside the engine's 10 s cap.
+    The cap is wall-clock time; the replay's own cost is its CPU time (about
+    3.6 s on one development core), measured here so that other load on the
+    machine does not decide the test."""
+    rows = ring_field(3000)
+    data = with_q2(q2_design(rows, tower=(0, -200), w="5", h="5", z="4"))
+    t0 = time.process_time()
+    d = hs.replay(data, OFFICIAL)
+    elapsed = time.process_time() - t0
+    assert d.values["q2.mirror_count"] == 3000
+    assert d.values["q2.min_spacing_margin_m"] >= 0 and d.values["q2.min_tower_distance_m"] >= 100
+    assert "q2.annual_optical_efficiency" in d.values
+    assert elapsed < 10.0
