@@ -145,6 +145,7 @@ def _paper_metric(paper_id: str, status: str, anchor: Any, band_width: Fraction 
     d = obj.__dict__
     d["paper_id"], d["status"], d["anchor"], d["band_width"], d["r"] = paper_id, status, anchor, band_width, r
     d["reason"], d["items"], d["audited"], d["rules"] = reason, items, audited, rules
+    d["correction"] = None
     return obj
 
 

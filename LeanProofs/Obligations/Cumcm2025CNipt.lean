@@ -3,8 +3,10 @@
   task: cumcm-2025-c-nipt
   artifact: oracle artifact
   values from: anchors/cumcm-2025-c-nipt/oracle.json
-  obligations: 99 (98 stated as proved, 1 as refuted: the negation of a violated gate)
-  tautologies among them: 8 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 116 (115 stated as proved, 1 as refuted: the negation of a violated gate)
+  tautologies among them: 13 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  vouched checks, decided outside the kernel and not obligations: 1
+    - q2.grouping_partition_replayed (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 1 = 1
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -633,5 +635,141 @@ theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_2 : 12 ≤ 20 := by de
     scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
 theorem cumcm_2025_c_nipt_q4_beats_majority_rule : ¬ (6040000 * 10000 ≤ 8659 * 6040000 + 670000 * 10000) := by decide
 #print axioms cumcm_2025_c_nipt_q4_beats_majority_rule
+
+/-- gate q2.group_count_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].sample_count [count], ?replay.g0.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_0
+
+/-- gate q2.group_bmi_min_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].bmi_min [kg/m^2], ?replay.g0.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 51 * 100 ∧ 20703125 ≤ 20700000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0
+
+/-- gate q2.group_bmi_max_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].bmi_max [kg/m^2], ?replay.g0.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 30520000 ≤ 30522986 + 51 * 100 ∧ 30522986 ≤ 30520000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0
+
+/-- gate q3.reached_share_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[0].observed_reached_share [1], ?replay.g0.reached_share [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.00006
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q3_reached_share_replayed_0 : 268700 ≤ 268657 + 3 * 20 ∧ 268657 ≤ 268700 + 3 * 20 := by decide
+#print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_0
+
+/-- gate q2.group_count_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].sample_count [count], ?replay.g1.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_1
+
+/-- gate q2.group_bmi_min_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].bmi_min [kg/m^2], ?replay.g1.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 30650000 ≤ 30647676 + 51 * 100 ∧ 30647676 ≤ 30650000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1
+
+/-- gate q2.group_bmi_max_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].bmi_max [kg/m^2], ?replay.g1.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 32340000 ≤ 32336576 + 51 * 100 ∧ 32336576 ≤ 32340000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1
+
+/-- gate q3.reached_share_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[1].observed_reached_share [1], ?replay.g1.reached_share [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.00006
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q3_reached_share_replayed_1 : 253700 ≤ 253731 + 3 * 20 ∧ 253731 ≤ 253700 + 3 * 20 := by decide
+#print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_1
+
+/-- gate q2.group_count_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].sample_count [count], ?replay.g2.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_2
+
+/-- gate q2.group_bmi_min_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].bmi_min [kg/m^2], ?replay.g2.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 32350000 ≤ 32346817 + 51 * 100 ∧ 32346817 ≤ 32350000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2
+
+/-- gate q2.group_bmi_max_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].bmi_max [kg/m^2], ?replay.g2.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 34370000 ≤ 34370776 + 51 * 100 ∧ 34370776 ≤ 34370000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2
+
+/-- gate q3.reached_share_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[2].observed_reached_share [1], ?replay.g2.reached_share [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.00006
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q3_reached_share_replayed_2 : 19700 ≤ 19697 + 3 * 2 ∧ 19697 ≤ 19700 + 3 * 2 := by decide
+#print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_2
+
+/-- gate q2.group_count_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].sample_count [count], ?replay.g3.count [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
+theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_3
+
+/-- gate q2.group_bmi_min_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].bmi_min [kg/m^2], ?replay.g3.bmi_min [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 34430000 ≤ 34428155 + 51 * 100 ∧ 34428155 ≤ 34430000 + 51 * 100 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3
+
+/-- gate q2.group_bmi_max_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].bmi_max [kg/m^2], ?replay.g3.bmi_max [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.0051
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 * 10 ≤ 46875 * 10 + 51 ∧ 46875 * 10 ≤ 46880 * 10 + 51 := by decide
+#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3
+
+/-- gate q3.reached_share_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: bmi_timing.groups[3].observed_reached_share [1], ?replay.g3.reached_share [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.00006
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2025_c_nipt_q3_reached_share_replayed_3 : 865700 ≤ 865672 + 3 * 20 ∧ 865672 ≤ 865700 + 3 * 20 := by decide
+#print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_3
+
+/-- gate data.male_rows_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: data_source.male_rows [count], ?replay.data.male_rows [no unit]
+    expression: claimed == replayed
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
+theorem cumcm_2025_c_nipt_data_male_rows_replayed : 1082 = 1082 := by decide
+#print axioms cumcm_2025_c_nipt_data_male_rows_replayed
 
 end Cumcm2025CNipt_Oracle

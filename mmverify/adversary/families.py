@@ -236,8 +236,11 @@ def label_variants(data: Any, labels: list[Leaf], limit: int) -> list[tuple[str,
 
     out = []
     for leaf in labels:
+        members = leaf.node.get("enum")
+        if not members:       # a free-text label has no member to try (its path may not even parse)
+            continue
         current = paths.get(data, leaf.path)
-        for member in leaf.node.get("enum") or ():
+        for member in members:
             if member == current:
                 continue
             variant = copy.deepcopy(data)

@@ -102,6 +102,11 @@ def plot_board(board, file: str) -> None:
 @format_option
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), default=None,
               help="also write a plot (PNG): O-EVAL against cost, per-suite bars (needs mmverify[plot])")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), default=None,
+              help="also write the board as one self-contained HTML page (tables, plots, every run's section)")
+@click.option("--judge", "judge_file", type=click.Path(dir_okay=False), default=None,
+              help="judge scores per entry and task (CSV or JSON Lines: entry, task, score, source), shown beside "
+                   "O-EVAL with their rank correlation; they never enter O-EVAL")
 @click.option("--seed", type=int, default=0, show_default=True, help="bootstrap seed")
 @click.option("--bootstrap", "replicates", type=click.IntRange(min=0), default=2000, show_default=True,
               help="bootstrap replicates (0: no intervals)")
@@ -112,8 +117,8 @@ def plot_board(board, file: str) -> None:
 @click.option("--no-gates", is_flag=True, help="closeness only: skip the feasibility gates (diagnostic)")
 @executor_options
 @task_errors
-def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, output, timeout_s, no_gates, executor,
-          wait):
+def board(manifest, baseline, anchors_dir, fmt, plot_file, html_file, judge_file, seed, replicates, output, timeout_s,
+          no_gates, executor, wait):
     """Score every row of MANIFEST (JSON Lines: entry, task, seed, artifact, ...)
     and print the leaderboard: O-EVAL +- sd over seeds, suites, MULTI-BO against
     --baseline, cost, hard-gate zeroes, missing artifacts, bootstrap intervals."""
@@ -133,7 +138,21 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, out
     except (ManifestError, BoardError, OutputBusy, ExecutorUnavailable) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    click.echo(render(result, fmt), nl=False)
+    judge = None
+    if judge_file is not None:
+        from .board_extras import JudgeFileError, read_judge
+
+        try:
+            judge = read_judge(judge_file, result)
+        except JudgeFileError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+    if judge is None:
+        click.echo(render(result, fmt), nl=False)
+    else:
+        from .board_extras import rendered
+
+        click.echo(rendered(result, fmt, judge), nl=False)
     if output is not None:
         click.echo(f"{len(results)} result row{'' if len(results) == 1 else 's'} in {output} ({stats.scored} scored now, {stats.reused} reused"
                    + (f", {stats.dropped_lines} torn/unreadable lines dropped" if stats.dropped_lines else "")
@@ -145,6 +164,15 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, seed, replicates, out
         click.echo(f"warning: {len(problems)} manifest row(s) could not be processed as written "
                    "(listed under row problems)", err=True)
         code = EXIT_VERDICT
+    if html_file is not None:
+        from .board_extras import write_html
+
+        try:
+            write_html(result, html_file, judge, anchors_dir)
+        except OSError as exc:
+            click.echo(f"error: cannot write {html_file}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        click.echo(f"HTML board written to {os.path.abspath(html_file)}", err=True)
     if plot_file is not None:
         try:
             plot_board(result, plot_file)

@@ -14,9 +14,9 @@ import click
 
 from mmverify.cli import EXIT_NO_TASK, EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 
-from .common import (anchors_option, click_option, executor_options, format_option, progress, progress_counter,
+from .common import (anchors_option, click_option, executor_options, progress, progress_counter,
                      strict_schema_option, task_errors)
-from .score_plain import JSON, NO_GATES, RULES, TASK, report_one
+from .score_plain import JSON, NO_GATES, RULES, SCORE_FORMAT, TASK, report_one
 
 if TYPE_CHECKING:
     from mmverify.scoring.rules import Ruleset
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click_option(TASK)
 @anchors_option
-@format_option
+@click_option(SCORE_FORMAT)
 @click_option(JSON)
 @click.option("--fail-under", type=click.FloatRange(0, 1), default=None,
               help="exit 1 when an O-EVAL is below this value")
@@ -64,6 +64,10 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
         sys.exit(EXIT_USAGE)
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
+    if fmt == "html" and many:
+        click.echo("error: --format html writes one page for one artifact; give one artifact per call",
+                   err=True)
+        sys.exit(EXIT_USAGE)
     worst = EXIT_OK
     statuses: list[str] = []
     for path in progress(artifacts, many):

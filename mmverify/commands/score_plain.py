@@ -23,9 +23,13 @@ RULES = Option(("--rules",), "ruleset", "named ruleset: 'verified' credits a one
                "plus the band only when a replay verifies it (unverified_improvement); 'paper' is the TB-MathModel "
                "paper's pure one-sided scoring, to reproduce published tables", choices=("verified", "paper"),
                default="verified", show_default=True)
+# the report formats of ``score``: the shared ones and one run's report as an HTML page
+SCORE_FORMAT = Option(FORMAT.names, FORMAT.dest, "output format (html: the report as one self-contained page; "
+                      "one artifact)", choices=FORMAT.choices + ("html",), default=FORMAT.default,
+                      show_default=FORMAT.show_default)
 # what a plain command line may name; the other options of ``score`` (several
 # artifacts, --fail-under, --output, --timeout-s, --executor, --wait) go to click
-SCORE_OPTIONS: tuple[Option, ...] = (TASK, ANCHORS, FORMAT, JSON, NO_GATES, RULES, STRICT_SCHEMA)
+SCORE_OPTIONS: tuple[Option, ...] = (TASK, ANCHORS, SCORE_FORMAT, JSON, NO_GATES, RULES, STRICT_SCHEMA)
 
 def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: str, many: bool,
                run_gates: bool, timeout_s: float | None, ruleset: Any, strict_schema: bool,
@@ -55,6 +59,11 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
         if outcome.report is None:
             row = {k: v for k, v in outcome.row.items() if k != "batch"}
             seen.append(row["status"])
+            if fmt == "html":
+                from mmverify.report_html import render_error_html
+
+                echo(render_error_html(path, row["error"]["code"], row["error"]["message"]), nl=False)
+                return EXIT_NO_TASK if row["status"] == "task_mismatch" else EXIT_VERDICT
             echo(dumps_line(row) if fmt == "json" else
                  f"{path}: error: {row['error']['code']}: {row['error']['message']}\n")
             # an artifact naming another task: the binding failed, as when no task can be told
@@ -73,6 +82,10 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
         # the row is the report's JSON form, already built (under the time cap)
         row = {k: v for k, v in outcome.row.items() if k != "batch"}
         echo(dumps_line(row) if many else dumps(row), nl=many)
+    elif fmt == "html":
+        from mmverify.report_html import render_html
+
+        echo(render_html(report), nl=False)
     else:
         echo(render(report, fmt), nl=False)
         if many:

@@ -19,7 +19,7 @@ from mmverify.adversary import CLASSIC, STRATEGIES, Attempt, TaskAttack, attack_
 from mmverify.adversary.families import STRUCTURAL_FAMILIES, VALUE_FAMILIES
 from mmverify.tasks import load_task
 
-TASK = "cumcm-2025-b-sic-thickness"    # scored attempts, enum labels, gates that print constants
+TASK = "mcm-2025-a-stair-wear"    # scored attempts, enum labels, gates that print constants; no replay (a replay zeroes blind attempts)
 ATTEMPTS = 3
 
 

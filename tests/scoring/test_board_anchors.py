@@ -78,15 +78,21 @@ def is_num(v):
     return isinstance(v, (int, Decimal)) and not isinstance(v, bool)
 
 
-def scale_target(task, oracle):
+def scale_target(task, oracle, allow_judged: bool = False):
     """(metric, path) to scale: a scalar numeric metric (directional or target)
     when there is one, else the first element of a numeric list metric. A metric
     that supports a conclusion (``supported_by``) is not chosen: changing it moves
-    the conclusion's r too, which the by-hand formula below leaves out."""
+    the conclusion's r too, which the by-hand formula below leaves out; nor
+    is one that a claim gate judges (its replay refutes or decides it)."""
+    from mmverify.gates import compile_gates
+
     support = {s for m in task.metrics for s in m.supported_by}
+    # a claim a claim gate judges is refuted or decided by its replay, which the hand formula leaves out
+    judged = {p.text for g in compile_gates(task) if g.claim for p in g.verifies}
     for want_list in (False, True):
         for m in task.metrics:
-            if m.direction == "exact_value" or m.is_list != want_list or not m.comparable or m.id in support:
+            if m.direction == "exact_value" or m.is_list != want_list or not m.comparable or m.id in support \
+                    or (m.path.text in judged and not allow_judged):
                 continue
             if is_num(get_at(oracle, m.path.text)):
                 return m
@@ -94,7 +100,7 @@ def scale_target(task, oracle):
 
 
 def scaled(task, oracle, delta: str):
-    m = scale_target(task, oracle)
+    m = scale_target(task, oracle) or scale_target(task, oracle, allow_judged=True)
     data = load_exact_copy(oracle)
     x = get_at(data, m.path.text)
     factor = 1 + Decimal(delta) if m.direction == "lower_is_better" else 1 - Decimal(delta)
@@ -240,8 +246,9 @@ def real_run(tmp_path_factory):
                 rep = score_path(path, task.id, ANCHORS)         # the single-artifact scorer
                 expected[(e, task.id, s)] = (rep.status, rep.oeval)
                 # (the hand formula reads values as given: a value the schema rejects is scored as absent)
+                target = scale_target(task, oracle)
                 if (kind.startswith("scale:") and rep.status == "scored" and not rep.schema_errors
-                        and not scale_target(task, oracle).is_list):
+                        and target is not None and not target.is_list):
                     hand.append(((e, task.id, s), hand_oeval(task, data, scale_target(task, oracle))))
     with open(os.path.join(folder, "manifest.jsonl"), "w", encoding="utf-8") as fh:
         for r in rows:
@@ -270,7 +277,14 @@ def test_real_anchors_board(real_run):
                 assert c["status"] == status, (er["entry"], tr["task"], c["seed"])
                 assert frac(c["oeval_exact"]) == (Fraction(0) if status in FORCED else o)
     # a few cells by hand: the scaled metric's band arithmetic
-    assert len(hand) >= len(tasks)
+    # every task whose scaled metric the hand formula can score (not a list, not judged by a replay) has such a cell
+    by_hand = set()
+    for t in tasks:
+        task = load_task(t["id"], ANCHORS)
+        m = scale_target(task, load_exact(task.oracle_path))
+        if m is not None and not m.is_list:
+            by_hand.add(task.id)
+    assert {t for (_, t, _), _ in hand} <= by_hand and len(hand) >= len(by_hand)
     for (e, t, s), value in hand:
         assert expected[(e, t, s)][1] == value, (e, t, s)
 

@@ -135,9 +135,9 @@ def test_report_marks_each_metric_and_the_verified_share(task):
 
 
 def test_verified_only_reward_pays_no_closeness():
-    wordle = ANCHORS / "mcm-2023-c-wordle" / "oracle.json"      # no replay: closeness only
-    assert reward("mcm-2023-c-wordle", str(wordle)) == 1.0
-    assert reward("mcm-2023-c-wordle", str(wordle), verified_only=True) == 0.0
+    lamprey = ANCHORS / "mcm-2024-a-lamprey" / "oracle.json"      # no replay: closeness only
+    assert reward("mcm-2024-a-lamprey", str(lamprey)) == 1.0
+    assert reward("mcm-2024-a-lamprey", str(lamprey), verified_only=True) == 0.0
     assert reward(TASK, str(ANCHORS / TASK / "oracle.json"), verified_only=True) == 1.0
     task = load_task(TASK, str(ANCHORS))
     moved = artifact(dict(PAPER, **{"q2.terminal_time_s": 440.0}))
