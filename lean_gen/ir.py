@@ -23,7 +23,11 @@ predicate as a relation over integer literals (module :mod:`.syntax`):
   listed in the file header instead.
 
 The claim of each form, and the label code, are built in :mod:`.claims` (its
-docstring has the table).
+docstring has the table). Every literal carries its provenance (the artifact
+path it stands for), so the IR knows what each side reads: an instance whose
+truth cannot depend on the values it reads has no obligation
+(``independent_of_values``), and a check the kernel cannot see is a
+:class:`Vouched` record (replayed values only; labels), never an obligation.
 
 The IR checks itself: every claim is evaluated exactly in Python and must
 agree with the gate verdict (:class:`IRAgreementError` otherwise).
