@@ -84,26 +84,26 @@ def _claim_range(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.lean_gen.claims import claim_range
 
     (x,) = i.operands
-    return claim_range(x, i.lower, i.lower_strict, i.upper, i.upper_strict, tol)
+    return claim_range(x, i.lower, i.lower_strict, i.upper, i.upper_strict, tol, i.paths)
 
 
 def _claim_integer(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.lean_gen.claims import claim_integer
 
     (x,) = i.operands
-    return claim_integer(x, i.binary, tol, i.verdict == "pass")
+    return claim_integer(x, i.binary, tol, i.paths)
 
 
 def _claim_order(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.lean_gen.claims import claim_order
 
-    return claim_order(i.operands, i.strict, tol)
+    return claim_order(i.operands, i.strict, tol, i.paths)
 
 
 def _claim_identity(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.lean_gen.claims import claim_identity
 
-    return claim_identity(i.relation, i.lhs, i.rhs, i.bindings, tol)
+    return claim_identity(i.identity.expr, i.bindings, tol, i.paths)
 
 
 def _claim_domain(i: GateInstance, tol: Fraction) -> tuple:
@@ -111,15 +111,15 @@ def _claim_domain(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.labels import normalise_label
 
     if i.label is not None:
-        return claim_domain_label(i.label, [normalise_label(m) for m in i.domain])
+        return claim_domain_label(i.label, [normalise_label(m) for m in i.domain], i.paths)
     (x,) = i.operands
-    return claim_domain_number(x, [m for m in i.domain_numbers if m is not None], tol)
+    return claim_domain_number(x, [m for m in i.domain_numbers if m is not None], tol, i.paths)
 
 
 def _claim_partition(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.lean_gen.claims import claim_partition
 
-    return claim_partition(i.parts, i.total, tol)
+    return claim_partition(i.parts, i.total, tol, i.paths)
 
 
 # ------------------------------------------------- audit: bounds a field?

@@ -10,7 +10,9 @@ Modules
 ``project``     every anchor's files, the committed ``LeanProofs/`` project and its drift
 ``runner``      finding Lean, one process per batch, results by exact declaration name,
                 the axiom audit (allowed: propext, Quot.sound)
-``check``       gate/Lean agreement over a set of files
+``check``       gate/Lean agreement over a set of files; the ledger (kernel obligations,
+                tautologies left, replay- and label-vouched records)
+``falsify``     one artifact value that breaks a gate and flips its statement
 ``mutate``      the mutation suite (killed / stillborn / survived)
 ``testing``     ``require_lean()`` for Lean-marked tests
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from . import runner
+from .ir import VOUCHED_LABEL, VOUCHED_REPLAY, side_reads
 from .project import LeanFile
 
 if TYPE_CHECKING:
@@ -42,6 +43,74 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Ledger:
+    """What a set of files credits to the kernel and what it does not (no Lean needed):
+    obligations, tautologies among them, vouched records by kind, instances
+    without an obligation by reason, and the statement sizes."""
+
+    obligations: int
+    tautologies: int
+    vouched: dict[str, int]
+    unstated: dict[str, int]
+    by_form: dict[str, int]
+    max_literal_digits: int
+    mean_literal_digits: float
+    tautologies_between_fields: int = 0   # both sides read artifact values (a summary and its detail)
+
+    @property
+    def replay_vouched(self) -> int:
+        return self.vouched.get(VOUCHED_REPLAY, 0)
+
+    @property
+    def label_vouched(self) -> int:
+        return self.vouched.get(VOUCHED_LABEL, 0)
+
+    @property
+    def tautology_share(self) -> float:
+        return self.tautologies / self.obligations if self.obligations else 0.0
+
+    def as_dict(self) -> dict:
+        return {"obligations": self.obligations, "tautologies": self.tautologies,
+                "tautologies_between_fields": self.tautologies_between_fields,
+                "tautologies_against_a_constant": self.tautologies - self.tautologies_between_fields,
+                "tautology_share": round(self.tautology_share, 4),
+                "replay_vouched": self.replay_vouched, "label_vouched": self.label_vouched,
+                "unstated": dict(sorted(self.unstated.items())), "by_form": dict(sorted(self.by_form.items())),
+                "max_literal_digits": self.max_literal_digits,
+                "mean_literal_digits": round(self.mean_literal_digits, 2)}
+
+    def line(self) -> str:
+        return (f"{self.obligations} kernel obligation(s), {self.tautologies} of them tautologies "
+                f"({100 * self.tautology_share:.1f} %: {self.tautologies_between_fields} between two fields, "
+                f"{self.tautologies - self.tautologies_between_fields} against a constant or a replayed value); vouched outside the kernel, not counted: "
+                f"{self.replay_vouched} replay, {self.label_vouched} label")
+
+
+def ledger(files: Sequence[LeanFile]) -> Ledger:
+    from . import syntax
+
+    vouched: dict[str, int] = {}
+    unstated: dict[str, int] = {}
+    by_form: dict[str, int] = {}
+    n = taut = between = 0
+    digits: list[int] = []
+    for f in files:
+        for o in f.oset.obligations:
+            n += 1
+            taut += o.tautology
+            between += o.tautology and all(all(side_reads(r)) for r in syntax.relations(o.claim))
+            by_form[o.form] = by_form.get(o.form, 0) + 1
+            digits += [len(str(abs(l.value))) for r in syntax.relations(o.claim)
+                       for side in (r.left, r.right) for l in syntax.term_literals(side)]
+        for v in f.oset.vouched:
+            vouched[v.kind] = vouched.get(v.kind, 0) + 1
+        for u in f.oset.unstated:
+            unstated[u.reason] = unstated.get(u.reason, 0) + 1
+    return Ledger(n, taut, vouched, unstated, by_form, max(digits, default=0),
+                  sum(digits) / len(digits) if digits else 0.0, between)
+
+
+@dataclass(frozen=True)
 class CheckReport:
     rows: tuple[Row, ...]
     version: str
@@ -51,6 +120,12 @@ class CheckReport:
     stray_errors: tuple[str, ...] = ()
     jobs: int = 1
     cpu_seconds: float = 0.0
+    ledger: "Ledger | None" = None
+
+    @property
+    def kernel_decided(self) -> int:
+        """Obligations the kernel decided as the gate did (proved or refuted, clean audit)."""
+        return sum(1 for r in self.rows if r.agree)
 
     @property
     def disagreements(self) -> tuple[Row, ...]:
@@ -86,9 +161,13 @@ class CheckReport:
         return out
 
     def as_dict(self) -> dict:
-        return {"lean_version": self.version, "lean_found_via": self.how, "seconds": round(self.seconds, 3),
+        ledger = self.ledger.as_dict() if self.ledger is not None else {}
+        return {**ledger, "kernel_decided": self.kernel_decided,
+                "lean_version": self.version, "lean_found_via": self.how, "seconds": round(self.seconds, 3),
                 "lean_processes": self.jobs, "lean_cpu_seconds": round(self.cpu_seconds, 3),
                 "files": self.files, "obligations": len(self.rows), "counts": self.counts(),
+                "ms_per_obligation": round(1000 * self.seconds / len(self.rows), 3) if self.rows else None,
+                "cpu_ms_per_obligation": round(1000 * self.cpu_seconds / len(self.rows), 3) if self.rows else None,
                 "axioms": self.axiom_sets(), "agree": self.ok,
                 "disagreements": [r.as_dict() for r in self.disagreements],
                 "stray_errors": list(self.stray_errors), "by_task": self.by_task(),
@@ -108,7 +187,7 @@ def check_files(files: Sequence[LeanFile], toolchain: runner.Toolchain | None = 
             rows.append(Row(f.relpath, o.task_id, full, o.instance_name, o.gate_verdict, o.expected,
                             r.status if r else "missing", r.axioms if r else None, r.errors if r else ()))
     return CheckReport(tuple(rows), res.version, res.how, res.seconds, len(files), res.stray_errors,
-                       max(1, min(jobs, len(files))), res.cpu_seconds)
+                       max(1, min(jobs, len(files))), res.cpu_seconds, ledger(files))
 
 
 def render(report: CheckReport) -> str:
@@ -116,6 +195,11 @@ def render(report: CheckReport) -> str:
              f"checked {len(report.rows)} obligation(s) in {report.files} file(s), "
              f"{report.jobs} Lean process(es), {report.seconds:.2f} s wall, "
              f"{report.cpu_seconds:.2f} s CPU"]
+    if report.ledger is not None:
+        lines.append(f"kernel-decided {report.kernel_decided} of " + report.ledger.line())
+        if report.rows:
+            lines.append(f"cost: {1000 * report.seconds / len(report.rows):.2f} ms wall, "
+                         f"{1000 * report.cpu_seconds / len(report.rows):.2f} ms CPU per obligation")
     c = report.counts()
     lines.append("results: " + ", ".join(f"{k} {v}" for k, v in c.items() if v or k in ("proved", "refuted")))
     lines.append("axioms: " + "; ".join(f"{k}: {v}" for k, v in report.axiom_sets().items()))

@@ -8,15 +8,16 @@ value):
 
 ========== =====================================================================
 range      ``lo_s ≤ x_s (+ t_s)`` and/or ``x_s ≤ hi_s (+ t_s)`` (``<`` when strict)
-integer    pass with no tolerance: ``x_s = k * S`` (k = x); otherwise, with
-           ``k = ⌊x⌋``: ``x_s ≤ k * S + t_s ∨ (k + 1) * S ≤ x_s + t_s`` — so a
-           violation ``¬ (…)`` shows x strictly between two consecutive integers
+integer    divisibility of the scaled magnitude, ``d ≥ 1``: ``|x|_s % S = 0``; with a
+           tolerance, ``r ≤ t_s ∨ S ≤ r + t_s`` for ``r = |x|_s % S`` — so a
+           violation ``¬ (…)`` shows x strictly away from every integer
 binary     ``x_s = 0 ∨ x_s = 1 * S`` (with a tolerance, two intervals)
 order      ``x1_s ≤ x2_s ∧ x2_s ≤ x3_s …`` (``<`` when strict, ``+ t_s`` on the right)
-identity   the sympy relation with every variable replaced by its scaled value and
-           all denominators cleared; summands of negative value move to the
-           other side so that the statement stays over Nat; ``==`` with a
-           tolerance is two inequalities
+identity   the relation as written in the anchor (its Python syntax tree: no
+           constant is folded, ``223 + 1`` stays ``223 + 1``), every variable
+           replaced by its scaled value and all denominators cleared; summands
+           of negative value move to the other side so that the statement stays
+           over Nat; ``==`` with a tolerance is two inequalities
 finite_dom ``x_s = m1_s ∨ x_s = m2_s …`` (numbers), or the same over label codes
 partition  ``p1_s + p2_s + … = total_s``, with a tolerance
            ``Σ ≤ total + t ∧ total ≤ Σ + t``
@@ -34,6 +35,7 @@ A claim the IR cannot state raises :class:`NotExpressible`.
 """
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -89,7 +91,9 @@ def retype(p: Prop, ty: str) -> Prop:
 
 def _retype_term(t: Term, ty: str) -> Term:
     if isinstance(t, Lit):
-        return Lit(t.value, ty)
+        return Lit(t.value, ty, t.src)
+    if isinstance(t, syntax.Mod):
+        return t  # Nat only (see claim_integer)
     if isinstance(t, syntax.Add):
         return syntax.Add(tuple(_retype_term(x, ty) for x in t.terms))
     if isinstance(t, syntax.Mul):
@@ -105,8 +109,8 @@ def _finish(claim: Prop) -> Prop:
     return retype(claim, ty)
 
 
-def _lit(v: int) -> Lit:
-    return Lit(v, INT if v < 0 else NAT)
+def _lit(v: int, src: str | None = None) -> Lit:
+    return Lit(v, INT if v < 0 else NAT, src)
 
 
 def _plus(t: Term, tol: int) -> Term:
@@ -118,27 +122,43 @@ def _times_scale(k: int, d: int) -> Term:
 
 
 # ------------------------------------------------------------------ the forms
+# ``srcs`` gives, aligned with the values, the artifact path each value was
+# read from (its literal's provenance, :attr:`.syntax.Lit.src`); a constant of
+# the statement has none.
+
+
+def _src(srcs: Sequence[str | None], k: int) -> str | None:
+    return srcs[k] if k < len(srcs) else None
 
 
 def claim_range(x: Fraction, lower: Fraction | None, lower_strict: bool, upper: Fraction | None,
-                upper_strict: bool, tol: Fraction) -> tuple[Prop, int, str]:
+                upper_strict: bool, tol: Fraction, srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
     d = common_decimals([x, lower, upper, tol])
     xs, ts = scaled(x, d), scaled(tol, d)
+    X = _lit(xs, _src(srcs, 0))
     parts: list[Prop] = []
     if lower is not None:
-        parts.append(Rel("<" if lower_strict else "≤", _lit(scaled(lower, d)), _plus(_lit(xs), ts)))
+        parts.append(Rel("<" if lower_strict else "≤", _lit(scaled(lower, d)), _plus(X, ts)))
     if upper is not None:
-        parts.append(Rel("<" if upper_strict else "≤", _lit(xs), _plus(_lit(scaled(upper, d)), ts)))
+        parts.append(Rel("<" if upper_strict else "≤", X, _plus(_lit(scaled(upper, d)), ts)))
     if not parts:
         raise NotExpressible("a range with neither bound")
     return _finish(syntax.conj(parts)), d, "value and bounds scaled by 10^d"
 
 
-def claim_integer(x: Fraction, binary: bool, tol: Fraction, holds: bool) -> tuple[Prop, int, str]:
-    d = common_decimals([x, tol])
-    xs, ts = scaled(x, d), scaled(tol, d)
-    X = _lit(xs)
+def claim_integer(x: Fraction, binary: bool, tol: Fraction, srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
+    """Integrality as divisibility of the scaled magnitude (no integer worked
+    out here is written into the statement): with ``S = 10^d``, ``d`` at least
+    1 (so that the divisor is a real one), ``|x|·S % S = 0``; with a tolerance
+    ``t``, ``r ≤ t_s ∨ S ≤ r + t_s`` for the remainder ``r = |x|·S % S``. The
+    magnitude keeps every operand of ``%`` non-negative (2021-era and current
+    Lean 4 round a negative division differently); integrality does not
+    depend on the sign."""
+    src = _src(srcs, 0)
     if binary:
+        d = common_decimals([x, tol])
+        xs, ts = scaled(x, d), scaled(tol, d)
+        X = _lit(xs, src)
         if tol == 0:
             claim: Prop = syntax.disj([Rel("=", X, _lit(0)), Rel("=", X, _times_scale(1, d))])
             return _finish(claim), d, "x in {0, 1}: x*10^d equals 0 or 1*10^d"
@@ -148,37 +168,42 @@ def claim_integer(x: Fraction, binary: bool, tol: Fraction, holds: bool) -> tupl
             syntax.conj([Rel("≤", one, _plus(X, ts)), Rel("≤", X, _plus(one, ts))]),
         ])
         return _finish(claim), d, "x within the tolerance of 0 or of 1"
-    k = math.floor(x)
-    if tol == 0 and holds:
-        return _finish(Rel("=", X, _times_scale(k, d))), d, f"x = k with k = {k}: x*10^d = k*10^d"
-    claim = syntax.disj([
-        Rel("≤", X, _plus(_times_scale(k, d), ts)),
-        Rel("≤", _times_scale(k + 1, d), _plus(X, ts)),
-    ])
-    return (_finish(claim), d,
-            f"k = floor(x) = {k}: x is within the tolerance of k or of k + 1 "
-            "(its negation puts x strictly between two consecutive integers)")
+    d = max(1, common_decimals([x, tol]))
+    S = 10 ** d
+    A = Lit(abs(scaled(x, d)), NAT, src)
+    rem = syntax.Mod(A, Lit(S, NAT))
+    if tol == 0:
+        return (Rel("=", rem, Lit(0, NAT)), d,
+                "|x|*10^d is divisible by 10^d (d >= 1): x is an integer")
+    ts = scaled(tol, d)
+    claim = syntax.disj([Rel("≤", rem, Lit(ts, NAT)), Rel("≤", Lit(S, NAT), syntax.total([rem, Lit(ts, NAT)]))])
+    return (claim, d,
+            "r = |x|*10^d % 10^d (d >= 1): r <= tolerance or 10^d <= r + tolerance, "
+            "i.e. x is within the tolerance of an integer")
 
 
-def claim_order(xs: Sequence[Fraction], strict: bool, tol: Fraction) -> tuple[Prop, int, str]:
+def claim_order(xs: Sequence[Fraction], strict: bool, tol: Fraction,
+                srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
     if len(xs) < 2:
         raise NotExpressible("an order needs two values")
     d = common_decimals(list(xs) + [tol])
-    vals, ts = [scaled(x, d) for x in xs], scaled(tol, d)
+    vals, ts = [_lit(scaled(x, d), _src(srcs, k)) for k, x in enumerate(xs)], scaled(tol, d)
     op = "<" if strict else "≤"
-    claim = syntax.conj([Rel(op, _lit(a), _plus(_lit(b), ts)) for a, b in zip(vals, vals[1:])])
+    claim = syntax.conj([Rel(op, a, _plus(b, ts)) for a, b in zip(vals, vals[1:])])
     return _finish(claim), d, "consecutive values scaled by 10^d"
 
 
-def claim_partition(parts: Sequence[Fraction], tot: Fraction, tol: Fraction) -> tuple[Prop, int, str]:
+def claim_partition(parts: Sequence[Fraction], tot: Fraction, tol: Fraction,
+                    srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
     if not parts:
         raise NotExpressible("a partition with no parts")
     d = common_decimals(list(parts) + [tot, tol])
-    ps, t, ts = [scaled(p, d) for p in parts], scaled(tot, d), scaled(tol, d)
-    total = syntax.total([_lit(p) for p in ps])
+    ps, ts = [_lit(scaled(p, d), _src(srcs, k)) for k, p in enumerate(parts)], scaled(tol, d)
+    t = _lit(scaled(tot, d), _src(srcs, len(parts)))
+    total = syntax.total(ps)
     if tol == 0:
-        return _finish(Rel("=", total, _lit(t))), d, "parts and total scaled by 10^d"
-    claim = syntax.conj([Rel("≤", total, _plus(_lit(t), ts)), Rel("≤", _lit(t), _plus(total, ts))])
+        return _finish(Rel("=", total, t)), d, "parts and total scaled by 10^d"
+    claim = syntax.conj([Rel("≤", total, _plus(t, ts)), Rel("≤", t, _plus(total, ts))])
     return _finish(claim), d, "|sum of parts - total| <= tolerance, as two inequalities"
 
 
@@ -189,27 +214,28 @@ def label_code(text: str, cap: int | None = None) -> int:
     return int.from_bytes(b"\x01" + raw, "big")
 
 
-def claim_domain_number(x: Fraction, members: Sequence[Fraction], tol: Fraction) -> tuple[Prop, int, str]:
+def claim_domain_number(x: Fraction, members: Sequence[Fraction], tol: Fraction,
+                        srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
     if not members:
         raise NotExpressible("no numeric domain member")
     d = common_decimals([x, tol] + list(members))
-    xs, ts = scaled(x, d), scaled(tol, d)
+    X, ts = _lit(scaled(x, d), _src(srcs, 0)), scaled(tol, d)
     alts: list[Prop] = []
     for m in members:
         ms = scaled(m, d)
         if tol == 0:
-            alts.append(Rel("=", _lit(xs), _lit(ms)))
+            alts.append(Rel("=", X, _lit(ms)))
         else:
-            alts.append(syntax.conj([Rel("≤", _lit(ms), _plus(_lit(xs), ts)), Rel("≤", _lit(xs), _plus(_lit(ms), ts))]))
+            alts.append(syntax.conj([Rel("≤", _lit(ms), _plus(X, ts)), Rel("≤", X, _plus(_lit(ms), ts))]))
     return _finish(syntax.disj(alts)), d, "value and numeric members scaled by 10^d"
 
 
-def claim_domain_label(label: str, members: Sequence[str]) -> tuple[Prop, int, str]:
+def claim_domain_label(label: str, members: Sequence[str], srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
     if not members:
         raise NotExpressible("no domain member")
     longest = max(len(m.encode("utf-8")) for m in members)
-    x = label_code(label, cap=longest + 1)
-    alts = [Rel("=", _lit(x), _lit(label_code(m))) for m in members]
+    x = _lit(label_code(label, cap=longest + 1), _src(srcs, 0))
+    alts = [Rel("=", x, _lit(label_code(m))) for m in members]
     return (_finish(syntax.disj(alts)), 0,
             "labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256")
 
@@ -233,9 +259,15 @@ class _Scaled:
 
 
 class _IdentityBuilder:
-    def __init__(self, bindings: Sequence[tuple[str, Fraction]], d: int):
+    """Walks the anchor's expression as Python parsed it (the gate layer has
+    already restricted it to names, decimal literals, unary ``+ -``, binary
+    ``+ - * /`` and ``**`` with an integer literal exponent)."""
+
+    def __init__(self, text: str, bindings: Sequence[tuple[str, Fraction]], d: int,
+                 srcs: Sequence[str | None] = ()):
+        self.text = text
         self.values = dict(bindings)
-        self.order = {name: i for i, (name, _) in enumerate(bindings)}
+        self.srcs = {name: _src(srcs, k) for k, (name, _) in enumerate(bindings)}
         self.d = d
         self.scale = 10 ** d
 
@@ -259,24 +291,43 @@ class _IdentityBuilder:
             return x.term
         return syntax.product([x.term] + self.scale_factors(m))
 
-    def factor_key(self, f: Any) -> tuple:
-        if f.is_Rational:
-            return (0, 0, "")
-        base = f.base if f.is_Pow else f
-        if base.is_Symbol:
-            return (1, self.order.get(base.name, len(self.order)), base.name)
-        return (2, 0, _srepr(f))
+    def summands(self, node: ast.AST, sign: int = 1) -> list[tuple[int, ast.AST]]:
+        """A chain of ``+``/``-`` (and unary signs) as signed summands, in written order."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            right_sign = sign if isinstance(node.op, ast.Add) else -sign
+            return self.summands(node.left, sign) + self.summands(node.right, right_sign)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = node.operand
+            if isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Add, ast.Sub)):
+                return self.summands(inner, -sign if isinstance(node.op, ast.USub) else sign)
+        return [(sign, node)]
 
-    def walk(self, e: Any) -> _Scaled:
-        if e.is_Symbol:
-            if e.name not in self.values:
-                raise NotExpressible(f"unbound variable {e.name}")
-            v = scaled(self.values[e.name], self.d)
-            return _Scaled(_lit(abs(v)), self.scale, -1 if v < 0 else 1)
-        if e.is_Rational:
-            return _Scaled(_lit(abs(int(e.p))), int(e.q), -1 if e.p < 0 else 1)
-        if e.is_Add:
-            kids = [self.walk(a) for a in _sorted_terms(e, self)]
+    def factors(self, node: ast.AST) -> list[ast.AST]:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            return self.factors(node.left) + self.factors(node.right)
+        return [node]
+
+    def walk(self, e: ast.AST) -> _Scaled:
+        if isinstance(e, ast.Name):
+            if e.id not in self.values:
+                raise NotExpressible(f"unbound variable {e.id}")
+            v = scaled(self.values[e.id], self.d)
+            return _Scaled(_lit(abs(v), self.srcs.get(e.id)), self.scale, -1 if v < 0 else 1)
+        if isinstance(e, ast.Constant):
+            seg = ast.get_source_segment(self.text, e)
+            try:
+                q = Fraction(seg if seg is not None else str(e.value))
+            except (ValueError, ZeroDivisionError):
+                raise NotExpressible(f"literal {seg!r}") from None
+            return _Scaled(_lit(abs(q.numerator)), q.denominator, -1 if q < 0 else 1)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            inner = self.walk(e.operand)
+            return _Scaled(inner.term, inner.den, -inner.sign if isinstance(e.op, ast.USub) else inner.sign)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub)):
+            kids = []
+            for sign, node in self.summands(e):
+                k = self.walk(node)
+                kids.append(_Scaled(k.term, k.den, k.sign * sign))
             den = _lcm([k.den for k in kids])
             pos = [self.times(k, den // k.den) for k in kids if k.sign > 0]
             neg = [self.times(k, den // k.den) for k in kids if k.sign < 0]
@@ -285,24 +336,32 @@ class _IdentityBuilder:
             if not neg:
                 return _Scaled(syntax.total(pos), den, 1)
             return _Scaled(syntax.Sub(syntax.total(pos), syntax.total(neg)), den, 1)
-        if e.is_Mul:
-            args = sorted(e.args, key=self.factor_key)
-            kids = [self.walk(f) for f in args]
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
             den, sign, factors = 1, 1, []
-            for i, (f, k) in enumerate(zip(args, kids)):
+            for f in self.factors(e):
+                k = self.walk(f)
                 den *= k.den
                 sign *= k.sign
-                # a unit coefficient (the -1 of a subtraction, the 1 of 1/2) is not printed
-                if i == 0 and f.is_Rational and abs(f.p) == 1 and len(args) > 1:
-                    continue
                 factors.append(k.term)
             return _Scaled(syntax.product(factors), den, sign)
-        if e.is_Pow:
-            exp = e.exp
-            if not exp.is_Integer:
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div):
+            num, div = self.walk(e.left), self.walk(e.right)
+            v = syntax.eval_term(div.term)
+            if v == 0:
+                raise NotExpressible("division by zero")
+            # (n/dn) / (t/dd) = n*dd / (dn*t): the divisor's value is known exactly
+            factors = [num.term] + ([_lit(div.den)] if div.den != 1 else [])
+            return _Scaled(syntax.product(factors), num.den * abs(v),
+                           num.sign * div.sign * (1 if v > 0 else -1))
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Pow):
+            exp = e.right
+            neg = isinstance(exp, ast.UnaryOp) and isinstance(exp.op, ast.USub)
+            if isinstance(exp, ast.UnaryOp):
+                exp = exp.operand
+            if not (isinstance(exp, ast.Constant) and type(exp.value) is int):
                 raise NotExpressible("a power with a non-integer exponent")
-            n = int(exp)
-            base = self.walk(e.base)
+            n = -exp.value if neg else exp.value
+            base = self.walk(e.left)
             if n == 0:
                 return _Scaled(_lit(1), 1)
             if n > 0:
@@ -316,23 +375,6 @@ class _IdentityBuilder:
         raise NotExpressible(f"{type(e).__name__} is not a polynomial operation")
 
 
-def _srepr(e: Any) -> str:
-    import sympy
-
-    return sympy.srepr(e)
-
-
-def _sorted_terms(e: Any, b: _IdentityBuilder) -> list[Any]:
-    """Summands in a deterministic order: by their variables' declaration order."""
-    import sympy
-
-    def key(t: Any) -> tuple:
-        syms = sorted(b.order.get(s.name, len(b.order)) for s in t.free_symbols)
-        return (0 if syms else 1, tuple(syms), _srepr(t))
-
-    return sorted(sympy.Add.make_args(e), key=key)
-
-
 def _lcm(xs: Iterable[int]) -> int:
     out = 1
     for x in xs:
@@ -340,24 +382,38 @@ def _lcm(xs: Iterable[int]) -> int:
     return out
 
 
-def claim_identity(relation: str, lhs: Any, rhs: Any, bindings: Sequence[tuple[str, Fraction]],
-                   tol: Fraction) -> tuple[Prop, int, str]:
-    import sympy
+_RELATIONS = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
 
+
+def parse_sides(expr: str) -> tuple[str, str, ast.AST, ast.AST]:
+    """(one-line text, relation, left tree, right tree) of an anchor's identity text."""
+    text = " ".join(expr.split())
+    try:
+        body = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise NotExpressible("the identity text does not parse") from None
+    if not (isinstance(body, ast.Compare) and len(body.ops) == 1 and type(body.ops[0]) in _RELATIONS):
+        raise NotExpressible("the identity text is not one relation")
+    return text, _RELATIONS[type(body.ops[0])], body.left, body.comparators[0]
+
+
+def claim_identity(expr: str, bindings: Sequence[tuple[str, Fraction]], tol: Fraction,
+                   srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
+    text, relation, lhs, rhs = parse_sides(expr)
     d = common_decimals([v for _, v in bindings])
-    b = _IdentityBuilder(bindings, d)
+    b = _IdentityBuilder(text, bindings, d, srcs)
     if relation in (">=", ">"):
         lhs, rhs = rhs, lhs
         relation = "<=" if relation == ">=" else "<"
     kept: list[list[_Scaled]] = [[], []]
     moved: list[list[_Scaled]] = [[], []]
-    for side_no, expr in enumerate((lhs, rhs)):
-        for summand in _sorted_terms(sympy.sympify(expr), b):
+    for side_no, tree in enumerate((lhs, rhs)):
+        for sign, summand in b.summands(tree):
             x = b.walk(summand)
-            if x.sign < 0:
+            if x.sign * sign < 0:
                 moved[1 - side_no].append(_Scaled(x.term, x.den, 1))
             else:
-                kept[side_no].append(x)
+                kept[side_no].append(_Scaled(x.term, x.den, 1))
     sides = [kept[0] + moved[0], kept[1] + moved[1]]
     tol_s = _Scaled(_lit(tol.numerator), tol.denominator) if tol else None
     den = _lcm([x.den for side in sides for x in side] + ([tol_s.den] if tol_s else []))
@@ -378,7 +434,7 @@ def claim_identity(relation: str, lhs: Any, rhs: Any, bindings: Sequence[tuple[s
         claim = Rel("≤" if relation == "<=" else "<", L0, side_term(sides[1], tol_s))
     else:  # pragma: no cover - normalised above
         raise NotExpressible(f"relation {relation}")
-    how = f"variables scaled by 10^{d}"
+    how = f"variables scaled by 10^{d}; the expression as written"
     if den != 1:
         how += f"; both sides multiplied by {den} to clear denominators"
     if moved[0] or moved[1]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from . import syntax
-from .ir import Obligation, ObligationSet, camel, sanitise_ident
+from .ir import VOUCHED_REPLAY, Obligation, ObligationSet, camel, sanitise_ident
 
 GENERATOR = "mmverify lean emit"
 ALLOWED_AXIOMS = ("propext", "Quot.sound")
@@ -37,6 +37,14 @@ def comment_text(text: str, limit: int = 300) -> str:
     if len(out) > limit:
         out = out[: limit - 3] + "..."
     return out
+
+
+def ascii_statement(p: syntax.Prop) -> str:
+    """A statement in ASCII for a comment (``<=``, ``&&``, ``||``, ``!``)."""
+    text = syntax.print_prop(p)
+    for a, b in (("≤", "<="), ("∧", "&&"), ("∨", "||"), ("¬", "!")):
+        text = text.replace(a, b)
+    return text
 
 
 def namespace_for(task_id: str, tag: str) -> str:
@@ -61,6 +69,8 @@ def docstring(o: Obligation) -> list[str]:
     if o.tolerance:
         lines.append("declared tolerance (an audited assumption): " + comment_text(o.tolerance))
     lines.append(f"scale: 10^{o.decimals}; " + comment_text(o.encoding))
+    if o.tautology:
+        lines.append("tautology: its two sides are the same literal (distinct values that are equal)")
     out = ["/-- " + lines[0]]
     out.extend("    " + x for x in lines[1:])
     out[-1] += " -/"
@@ -79,10 +89,22 @@ def header(oset: ObligationSet) -> list[str]:
         lines.append(f"  values from: {comment_text(oset.origin)}")
     lines.append(f"  obligations: {n} ({oset.proved_expected} stated as proved, "
                  f"{oset.refuted_expected} as refuted: the negation of a violated gate)")
+    if oset.tautologies:
+        lines.append(f"  tautologies among them: {oset.tautologies} (two identical sides: distinct values "
+                     "that are equal, e.g. a summary and its detail)")
+    if oset.vouched:
+        lines.append(f"  vouched checks, decided outside the kernel and not obligations: {len(oset.vouched)}")
+        for v in oset.vouched:
+            why = ("replay-vouched: every value it reads is derived by the replay" if v.kind == VOUCHED_REPLAY
+                   else "label-vouched: the gate layer compares the normalised texts; no text enters Lean")
+            lines.append(f"    - {comment_text(v.instance_name)} ({v.form}, {comment_text(v.severity)}): "
+                         f"{v.verdict}, {why}; as integers: {comment_text(ascii_statement(v.statement))}")
     if oset.unstated:
         lines.append(f"  gate instances without an obligation: {len(oset.unstated)}")
         for u in oset.unstated:
-            what = "gap" if u.verdict == "gap" else "fail, not decidable"
+            what = ("gap" if u.verdict == "gap" else
+                    f"{u.verdict}, independent of the artifact's values" if u.reason == "independent_of_values"
+                    else "fail, not decidable")
             srcs = ", ".join(comment_text(p) for p in u.sources)
             lines.append(f"    - {comment_text(u.instance_name)} ({u.form}): {what}, "
                          f"{comment_text(u.reason)}" + (f"; reads {srcs}" if srcs else ""))

@@ -23,7 +23,11 @@ predicate as a relation over integer literals (module :mod:`.syntax`):
   listed in the file header instead.
 
 The claim of each form, and the label code, are built in :mod:`.claims` (its
-docstring has the table).
+docstring has the table). Every literal carries its provenance (the artifact
+path it stands for), so the IR knows what each side reads: an instance whose
+truth cannot depend on the values it reads has no obligation
+(``independent_of_values``), and a check the kernel cannot see is a
+:class:`Vouched` record (replayed values only; labels), never an obligation.
 
 The IR checks itself: every claim is evaluated exactly in Python and must
 agree with the gate verdict (:class:`IRAgreementError` otherwise).
@@ -37,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from . import syntax
 from .claims import NotExpressible, TooLarge
-from .syntax import Prop
+from .syntax import Prop, Rel
 
 # the claim builders and their scaling live in .claims; these names stay
 # importable from here
@@ -88,6 +92,15 @@ class Obligation:
     expr: str | None = None        # identity: the anchor's expression text
 
     @property
+    def reads(self) -> tuple[str, ...]:
+        """The artifact values the statement reads (paths of its literals, in order)."""
+        return reads(self.claim)
+
+    @property
+    def tautology(self) -> bool:
+        return is_tautology(self.claim)
+
+    @property
     def statement(self) -> Prop:
         return self.claim if self.holds else syntax.Not(self.claim)
 
@@ -117,8 +130,44 @@ class Unstated:
     form: FormName
     verdict: Verdict               # gap | fail
     reason: str                    # missing | empty_list | not_a_number | not_a_label | undefined |
-                                   # not_expressible | too_large (see MAX_CONNECTIVE_PARTS)
+                                   # not_expressible | too_large (see MAX_CONNECTIVE_PARTS) |
+                                   # independent_of_values (its truth does not depend on any
+                                   # value the artifact supplies, e.g. a value compared with itself)
     sources: tuple[str, ...]
+
+    @property
+    def instance_name(self) -> str:
+        return self.gate_id if self.index is None else f"{self.gate_id}[{self.index}]"
+
+
+VOUCHED_REPLAY = "replay"
+VOUCHED_LABEL = "label"
+
+
+@dataclass(frozen=True)
+class Vouched:
+    """A decided gate instance whose deciding check the kernel cannot see, named
+    and never counted among kernel obligations:
+
+    * ``replay``: every value it reads is derived by a replay of the plan
+      (``$replay.`` paths: a feasibility flag, a regret, a missed area); the
+      replay is the judge, and the kernel would only compare a number Python
+      computed with a constant;
+    * ``label``: a finite domain over labels; the check is the gate layer's
+      comparison of normalised texts, which no Lean file may contain (only
+      their codes could be compared).
+
+    ``statement`` is the integer statement that would have been emitted, kept
+    for the report (the IR evaluator has checked it agrees with the gate)."""
+
+    gate_id: str
+    index: int | None
+    form: FormName
+    severity: Severity
+    verdict: Verdict
+    kind: str                      # VOUCHED_REPLAY | VOUCHED_LABEL
+    sources: tuple[str, ...]
+    statement: Prop
 
     @property
     def instance_name(self) -> str:
@@ -135,6 +184,11 @@ class ObligationSet:
     obligations: tuple[Obligation, ...]
     unstated: tuple[Unstated, ...] = ()
     origin: str = ""               # where the values came from (anchor-relative text)
+    vouched: tuple[Vouched, ...] = ()
+
+    @property
+    def tautologies(self) -> int:
+        return sum(1 for o in self.obligations if o.tautology)
 
     @property
     def proved_expected(self) -> int:
@@ -192,6 +246,149 @@ def unique_names(names: Sequence[str]) -> list[str]:
     return out
 
 
+# ------------------------------------------------------- what a claim reads
+
+REPLAY_PREFIX = "$replay."
+
+
+def is_replay_path(path: str) -> bool:
+    return path.startswith(REPLAY_PREFIX)
+
+
+def _lits(p: Prop) -> list[syntax.Lit]:
+    return [lit for r in syntax.relations(p) for side in (r.left, r.right) for lit in syntax.term_literals(side)]
+
+
+def reads(p: Prop) -> tuple[str, ...]:
+    """The artifact paths the literals of ``p`` stand for, first occurrence order
+    (a replayed value is not the artifact's)."""
+    out: list[str] = []
+    for lit in _lits(p):
+        if lit.src is not None and not is_replay_path(lit.src) and lit.src not in out:
+            out.append(lit.src)
+    return tuple(out)
+
+
+def side_reads(r: Rel) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The artifact paths each side of one relation reads."""
+    def one(t):
+        out = []
+        for lit in syntax.term_literals(t):
+            if lit.src is not None and not is_replay_path(lit.src) and lit.src not in out:
+                out.append(lit.src)
+        return tuple(out)
+    return one(r.left), one(r.right)
+
+
+def is_tautology(p: Prop) -> bool:
+    """Every relation of the statement compares two identical terms
+    (``1745 = 1745``, ``6 ≤ 6 ∧ 6 ≤ 6``): the kernel only confirms that a text
+    equals itself. A disjunction is a domain check, never counted."""
+    if isinstance(p, syntax.Not):
+        return is_tautology(p.body)
+    if isinstance(p, Rel):
+        return p.op != "<" and p.left == p.right
+    if isinstance(p, syntax.And):
+        return all(is_tautology(x) for x in p.parts)
+    return False
+
+
+def substitute(p: Prop, src: str, value: int) -> Prop:
+    """``p`` with every literal read from ``src`` set to ``value`` (the
+    statement the same gate would give if the artifact held that scaled value)."""
+    def term(t):
+        if isinstance(t, syntax.Lit):
+            return syntax.Lit(value, syntax.INT if value < 0 else t.ty, src) if t.src == src else t
+        if isinstance(t, syntax.Add):
+            return syntax.Add(tuple(term(x) for x in t.terms))
+        if isinstance(t, syntax.Mul):
+            return syntax.Mul(tuple(term(x) for x in t.factors))
+        if isinstance(t, syntax.Sub):
+            return syntax.Sub(term(t.left), term(t.right))
+        return syntax.Mod(term(t.left), term(t.right))
+
+    def prop(q):
+        if not isinstance(q, (Rel, syntax.Not, syntax.And, syntax.Or)):
+            return term(q)
+        if isinstance(q, Rel):
+            return Rel(q.op, term(q.left), term(q.right))
+        if isinstance(q, syntax.Not):
+            return syntax.Not(prop(q.body))
+        if isinstance(q, syntax.And):
+            return syntax.And(tuple(prop(x) for x in q.parts))
+        return syntax.Or(tuple(prop(x) for x in q.parts))
+    return prop(p)
+
+
+def _candidates(p: Prop, current: int) -> list[int]:
+    """Values to try for one input: near it, near every other literal, far away."""
+    lits = {lit.value for lit in _lits(p)}
+    big = max([abs(v) for v in lits] + [1])
+    out = {current + e for e in (-2, -1, 1, 2)}
+    out |= {s * v + e for v in lits for s in (1, -1) for e in (-1, 0, 1)}
+    out |= {10 ** k for k in range(len(str(big)) + 3)} | {-(10 ** k) for k in range(len(str(big)) + 3)}
+    out |= {2 * big + 1, -(2 * big + 1), big * big + 1}
+    out.discard(current)
+    return sorted(out, key=lambda v: (abs(v - current), v))
+
+
+def _roots(p: Prop, src: str, current: int) -> set[int]:
+    """Where each relation's ``left - right`` crosses zero, were it linear in ``src``
+    (exact for a linear relation; a step towards the crossing otherwise)."""
+    out: set[int] = set()
+    for r in syntax.relations(p):
+        try:
+            f0 = syntax.eval_term(substitute(r.left, src, current)) - syntax.eval_term(substitute(r.right, src, current))
+            f1 = (syntax.eval_term(substitute(r.left, src, current + 1))
+                  - syntax.eval_term(substitute(r.right, src, current + 1)))
+        except ValueError:
+            continue
+        if f1 != f0:
+            x0 = current - (f0 // (f1 - f0) if (f1 - f0) > 0 else -((-f0) // (f0 - f1)))
+            out |= {x0 + e for e in (-2, -1, 0, 1, 2)}
+    return out
+
+
+def independent_of_values(p: Prop) -> bool:
+    """Whether the truth of ``p`` cannot depend on any value the artifact
+    supplies: it reads none, or each of its relations has two sides that are
+    the same function of the values read (``x = x``, ``v * v ≤ v * v``: one
+    value compared with itself). Decided by evaluating ``left - right`` at
+    fixed pseudo-random points (a polynomial that vanishes at all of them is
+    zero, up to a chance below 10^-30)."""
+    srcs = reads(p)
+    if not srcs:
+        return True
+    import random
+
+    rng = random.Random(20260)
+    points = [{s: rng.randrange(10 ** 12, 10 ** 13) for s in srcs} for _ in range(3)]
+    for r in syntax.relations(p):
+        for point in points:
+            left, right = r.left, r.right
+            for s_, v in point.items():
+                left, right = substitute(left, s_, v), substitute(right, s_, v)
+            if syntax.eval_term(left) != syntax.eval_term(right):
+                return False
+    return True
+
+
+def falsifier(p: Prop) -> tuple[str, int] | None:
+    """An artifact input of ``p`` and a (scaled) value for it that flips the
+    truth of ``p`` (None: ``p`` is independent of every value it reads). A
+    negative value is tried only where it keeps every ``%`` operand non-negative."""
+    truth = syntax.eval_prop(p)
+    for src in reads(p):
+        current = next(lit.value for lit in _lits(p) if lit.src == src)
+        for v in sorted(_roots(p, src, current) - {current}) + _candidates(p, current):
+            try:
+                if syntax.eval_prop(substitute(p, src, v)) != truth:
+                    return src, v
+            except ValueError:
+                continue
+    return None
+
+
 # --------------------------------------------------------------- from gates
 
 
@@ -243,10 +440,20 @@ def claim_of(inst: Any) -> tuple[Prop, int, str]:
     raise NotExpressible(f"unknown form {inst.form!r}")
 
 
+def vouched_kind(inst: Any) -> str | None:
+    """Why the kernel cannot decide this instance (see :class:`Vouched`), or None."""
+    if inst.paths and all(is_replay_path(p) for p in inst.paths):
+        return VOUCHED_REPLAY
+    if inst.form == "finite_domain" and getattr(inst, "label", None) is not None:
+        return VOUCHED_LABEL
+    return None
+
+
 def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: str = "") -> ObligationSet:
     """The obligations of one gate report (``mmverify.gates.GateReport``)."""
     drafts: list[dict[str, Any]] = []
     unstated: list[Unstated] = []
+    vouched: list[Vouched] = []
     for inst in report.instances:
         sources = tuple(inst.paths)
         if inst.verdict == "gap" or not inst.decided:
@@ -268,6 +475,15 @@ def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: s
         problems = syntax.check_types(claim)
         if problems:  # pragma: no cover - by construction
             raise AssertionError("; ".join(problems))
+        kind = vouched_kind(inst)
+        if kind is not None:
+            vouched.append(Vouched(inst.gate_id, inst.index, inst.form, inst.severity, inst.verdict, kind,
+                                   sources, claim if holds else syntax.Not(claim)))
+            continue
+        if independent_of_values(claim):
+            unstated.append(Unstated(inst.gate_id, inst.index, inst.form, inst.verdict,
+                                     "independent_of_values", sources))
+            continue
         drafts.append(dict(
             task_id=task.id, gate_id=inst.gate_id, index=inst.index, form=inst.form, level=inst.level,
             severity=inst.severity, claim=claim, holds=holds, decimals=d, sources=sources,
@@ -276,4 +492,4 @@ def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: s
             base=obligation_name(task.id, inst.gate_id, inst.index)))
     names = unique_names([x.pop("base") for x in drafts] if drafts else [])
     obligations = tuple(Obligation(name=n, **x) for n, x in zip(names, drafts))
-    return ObligationSet(task.id, artifact, module, obligations, tuple(unstated), origin)
+    return ObligationSet(task.id, artifact, module, obligations, tuple(unstated), origin, tuple(vouched))

@@ -15,6 +15,10 @@ Stillbirth is detected with a probe: the mutated statement is stated again in
 a separate namespace with the proof ``sorry``; if that probe does not
 elaborate, or the mutant's own error is a parse error, the mutant is stillborn.
 
+The value mutants (:data:`VALUE_OPERATORS`, one per gate form) change the
+artifact instead of the text: one value, through the gate layer and the IR,
+with the file keeping the gate's old verdict (:func:`value_mutants`).
+
 Operators are found by name in :data:`OPERATORS`; each carries a worked
 example (its statement before and after), and the test suite pins its
 behaviour on a generated file as golden text. Site selection is
@@ -310,6 +314,65 @@ OPERATORS: tuple[Operator, ...] = (
 )
 
 
+# ------------------------------------------------------------ value mutants
+# One per gate form: the ARTIFACT changes (one value, through the gate layer and
+# the IR, see .falsify), the file keeps the gate's old verdict. The theorem is
+# then false and the kernel must reject it.
+
+VALUE_FORMS = ("range", "integer", "order", "identity", "finite_domain", "partition_sum")
+
+
+def value_operator_name(form: str) -> str:
+    return f"value_{form}"
+
+
+VALUE_OPERATORS: tuple[Operator, ...] = tuple(
+    Operator(value_operator_name(f), f"change one artifact value so that its {f} gate fails; "
+             "the file keeps the old verdict", KERNEL, ex)
+    for f, ex in (
+        ("range", ("0 ≤ 536230167 ∧ 536230167 ≤ 1000000000", "0 ≤ 1000000001 ∧ 1000000001 ≤ 1000000000")),
+        ("integer", ("17450 % 10 = 0", "17448 % 10 = 0")),
+        ("order", ("6 ≤ 6", "7 ≤ 6")),
+        ("identity", ("224 = 223 + 1", "222 = 223 + 1")),
+        ("finite_domain", ("10 = 10 ∨ 10 = 15", "8 = 10 ∨ 8 = 15")),
+        ("partition_sum", ("103 + 62 + 34 = 199", "101 + 62 + 34 = 199")),
+    ))
+
+
+def value_mutants(files: Sequence, anchors_dir: str | None = None,
+                  forms: Sequence[str] = VALUE_FORMS) -> list:
+    """For each form, a :class:`Mutant` from the first oracle file (file order)
+    where a single artifact value flips an obligation of that form; the
+    operator's name alone when there is none."""
+    from mmverify.artifact import parse_file
+    from mmverify.tasks import default_anchors_dir, load_task
+
+    from . import falsify
+
+    anchors_dir = anchors_dir or default_anchors_dir()
+
+    found: dict[str, Mutant] = {}
+    for f in files:
+        if f.oset.artifact != "oracle artifact" or len(found) == len(forms):
+            continue
+        todo = [form for form in forms if form not in found]
+        if not any(o.form in todo for o in f.oset.obligations):
+            continue
+        task = load_task(f.oset.task_id, anchors_dir)
+        data = parse_file(task.oracle_path).data
+        for form, m in falsify.per_form(task, data, f.oset.obligations, todo).items():
+            if m is None:
+                continue
+            lines = f.text.split("\n")
+            head = f"theorem {m.obligation.name} : "
+            k = next(i for i, line in enumerate(lines) if line.startswith(head))
+            after = f"{head}{syntax.print_prop(m.false_statement)} := by decide"
+            found[form] = Mutant(value_operator_name(form), m.obligation.name,
+                                 _replace_line(f.text, k, [after]), lines[k], after, KERNEL,
+                                 f"{f.relpath} ({m.path}: {m.before} -> {m.after}, gate {m.verdict})")
+    return [found[form] if form in found else (value_operator_name(form), None) for form in forms]
+
+
 def operator(name: str) -> Operator:
     for op in OPERATORS:
         if op.name == name:
@@ -451,7 +514,9 @@ class SuiteResult:
 
 
 def run_suite(texts: Sequence[tuple[str, str]], toolchain=None,
-              operators: Sequence[Operator] = OPERATORS) -> SuiteResult:
+              operators: Sequence[Operator] = OPERATORS, extra: Sequence = ()) -> SuiteResult:
+    """Every operator's first mutant over ``texts``, then the ``extra`` mutants
+    (e.g. :func:`value_mutants`; a bare name stands for one with no site)."""
     import time
 
     from . import runner
@@ -461,7 +526,7 @@ def run_suite(texts: Sequence[tuple[str, str]], toolchain=None,
     t0 = time.perf_counter()
     spelling = native_spelling(toolchain)
     outcomes, missing = [], []
-    for item in mutants(texts, spelling, operators):
+    for item in list(mutants(texts, spelling, operators)) + list(extra):
         if isinstance(item, tuple):
             missing.append(item[0])
             continue

@@ -2,7 +2,8 @@
 
 Every obligation is a *closed* proposition over integer literals, built from
 
-    terms         literal | term + term | term - term (Int only) | term * term | ( term )
+    terms         literal | term + term | term - term (Int only) | term * term
+                  | literal % literal (Nat only) | ( term )
     relations     term ≤ term | term < term | term = term
     propositions  relation | P ∧ Q | P ∨ Q | ¬ (P) | ( P )
 
@@ -19,7 +20,7 @@ assert that every emitted statement is true before a kernel ever sees it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Union
 from mmverify.errors import MmverifyError
 
@@ -33,6 +34,10 @@ INT = "Int"
 class Lit:
     value: int
     ty: str = NAT  # NAT: bare numeral (value >= 0); INT: ascribed ``(v : Int)``
+    # provenance, not part of the text or of equality: the artifact path whose
+    # (scaled) value this literal is, None for a constant of the statement
+    # (bound, member, tolerance, scale, coefficient)
+    src: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, int) or isinstance(self.value, bool):
@@ -59,7 +64,17 @@ class Mul:
     factors: tuple["Term", ...]
 
 
-Term = Union[Lit, Add, Sub, Mul]
+@dataclass(frozen=True)
+class Mod:
+    """``left % right`` over Nat literals only: the divisibility of a scaled
+    value (``x % 10^d``). No negative operand is ever divided (2021-era and
+    current Lean 4 round negative division differently)."""
+
+    left: Lit
+    right: Lit
+
+
+Term = Union[Lit, Add, Sub, Mul, Mod]
 
 REL_OPS = ("≤", "<", "=")
 
@@ -157,6 +172,9 @@ def print_term(t: Term, ctx: str = "top", ascribe: bool = False) -> str:
     if isinstance(t, Sub):
         text = f"{print_term(t.left, 'add', ascribe)} - {print_term(t.right, 'sub_right', ascribe)}"
         return f"({text})" if ctx in ("mul", "sub_right", "addterm") else text
+    if isinstance(t, Mod):
+        text = f"{_lit(t.left, ascribe)} % {_lit(t.right, ascribe)}"
+        return f"({text})" if ctx in ("mul", "sub_right") else text
     raise TypeError(f"not a term: {t!r}")
 
 
@@ -191,6 +209,11 @@ def eval_term(t: Term) -> int:
         for f in t.factors:
             out *= eval_term(f)
         return out
+    if isinstance(t, Mod):
+        a, b = eval_term(t.left), eval_term(t.right)
+        if a < 0 or b <= 0:
+            raise ValueError("a modulo of a negative or zero operand is outside the subset")
+        return a % b
     raise TypeError(f"not a term: {t!r}")
 
 
@@ -213,7 +236,7 @@ def term_literals(t: Term) -> Iterator[Lit]:
     elif isinstance(t, (Add, Mul)):
         for x in (t.terms if isinstance(t, Add) else t.factors):
             yield from term_literals(x)
-    elif isinstance(t, Sub):
+    elif isinstance(t, (Sub, Mod)):
         yield from term_literals(t.left)
         yield from term_literals(t.right)
 
@@ -238,8 +261,21 @@ def relations(p: Prop) -> Iterator[Rel]:
             yield from relations(x)
 
 
+def term_has_mod(t: Term) -> bool:
+    if isinstance(t, Mod):
+        return True
+    if isinstance(t, Add):
+        return any(term_has_mod(x) for x in t.terms)
+    if isinstance(t, Mul):
+        return any(term_has_mod(x) for x in t.factors)
+    if isinstance(t, Sub):
+        return term_has_mod(t.left) or term_has_mod(t.right)
+    return False
+
+
 def check_types(p: Prop) -> list[str]:
-    """Problems with literal typing: mixed Nat/Int in one relation, Nat subtraction."""
+    """Problems with literal typing: mixed Nat/Int in one relation, Nat
+    subtraction, a modulo outside Nat or by zero."""
     problems = []
     for r in relations(p):
         tys = {lit.ty for side in (r.left, r.right) for lit in term_literals(side)}
@@ -247,7 +283,22 @@ def check_types(p: Prop) -> list[str]:
             problems.append(f"relation mixes Nat and Int literals: {print_prop(r)}")
         if NAT in tys and (term_has_sub(r.left) or term_has_sub(r.right)):
             problems.append(f"subtraction in a Nat relation (truncating): {print_prop(r)}")
+        if INT in tys and (term_has_mod(r.left) or term_has_mod(r.right)):
+            problems.append(f"modulo in an Int relation (rounding differs between Lean versions): {print_prop(r)}")
+        for m in _mods(r.left) + _mods(r.right):
+            if m.right.value == 0:
+                problems.append(f"modulo by zero: {print_prop(r)}")
     return problems
+
+
+def _mods(t: Term) -> list["Mod"]:
+    if isinstance(t, Mod):
+        return [t]
+    if isinstance(t, (Add, Mul)):
+        return [m for x in (t.terms if isinstance(t, Add) else t.factors) for m in _mods(x)]
+    if isinstance(t, Sub):
+        return _mods(t.left) + _mods(t.right)
+    return []
 
 
 # ------------------------------------------------------------------------ tokenizer
@@ -256,7 +307,7 @@ TOKEN_SPEC = [
     ("WS", r"[ \t]+"),
     ("NUM", r"[0-9]+"),
     ("IDENT", r"[A-Za-z_][A-Za-z0-9_]*"),
-    ("SYM", r"≤|<|=|¬|∧|∨|\+|-|\*|\(|\)|:"),
+    ("SYM", r"≤|<|=|¬|∧|∨|\+|-|\*|%|\(|\)|:"),
 ]
 _TOKEN_RE = re.compile("|".join(f"(?P<{n}>{p})" for n, p in TOKEN_SPEC))
 
@@ -366,6 +417,14 @@ class _Parser:
 
     def mul(self) -> Term:
         factors = [self.atom()]
+        if self.at("%"):
+            self.take("%")
+            right = self.atom()
+            if not (isinstance(factors[0], Lit) and isinstance(right, Lit)):
+                raise ParseError("'%' is emitted between two literals only")
+            if self.at("*") or self.at("%"):
+                raise ParseError("'%' is not chained without parentheses")
+            return Mod(factors[0], right)
         while self.at("*"):
             self.take("*")
             factors.append(self.atom())

@@ -3,7 +3,14 @@
   task: cumcm-2024-b-production-decision
   artifact: oracle artifact
   values from: anchors/cumcm-2024-b-production-decision/oracle.json
-  obligations: 99 (99 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 93 (93 stated as proved, 0 as refuted: the negation of a violated gate)
+  vouched checks, decided outside the kernel and not obligations: 6
+    - q2.row0.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q2.row1.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q2.row2.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q2.row3.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q2.row4.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
+    - q2.row5.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -14,39 +21,39 @@ namespace Cumcm2024BProductionDecision_Oracle
 
 /-- gate q1.n_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[0].n [count]
-    scale: 10^0; x = k with k = 270: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_n_integer_0 : 270 = 270 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_n_integer_0 : 2700 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_n_integer_0
 
 /-- gate q1.n_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[1].n [count]
-    scale: 10^0; x = k with k = 199: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_n_integer_1 : 199 = 199 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_n_integer_1 : 1990 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_n_integer_1
 
 /-- gate q1.c_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[0].c [count]
-    scale: 10^0; x = k with k = 36: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_c_integer_0 : 36 = 36 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_c_integer_0 : 360 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_integer_0
 
 /-- gate q1.c_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[1].c [count]
-    scale: 10^0; x = k with k = 25: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_c_integer_1 : 25 = 25 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_c_integer_1 : 250 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_integer_1
 
 /-- gate q1.c_within_n[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[0].c [count], experiment_result.q1_sampling[0].n [count]
     expression: c <= n
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2024_b_production_decision_q1_c_within_n_0 : 36 ≤ 270 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_within_n_0
 
 /-- gate q1.c_within_n[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[1].c [count], experiment_result.q1_sampling[1].n [count]
     expression: c <= n
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2024_b_production_decision_q1_c_within_n_1 : 25 ≤ 199 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_within_n_1
 
@@ -329,80 +336,44 @@ theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤
 /-- gate q2.row0.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) * ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) * ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row0_profit_replayed
-
-/-- gate q2.row0.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: ?replay.q2.row0.regret [no unit]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_row0_decisions_optimal_replayed : 0 ≤ 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row0_decisions_optimal_replayed
 
 /-- gate q2.row1.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 10000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) * ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 10000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) * ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row1_profit_replayed
-
-/-- gate q2.row1.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: ?replay.q2.row1.regret [no unit]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_row1_decisions_optimal_replayed : 0 ≤ 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row1_decisions_optimal_replayed
 
 /-- gate q2.row2.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) * ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) * ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row2_profit_replayed
-
-/-- gate q2.row2.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: ?replay.q2.row2.regret [no unit]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_row2_decisions_optimal_replayed : 0 ≤ 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row2_decisions_optimal_replayed
 
 /-- gate q2.row3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) * ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) * ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row3_profit_replayed
-
-/-- gate q2.row3.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: ?replay.q2.row3.regret [no unit]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_row3_decisions_optimal_replayed : 0 ≤ 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row3_decisions_optimal_replayed
 
 /-- gate q2.row4.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) * ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) * ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row4_profit_replayed
-
-/-- gate q2.row4.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: ?replay.q2.row4.regret [no unit]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_row4_decisions_optimal_replayed : 0 ≤ 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row4_decisions_optimal_replayed
 
 /-- gate q2.row5.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^8; variables scaled by 10^8; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) * ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) * ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
-
-/-- gate q2.row5.decisions_optimal_replayed (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: ?replay.q2.row5.regret [no unit]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_row5_decisions_optimal_replayed : 0 ≤ 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row5_decisions_optimal_replayed
 
 /-- gate q3.decision_bits_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3.decision_bits[0] [1]
@@ -508,20 +479,20 @@ theorem cumcm_2024_b_production_decision_q3_profit_at_most_margin : 88 ≤ 104 :
 
 /-- gate q4.observed_defects_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.posterior_rows[0].observed_defects [count]
-    scale: 10^0; x = k with k = 34: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q4_observed_defects_integer_0 : 34 = 34 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q4_observed_defects_integer_0 : 340 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q4_observed_defects_integer_0
 
 /-- gate q4.observed_defects_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.posterior_rows[1].observed_defects [count]
-    scale: 10^0; x = k with k = 36: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q4_observed_defects_integer_1 : 36 = 36 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q4_observed_defects_integer_1 : 360 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q4_observed_defects_integer_1
 
 /-- gate q4.observed_defects_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.posterior_rows[2].observed_defects [count]
-    scale: 10^0; x = k with k = 38: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q4_observed_defects_integer_2 : 38 = 38 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q4_observed_defects_integer_2 : 380 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q4_observed_defects_integer_2
 
 /-- gate q4.posterior_mean_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -563,21 +534,21 @@ theorem cumcm_2024_b_production_decision_q4_posterior_q95_range_2 : 0 ≤ 17971 
 /-- gate q4.q95_not_below_mean[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.posterior_rows[0].posterior_mean_defect_rate [1], experiment_result.q4.posterior_rows[0].posterior_q95_defect_rate [1]
     expression: mean <= q95
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 100000 to clear denominators -/
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q4_q95_not_below_mean_0 : 12868 ≤ 16350 := by decide
 #print axioms cumcm_2024_b_production_decision_q4_q95_not_below_mean_0
 
 /-- gate q4.q95_not_below_mean[1] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.posterior_rows[1].posterior_mean_defect_rate [1], experiment_result.q4.posterior_rows[1].posterior_q95_defect_rate [1]
     expression: mean <= q95
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 100000 to clear denominators -/
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q4_q95_not_below_mean_1 : 13603 ≤ 17162 := by decide
 #print axioms cumcm_2024_b_production_decision_q4_q95_not_below_mean_1
 
 /-- gate q4.q95_not_below_mean[2] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.posterior_rows[2].posterior_mean_defect_rate [1], experiment_result.q4.posterior_rows[2].posterior_q95_defect_rate [1]
     expression: mean <= q95
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 100000 to clear denominators -/
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
 theorem cumcm_2024_b_production_decision_q4_q95_not_below_mean_2 : 14338 ≤ 17971 := by decide
 #print axioms cumcm_2024_b_production_decision_q4_q95_not_below_mean_2
 

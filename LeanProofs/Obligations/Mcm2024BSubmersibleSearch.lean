@@ -26,14 +26,14 @@ theorem mcm_2024_b_submersible_search_search_probability_falls_with_start_delay 
 
 /-- gate search.searched_cells_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.search_strategy.searched_cells [count]
-    scale: 10^0; x = k with k = 18: x*10^d = k*10^d -/
-theorem mcm_2024_b_submersible_search_search_searched_cells_integer : 18 = 18 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2024_b_submersible_search_search_searched_cells_integer : 180 % 10 = 0 := by decide
 #print axioms mcm_2024_b_submersible_search_search_searched_cells_integer
 
 /-- gate locate.particles_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.location_model.particles [count]
-    scale: 10^0; x = k with k = 100000: x*10^d = k*10^d -/
-theorem mcm_2024_b_submersible_search_locate_particles_integer : 100000 = 100000 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2024_b_submersible_search_locate_particles_integer : 1000000 % 10 = 0 := by decide
 #print axioms mcm_2024_b_submersible_search_locate_particles_integer
 
 end Mcm2024BSubmersibleSearch_Oracle

@@ -168,6 +168,9 @@ def emit(artifact, task_id, all_anchors, anchors_dir, output, out_dir, check_onl
     click.echo(f"wrote {len(files)} file(s) to {root}: {oracle} obligation(s) on the oracles, {total} in all "
                f"({len(before['changed'])} changed, {len(before['missing'])} new, "
                f"{len(before['stale'])} removed)")
+    from mmverify.lean_gen.check import ledger
+
+    click.echo(ledger(files).line())
     sys.exit(EXIT_OK)
 
 
@@ -205,19 +208,20 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
 @task_errors
 def mutate(anchors_dir, task_ids, list_only, as_json):
     """The mutation suite: every mutant must be rejected by the kernel or the axiom audit."""
-    from mmverify.lean_gen.mutate import KILLED, OPERATORS, run_suite
+    from mmverify.lean_gen.mutate import KILLED, OPERATORS, VALUE_OPERATORS, run_suite, value_mutants
 
     anchors_dir = None if anchors_dir == _ALL else anchors_dir
 
     if list_only:
-        for op in OPERATORS:
+        for op in OPERATORS + VALUE_OPERATORS:
             click.echo(f"{op.name:<24} rejected by the {op.expect}: {op.summary}")
             click.echo(f"{'':<24}   before: {op.example[0]}")
             click.echo(f"{'':<24}   after:  {op.example[1]}")
         sys.exit(EXIT_OK)
     toolchain = _toolchain()
     files = _anchor_files(anchors_dir, task_ids)
-    suite = _run_lean(run_suite, [(f.relpath, f.text) for f in files], toolchain)
+    extra = value_mutants(files, anchors_dir)
+    suite = _run_lean(run_suite, [(f.relpath, f.text) for f in files], toolchain, OPERATORS, extra)
     if as_json:
         click.echo(json.dumps(suite.as_dict(), indent=2, sort_keys=True))
     else:

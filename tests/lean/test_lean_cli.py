@@ -127,16 +127,23 @@ def test_check_with_a_scripted_lean_agrees(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     rep = json.loads(r.stdout)
     assert rep["agree"] is True and rep["lean_version"] == "Lean (version 4.0.0-fake)"
-    # the audited soft findings on the oracle (Q2 terminal time, and the Q2/Q3/Q4 reference values
-    # the replay refutes), each confirmed by the kernel as a violation
+    # the oracle's failing instances that are obligations (the claims the replay
+    # refutes), each confirmed by the kernel as a violation
     from mmverify.artifact import parse_file
-    from mmverify.gates import evaluate_gates
+    from mmverify.lean_gen import project
     from mmverify.tasks import load_task
 
     task = load_task(TASK)
-    soft = [i for i in evaluate_gates(task, parse_file(ORACLE).data).soft_failures if i.decided]
-    assert len(soft) >= 1 and rep["counts"]["refuted"] == len(soft)
-    assert rep["counts"]["proved"] == rep["obligations"] - len(soft)
+    f = project.obligations_for_artifact(task, parse_file(ORACLE).data, "a", "A")
+    assert rep["counts"]["refuted"] == f.refuted_expected and rep["counts"]["proved"] == f.proved_expected
+    assert rep["obligations"] == len(f.obligations)
+    # what the kernel is credited with, and what it is not
+    assert rep["kernel_decided"] == rep["obligations"]
+    assert rep["tautologies"] == rep["tautologies_between_fields"] + rep["tautologies_against_a_constant"]
+    assert 0 <= rep["tautology_share"] <= 1
+    assert {"replay_vouched", "label_vouched", "unstated", "ms_per_obligation"} <= set(rep)
+    assert rep["replay_vouched"] == sum(1 for v in f.vouched if v.kind == "replay")
+    assert rep["tautologies"] == f.tautologies
 
 
 def test_check_in_parallel_batches_merges_by_name(tmp_path, small_anchors):
@@ -155,3 +162,4 @@ def test_check_reports_a_disagreement(tmp_path):
     r = run_cli("lean", "check", ORACLE, "--task", TASK, env={"MMVERIFY_LEAN": lean})
     assert r.returncode == 1
     assert "DISAGREEMENTS (1)" in r.stdout and "q5.handle_speed_limit" in r.stdout
+    assert "kernel-decided" in r.stdout and "vouched outside the kernel" in r.stdout

@@ -69,17 +69,35 @@ def test_range_tolerance_adds_on_the_far_side(lab):
 
 def test_integer_claims(lab):
     t = with_gates(lab, gate("i", "integer", path="result.n"))
-    assert only(t, data(n="224")).statement_text == "224 = 224"
-    assert only(t, data(n="224.0")).statement_text == "224 = 224"
+    # divisibility of the scaled magnitude, at least one decimal place: nothing pre-folded
+    assert only(t, data(n="224")).statement_text == "2240 % 10 = 0"
+    assert only(t, data(n="224.0")).statement_text == "2240 % 10 = 0"
     o = only(t, data(n="2.5"))
-    # violation: x strictly between two consecutive integers, k = floor(x) = 2
-    assert o.statement_text == "¬ (25 ≤ 2 * 10 ∨ 3 * 10 ≤ 25)"
-    o = only(t, data(n="-2.5"))
-    assert o.statement_text == "¬ ((-25 : Int) ≤ (-3 : Int) * (10 : Int) ∨ (-2 : Int) * (10 : Int) ≤ (-25 : Int))"
+    assert o.statement_text == "¬ (25 % 10 = 0)" and not o.holds
+    # a negative value: its magnitude (no negative operand is ever divided)
+    assert only(t, data(n="-2.5")).statement_text == "¬ (25 % 10 = 0)"
+    assert only(t, data(n="-3")).statement_text == "30 % 10 = 0"
+    assert only(t, data(n="1.25")).statement_text == "¬ (125 % 100 = 0)"
+    tt = with_gates(lab, gate("i", "integer", path="result.n", tolerance="0.01", tolerance_reason="rounding"))
+    assert only(tt, data(n="2.995")).statement_text == "2995 % 1000 ≤ 10 ∨ 1000 ≤ 2995 % 1000 + 10"
+    assert only(tt, data(n="3.005")).holds
+    assert only(tt, data(n="3.02")).statement_text == "¬ (302 % 100 ≤ 1 ∨ 100 ≤ 302 % 100 + 1)"
     tb = with_gates(lab, gate("b", "integer", path="result.n", binary=True))
     assert only(tb, data(n="1")).statement_text == "1 = 0 ∨ 1 = 1"
     assert only(tb, data(n="2")).statement_text == "¬ (2 = 0 ∨ 2 = 1)"
     assert only(tb, data(n="0.5")).statement_text == "¬ (5 = 0 ∨ 5 = 1 * 10)"
+
+
+@SETTINGS
+@given(x=decimals(-10**6, 10**6, 3), tol=st.sampled_from([None, "0.001", "0.05", "0.25"]))
+def test_integer_claim_agrees_and_is_never_a_tautology(lab, x, tol):
+    extra = dict(tolerance=tol, tolerance_reason="rounding") if tol else {}
+    t = with_gates(lab, gate("i", "integer", path="result.n", **extra))
+    o = only(t, data(n=format(x, "f")))
+    assert o.holds == (min(abs(x - int(x)), 1 - abs(x - int(x))) <= Decimal(tol or 0))
+    assert not o.tautology and o.reads == ("result.n",)
+    assert ir.falsifier(o.claim) is not None
+    assert not syntax.check_types(o.claim)
 
 
 def test_order_claims(lab):
@@ -130,10 +148,15 @@ def test_finite_domain_numbers_and_labels(lab):
     assert only(t, data(n="2")).statement_text == "2 = 1 ∨ 2 = 2 ∨ 2 = 3"
     assert only(t, data(n="4")).statement_text == "¬ (4 = 1 ∨ 4 = 2 ∨ 4 = 3)"
     tl = with_gates(lab, gate("d", "finite_domain", path="result.label", values=["A", "Bb"]))
-    o = only(tl, data(label=Str("  bb ")))
+    # a label domain is vouched (the kernel cannot see text), never a kernel obligation
+    s = oset(tl, data(label=Str("  bb ")))
+    assert s.obligations == ()
+    (v,) = s.vouched
     a, bb = ir.label_code("a"), ir.label_code("bb")
-    assert o.statement_text == f"{bb} = {a} ∨ {bb} = {bb}"
-    assert only(tl, data(label=Str("c"))).statement_text.startswith("¬ (")
+    assert v.kind == ir.VOUCHED_LABEL and v.verdict == "pass"
+    assert syntax.print_prop(v.statement) == f"{bb} = {a} ∨ {bb} = {bb}"
+    (v,) = oset(tl, data(label=Str("c"))).vouched
+    assert v.verdict == "fail" and syntax.print_prop(v.statement).startswith("¬ (")
 
 
 def test_label_codes_are_injective_and_bounded():

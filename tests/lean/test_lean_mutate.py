@@ -151,3 +151,23 @@ def test_judge_classification(monkeypatch, mutant, target, probe, stray, outcome
 def test_probe_restates_the_mutated_statement(mutant):
     probe = mutate.probe_text(mutant)
     assert "theorem probe : ¬ (1 ≤ 2) := sorry" in probe
+
+
+def test_value_mutants_one_per_form_each_false():
+    """One mutant per gate form, made by changing ONE artifact value (through the
+    gate layer and the IR), never the statement text: each states a false claim."""
+    from mmverify.lean_gen import project
+    from mmverify.tasks import default_anchors_dir
+
+    files = project.anchor_files(default_anchors_dir())
+    ms = mutate.value_mutants(files, default_anchors_dir())
+    assert [m.operator for m in ms] == [op.name for op in mutate.VALUE_OPERATORS]
+    for m in ms:
+        assert isinstance(m, mutate.Mutant), m
+        assert m.expect == mutate.KERNEL and "->" in m.label
+        (site,) = [s for s in mutate.theorems(m.text) if s.name == m.target]
+        assert syntax.eval_prop(site.statement) is False
+        original = next(s for s in mutate.theorems(next(f.text for f in files if m.label.startswith(f.relpath)))
+                        if s.name == m.target)
+        assert syntax.eval_prop(original.statement) is True
+        assert m.text.count("\n") == next(f.text for f in files if m.label.startswith(f.relpath)).count("\n")

@@ -4,6 +4,7 @@
   artifact: panel paper A175
   values from: anchors/cumcm-2023-a-heliostat-field/task.json, panel paper A175: values and context
   obligations: 26 (26 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -45,28 +46,28 @@ theorem cumcm_2023_a_heliostat_field_q3_rated_power : 60000000 ≤ 60336111 := b
 /-- gate q1.tower_at_centre (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].tower_xy[0] [m], reproduced.design_summary[0].tower_xy[1] [m]
     expression: x**2 + y**2 == 0
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2023_a_heliostat_field_q1_tower_at_centre : 0 * 0 + 0 * 0 = 0 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q1_tower_at_centre
 
 /-- gate tower.inside_field[0] (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].tower_xy[0] [m], reproduced.design_summary[0].tower_xy[1] [m]
     expression: x**2 + y**2 <= 122500
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2023_a_heliostat_field_tower_inside_field_0 : 0 * 0 + 0 * 0 ≤ 122500 := by decide
 #print axioms cumcm_2023_a_heliostat_field_tower_inside_field_0
 
 /-- gate tower.inside_field[1] (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[1].tower_xy[0] [m], reproduced.design_summary[1].tower_xy[1] [m]
     expression: x**2 + y**2 <= 122500
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2023_a_heliostat_field_tower_inside_field_1 : 0 * 0 + 250 * 250 ≤ 122500 := by decide
 #print axioms cumcm_2023_a_heliostat_field_tower_inside_field_1
 
 /-- gate tower.inside_field[2] (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[2].tower_xy[0] [m], reproduced.design_summary[2].tower_xy[1] [m]
     expression: x**2 + y**2 <= 122500
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2023_a_heliostat_field_tower_inside_field_2 : 0 * 0 + 250 * 250 ≤ 122500 := by decide
 #print axioms cumcm_2023_a_heliostat_field_tower_inside_field_2
 
@@ -84,7 +85,8 @@ theorem cumcm_2023_a_heliostat_field_q2_mirror_height_bounds : 2 ≤ 6 ∧ 6 ≤
 
 /-- gate q2.width_not_below_height (order, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[1].mirror_height_m [m], reproduced.design_summary[1].mirror_width_m [m]
-    scale: 10^0; consecutive values scaled by 10^d -/
+    scale: 10^0; consecutive values scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2023_a_heliostat_field_q2_width_not_below_height : 6 ≤ 6 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q2_width_not_below_height
 
@@ -97,32 +99,32 @@ theorem cumcm_2023_a_heliostat_field_q2_installation_height_bounds : 2 ≤ 4 ∧
 /-- gate q2.mirror_clears_ground (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[1].installation_height_m [m], reproduced.design_summary[1].mirror_height_m [m]
     expression: 2 * h_mount >= h_mirror
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2023_a_heliostat_field_q2_mirror_clears_ground : 6 ≤ 2 * 4 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q2_mirror_clears_ground
 
 /-- gate mirror_count.integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].mirror_count [count]
-    scale: 10^0; x = k with k = 1745: x*10^d = k*10^d -/
-theorem cumcm_2023_a_heliostat_field_mirror_count_integer_0 : 1745 = 1745 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2023_a_heliostat_field_mirror_count_integer_0 : 17450 % 10 = 0 := by decide
 #print axioms cumcm_2023_a_heliostat_field_mirror_count_integer_0
 
 /-- gate mirror_count.integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[1].mirror_count [count]
-    scale: 10^0; x = k with k = 3311: x*10^d = k*10^d -/
-theorem cumcm_2023_a_heliostat_field_mirror_count_integer_1 : 3311 = 3311 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2023_a_heliostat_field_mirror_count_integer_1 : 33110 % 10 = 0 := by decide
 #print axioms cumcm_2023_a_heliostat_field_mirror_count_integer_1
 
 /-- gate mirror_count.integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[2].mirror_count [count]
-    scale: 10^0; x = k with k = 3311: x*10^d = k*10^d -/
-theorem cumcm_2023_a_heliostat_field_mirror_count_integer_2 : 3311 = 3311 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2023_a_heliostat_field_mirror_count_integer_2 : 33110 % 10 = 0 := by decide
 #print axioms cumcm_2023_a_heliostat_field_mirror_count_integer_2
 
 /-- gate q2.area_identity (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[1].mirror_area_m2 [m2], reproduced.design_summary[1].mirror_count [count], reproduced.design_summary[1].mirror_width_m [m], reproduced.design_summary[1].mirror_height_m [m]
     expression: area == n * w * h
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2023_a_heliostat_field_q2_area_identity : 119196 = 3311 * 6 * 6 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q2_area_identity
 
@@ -130,7 +132,7 @@ theorem cumcm_2023_a_heliostat_field_q2_area_identity : 119196 = 3311 * 6 * 6 :=
     sources: reproduced.design_summary[1].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[1].mirror_area_m2 [m2], reproduced.design_summary[1].annual_thermal_power_mw [MW]
     expression: u * area == 1000 * p
     declared tolerance (an audited assumption): 0.001
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q2_unit_power_identity : (572538333 : Nat) * (119196000000000 : Nat) ≤ (1000 : Nat) * (68244279140 : Nat) * (1000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) ∧ (1000 : Nat) * (68244279140 : Nat) * (1000000000 : Nat) ≤ (572538333 : Nat) * (119196000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) := by decide
 #print axioms cumcm_2023_a_heliostat_field_q2_unit_power_identity
 
@@ -138,52 +140,52 @@ theorem cumcm_2023_a_heliostat_field_q2_unit_power_identity : (572538333 : Nat) 
     sources: reproduced.design_summary[2].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[2].mirror_area_m2 [m2], reproduced.design_summary[2].annual_thermal_power_mw [MW]
     expression: u * area == 1000 * p
     declared tolerance (an audited assumption): 0.001
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q3_unit_power_identity : (506192417 : Nat) * (119196000000000 : Nat) ≤ (1000 : Nat) * (60336111000 : Nat) * (1000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) ∧ (1000 : Nat) * (60336111000 : Nat) * (1000000000 : Nat) ≤ (506192417 : Nat) * (119196000000000 : Nat) + (1 : Nat) * (1000000 : Nat) * (1000000000 : Nat) := by decide
 #print axioms cumcm_2023_a_heliostat_field_q3_unit_power_identity
 
 /-- gate q1.unit_power_below_dni_bound (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[0].annual_optical_efficiency [1]
     expression: u <= 1.0776 * eta
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1250000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1250000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q1_unit_power_below_dni_bound : 521508604 * 1250 ≤ 1347 * 536230167 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q1_unit_power_below_dni_bound
 
 /-- gate q2.unit_power_below_dni_bound (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[1].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[1].annual_optical_efficiency [1]
     expression: u <= 1.0776 * eta
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1250000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1250000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q2_unit_power_below_dni_bound : 572538333 * 1250 ≤ 1347 * 591643667 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q2_unit_power_below_dni_bound
 
 /-- gate q3.unit_power_below_dni_bound (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[2].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[2].annual_optical_efficiency [1]
     expression: u <= 1.0776 * eta
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1250000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1250000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound : 506192417 * 1250 ≤ 1347 * 496428083 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound
 
-/-- gate q1.optical_efficiency_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.optical_efficiency_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].annual_optical_efficiency [1], ?replay.q1.annual_optical_efficiency [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.046
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q1_optical_efficiency_replayed : 536230167 ≤ 577018000 + 23 * 2000000 ∧ 577018000 ≤ 536230167 + 23 * 2000000 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q1_optical_efficiency_replayed
 
-/-- gate q1.thermal_power_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.thermal_power_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].annual_thermal_power_mw [MW], ?replay.q1.annual_thermal_power_mw [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 2.8
-    scale: 10^8; variables scaled by 10^8; both sides multiplied by 100000000 to clear denominators -/
+    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 100000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q1_thermal_power_replayed : 3276117051 ≤ 3528050000 + 14 * 20000000 ∧ 3528050000 ≤ 3276117051 + 14 * 20000000 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q1_thermal_power_replayed
 
-/-- gate q1.unit_area_power_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+/-- gate q1.unit_area_power_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.design_summary[0].unit_area_power_kw_m2 [kW/m2], ?replay.q1.unit_area_power_kw_m2 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.045
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000 to clear denominators -/
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q1_unit_area_power_replayed : 521508604 ≤ 561612000 + 9 * 5000000 ∧ 561612000 ≤ 521508604 + 9 * 5000000 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q1_unit_area_power_replayed
 

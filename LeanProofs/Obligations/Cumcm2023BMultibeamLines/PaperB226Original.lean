@@ -22,7 +22,7 @@ theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 722614
     sources: reproduced.problem3_last_position_m [m], ?replay.q3.last_position_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 200 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 200 to clear denominators -/
 theorem cumcm_2023_b_multibeam_lines_q3_last_position_replayed : ¬ (722614 * 2 ≤ 719481 * 2 + 1 ∧ 719481 * 2 ≤ 722614 * 2 + 1) := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_last_position_replayed
 

@@ -4,6 +4,7 @@
   artifact: panel paper C050
   values from: anchors/cumcm-2023-c-vegetable-pricing/task.json, panel paper C050: values and context
   obligations: 10 (10 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -15,14 +16,15 @@ namespace Cumcm2023CVegetablePricing_PaperC050
 /-- gate data.category_count (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.category_count [count]
     expression: n == 6
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2023_c_vegetable_pricing_data_category_count : 6 = 6 := by decide
 #print axioms cumcm_2023_c_vegetable_pricing_data_category_count
 
 /-- gate q3.item_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.selected_item_count [count]
-    scale: 10^0; x = k with k = 29: x*10^d = k*10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q3_item_count_integer : 29 = 29 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2023_c_vegetable_pricing_q3_item_count_integer : 290 % 10 = 0 := by decide
 #print axioms cumcm_2023_c_vegetable_pricing_q3_item_count_integer
 
 /-- gate q3.item_count_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim

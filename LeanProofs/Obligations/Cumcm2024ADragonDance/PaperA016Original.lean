@@ -4,6 +4,7 @@
   artifact: panel paper A016, original (pre-audit) values
   values from: anchors/cumcm-2024-a-dragon-dance/task.json, panel paper A016 with the audit record's original value of q2.terminal_time_s, q3.minimum_pitch_m, q4.base_turn_length_m, q4.shortest_turn_length_m, q5.max_head_speed
   obligations: 12 (3 stated as proved, 9 as refuted: the negation of a violated gate)
+  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -32,14 +33,15 @@ theorem cumcm_2024_a_dragon_dance_q3_pitch_at_least_board_width : 3 ≤ 4 := by 
 
 /-- gate q4.shortest_not_longer_than_base (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q4.shortest_candidate_length_m [m], experiment_result.q4.base_ratio_2_to_1_length_m [m]
-    scale: 10^4; consecutive values scaled by 10^d -/
+    scale: 10^4; consecutive values scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2024_a_dragon_dance_q4_shortest_not_longer_than_base : 141372 ≤ 141372 := by decide
 #print axioms cumcm_2024_a_dragon_dance_q4_shortest_not_longer_than_base
 
 /-- gate q5.handle_speed_limit (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5.max_head_speed_mps [m/s], experiment_result.q5.max_speed_ratio_when_head_1mps [1]
     expression: v_head * ratio_max <= 2
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
 
@@ -47,7 +49,7 @@ theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 
     sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_head_speed_mps [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed : ¬ (1406276 ≤ 1246266 + 1 * 2 ∧ 1246266 ≤ 1406276 + 1 * 2) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed
 
@@ -55,7 +57,7 @@ theorem cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed : ¬ (1406276 ≤ 1
     sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_speed_ratio [no unit]
     expression: v_head * ratio <= 2
     declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : ¬ ((1406276 : Nat) * (1604793 : Nat) ≤ (2 : Nat) * (1000000 : Nat) * (1000000 : Nat) + (1 : Nat) * (2 : Nat) * (1000000 : Nat)) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed
 
@@ -63,14 +65,14 @@ theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : ¬ ((1406276
     sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.00001
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed : ¬ (400000 ≤ 450337 + 1 * 10 ∧ 450337 ≤ 400000 + 1 * 10) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed
 
 /-- gate q3.claimed_pitch_feasible_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
     expression: claimed >= replayed
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : ¬ (450337 ≤ 400000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed
 
@@ -78,7 +80,7 @@ theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : ¬ (45033
     sources: experiment_result.q2.terminal_time_s [s], ?replay.q2.terminal_time_s [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.01
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q2_terminal_time_replayed : ¬ (4640000 ≤ 4124738 + 1 * 100 ∧ 4124738 ≤ 4640000 + 1 * 100) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q2_terminal_time_replayed
 
@@ -86,7 +88,7 @@ theorem cumcm_2024_a_dragon_dance_q2_terminal_time_replayed : ¬ (4640000 ≤ 41
     sources: experiment_result.q4.base_ratio_2_to_1_length_m [m], ?replay.q4.base_turn_length_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0001
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q4_base_turn_length_replayed : ¬ (14137200 ≤ 13621245 + 1 * 100 ∧ 13621245 ≤ 14137200 + 1 * 100) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q4_base_turn_length_replayed
 
@@ -94,7 +96,7 @@ theorem cumcm_2024_a_dragon_dance_q4_base_turn_length_replayed : ¬ (14137200 �
     sources: experiment_result.q4.shortest_candidate_length_m [m], ?replay.q4.shortest_turn_length_m [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0001
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q4_shortest_turn_replayed : ¬ (14137200 ≤ 13621245 + 1 * 100 ∧ 13621245 ≤ 14137200 + 1 * 100) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q4_shortest_turn_replayed
 

@@ -14,39 +14,39 @@ namespace Cumcm2024BProductionDecision_PaperB159
 
 /-- gate q1.n_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[0].n [count]
-    scale: 10^0; x = k with k = 270: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_n_integer_0 : 270 = 270 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_n_integer_0 : 2700 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_n_integer_0
 
 /-- gate q1.n_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[1].n [count]
-    scale: 10^0; x = k with k = 199: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_n_integer_1 : 199 = 199 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_n_integer_1 : 1990 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_n_integer_1
 
 /-- gate q1.c_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[0].c [count]
-    scale: 10^0; x = k with k = 36: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_c_integer_0 : 36 = 36 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_c_integer_0 : 360 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_integer_0
 
 /-- gate q1.c_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[1].c [count]
-    scale: 10^0; x = k with k = 25: x*10^d = k*10^d -/
-theorem cumcm_2024_b_production_decision_q1_c_integer_1 : 25 = 25 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2024_b_production_decision_q1_c_integer_1 : 250 % 10 = 0 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_integer_1
 
 /-- gate q1.c_within_n[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[0].c [count], experiment_result.q1_sampling[0].n [count]
     expression: c <= n
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2024_b_production_decision_q1_c_within_n_0 : 36 ≤ 270 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_within_n_0
 
 /-- gate q1.c_within_n[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1_sampling[1].c [count], experiment_result.q1_sampling[1].n [count]
     expression: c <= n
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2024_b_production_decision_q1_c_within_n_1 : 25 ≤ 199 := by decide
 #print axioms cumcm_2024_b_production_decision_q1_c_within_n_1
 
@@ -329,43 +329,43 @@ theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤
 /-- gate q2.row0.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) * ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) * ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row0_profit_replayed
 
 /-- gate q2.row1.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 10000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) * ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 10000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) * ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row1_profit_replayed
 
 /-- gate q2.row2.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) * ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) * ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row2_profit_replayed
 
 /-- gate q2.row3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) * ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) * ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row3_profit_replayed
 
 /-- gate q2.row4.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) * ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) * ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row4_profit_replayed
 
 /-- gate q2.row5.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^8; variables scaled by 10^8; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) * ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) ≤ (0 : Int) := by decide
+    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) * ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
 
 /-- gate q3.profit_at_most_margin (range, level C, hard): gate verdict pass; the kernel proves the gate's claim

@@ -51,49 +51,49 @@ theorem cumcm_2025_a_smoke_screen_q5_m3_flight_time_limit : 0 ≤ 340 ∧ 340 �
 /-- gate q1.summary (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q1_duration_s [s], q1.effective_duration_s [s]
     expression: a == b
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q1_summary : ¬ (1500 = 1392) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_summary
 
 /-- gate q2.summary (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q2_duration_s [s], q2.effective_duration_s [s]
     expression: a == b
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q2_summary : ¬ (4500 = 4272) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_summary
 
 /-- gate q3.summary (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3_union_duration_s.total [s], q3.union_duration_s.total [s]
     expression: a == b
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_summary : ¬ (6800 = 5744) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_summary
 
 /-- gate q4.summary (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q4_union_duration_s.total [s], q4.union_duration_s.total [s]
     expression: a == b
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_summary : ¬ (8100 = 9065) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_summary
 
 /-- gate q5.summary (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.total [s], q5.union_duration_s.total [s]
     expression: a == b
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_summary : ¬ (19900 = 7065) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_summary
 
 /-- gate q3.only_m1 (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3_union_duration_s.total [s], experiment_result.q3_union_duration_s.M1 [s]
     expression: total == m1
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_only_m1 : ¬ (6800 = 5744) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_only_m1
 
 /-- gate q4.only_m1 (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q4_union_duration_s.total [s], experiment_result.q4_union_duration_s.M1 [s]
     expression: total == m1
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_only_m1 : ¬ (8100 = 9065) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_only_m1
 
@@ -106,98 +106,98 @@ theorem cumcm_2025_a_smoke_screen_q5_total_is_sum : 103 + 62 + 34 = 199 := by de
 /-- gate q5.total_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[0].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_0 : 0 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_0
 
 /-- gate q5.total_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[1].individual_duration_s [s]
     expression: u >= d
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_1 : 793 ≤ 19900 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_1
 
 /-- gate q5.total_covers_each[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[2].individual_duration_s [s]
     expression: u >= d
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_2 : 2452 ≤ 19900 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_2
 
 /-- gate q5.total_covers_each[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[3].individual_duration_s [s]
     expression: u >= d
-    scale: 10^1; variables scaled by 10^1; both sides multiplied by 10 to clear denominators -/
+    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_3 : 0 ≤ 199 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_3
 
 /-- gate q5.total_covers_each[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[4].individual_duration_s [s]
     expression: u >= d
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_4 : 1991 ≤ 19900 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_4
 
 /-- gate q5.total_covers_each[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[5].individual_duration_s [s]
     expression: u >= d
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_5 : 2165 ≤ 19900 := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_5
 
 /-- gate q1.duration_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q1_duration_s [s], ?replay.q1.effective_duration_full_target_s [no unit], ?replay.q1.grid_slack_full_target_s [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q1_duration_replayed : ¬ (((1500000 : Int) - ((1391645 : Int) + (100000 : Int))) * ((1500000 : Int) + (100000 : Int) - (1391645 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q1_duration_replayed
 
 /-- gate q2.duration_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q2_duration_s [s], ?replay.q2.effective_duration_full_target_s [no unit], ?replay.q2.grid_slack_full_target_s [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 10000000000 to clear denominators -/
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 10000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q2_duration_replayed : ¬ (((450000 : Int) - ((427156 : Int) + (10000 : Int))) * ((450000 : Int) + (10000 : Int) - (427156 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q2_duration_replayed
 
 /-- gate q3.total_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3_union_duration_s.total [s], ?replay.q3.union_duration_full_target_s.total [no unit], ?replay.q3.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q3_total_replayed : ¬ (((6800000 : Int) - ((5743752 : Int) + (100000 : Int))) * ((6800000 : Int) + (100000 : Int) - (5743752 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q3_total_replayed
 
 /-- gate q4.total_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q4_union_duration_s.total [s], ?replay.q4.union_duration_full_target_s.total [no unit], ?replay.q4.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q4_total_replayed : ¬ (((8100000 : Int) - ((9064613 : Int) + (300000 : Int))) * ((8100000 : Int) + (300000 : Int) - (9064613 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q4_total_replayed
 
 /-- gate q5.m1_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.M1 [s], ?replay.q5.union_duration_full_target_s.M1 [no unit], ?replay.q5.grid_slack_full_target_s.M1 [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m1_replayed : ¬ (((10300000 : Int) - ((4281105 : Int) + (100000 : Int))) * ((10300000 : Int) + (100000 : Int) - (4281105 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m1_replayed
 
 /-- gate q5.m2_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.M2 [s], ?replay.q5.union_duration_full_target_s.M2 [no unit], ?replay.q5.grid_slack_full_target_s.M2 [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m2_replayed : ¬ (((6200000 : Int) - ((1990556 : Int) + (100000 : Int))) * ((6200000 : Int) + (100000 : Int) - (1990556 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m2_replayed
 
 /-- gate q5.m3_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.M3 [s], ?replay.q5.union_duration_full_target_s.M3 [no unit], ?replay.q5.grid_slack_full_target_s.M3 [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_m3_replayed : ¬ (((3400000 : Int) - ((793366 : Int) + (100000 : Int))) * ((3400000 : Int) + (100000 : Int) - (793366 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_m3_replayed
 
 /-- gate q5.total_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q5_union_duration_s.total [s], ?replay.q5.union_duration_full_target_s.total [no unit], ?replay.q5.grid_slack_full_target_s.total [no unit]
     expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2025_a_smoke_screen_q5_total_replayed : ¬ (((19900000 : Int) - ((7065027 : Int) + (300000 : Int))) * ((19900000 : Int) + (300000 : Int) - (7065027 : Int)) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2025_a_smoke_screen_q5_total_replayed
 

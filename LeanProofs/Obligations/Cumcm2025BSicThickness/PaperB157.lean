@@ -3,7 +3,15 @@
   task: cumcm-2025-b-sic-thickness
   artifact: panel paper B157
   values from: anchors/cumcm-2025-b-sic-thickness/task.json, panel paper B157: values and context
-  obligations: 57 (57 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 50 (50 stated as proved, 0 as refuted: the negation of a violated gate)
+  vouched checks, decided outside the kernel and not obligations: 7
+    - fits.sample[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
+    - fits.sample[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
+    - fits.sample[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
+    - fits.sample[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
+    - joint.sample[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
+    - joint.sample[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
+    - q3.multi_beam_labels[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -120,48 +128,6 @@ theorem cumcm_2025_b_sic_thickness_fits_angle_2 : 10 = 10 ∨ 10 = 15 := by deci
 theorem cumcm_2025_b_sic_thickness_fits_angle_3 : 15 = 10 ∨ 15 = 15 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_angle_3
 
-/-- gate fits.sample[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_0 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_0
-
-/-- gate fits.sample[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_1 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_1
-
-/-- gate fits.sample[2] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_2 : 95081 = 95081 ∨ 95081 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_2
-
-/-- gate fits.sample[3] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_fits_sample_3 : 95081 = 95081 ∨ 95081 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_sample_3
-
-/-- gate joint.sample[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[0].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_joint_sample_0 : 95081 = 95081 ∨ 95081 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_sample_0
-
-/-- gate joint.sample[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[1].sample [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_joint_sample_1 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_sample_1
-
-/-- gate q3.multi_beam_labels[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.multi_beam_samples[0] [no unit]
-    scale: 10^0; labels as codes: UTF-8 bytes of the normalised label behind a 0x01 byte, base 256 -/
-theorem cumcm_2025_b_sic_thickness_q3_multi_beam_labels_0 : 24340835 = 95081 ∨ 24340835 = 24340835 := by decide
-#print axioms cumcm_2025_b_sic_thickness_q3_multi_beam_labels_0
-
 /-- gate fits.two_beam_rmse_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].two_beam_rmse_pct [%]
     scale: 10^4; value and bounds scaled by 10^d -/
@@ -237,56 +203,56 @@ theorem cumcm_2025_b_sic_thickness_fits_period_positive_3 : 0 < 4286259 := by de
 /-- gate fits.two_beam_fringe_relation[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].two_beam_thickness_um [um], single_angle_fits[0].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_0 : ((77864 : Int) * (2524092 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((77864 : Int) * (2524092 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_0
 
 /-- gate fits.two_beam_fringe_relation[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[1].two_beam_thickness_um [um], single_angle_fits[1].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_1 : ((78020 : Int) * (2526228 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((78020 : Int) * (2526228 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_1
 
 /-- gate fits.two_beam_fringe_relation[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[2].two_beam_thickness_um [um], single_angle_fits[2].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_2 : ((34638 : Int) * (4226185 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34638 : Int) * (4226185 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_2
 
 /-- gate fits.two_beam_fringe_relation[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[3].two_beam_thickness_um [um], single_angle_fits[3].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_3 : ((34207 : Int) * (4286259 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34207 : Int) * (4286259 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_3
 
 /-- gate fits.airy_fringe_relation[0] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[0].airy_thickness_um [um], single_angle_fits[0].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_0 : ((77864 : Int) * (2524092 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((77864 : Int) * (2524092 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_0
 
 /-- gate fits.airy_fringe_relation[1] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[1].airy_thickness_um [um], single_angle_fits[1].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_1 : ((78020 : Int) * (2526228 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((78020 : Int) * (2526228 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_1
 
 /-- gate fits.airy_fringe_relation[2] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[2].airy_thickness_um [um], single_angle_fits[2].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2 : ((34638 : Int) * (4226185 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34638 : Int) * (4226185 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2
 
 /-- gate fits.airy_fringe_relation[3] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
     sources: single_angle_fits[3].airy_thickness_um [um], single_angle_fits[3].period_cm_minus_1 [cm^-1]
     expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000000000000000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3 : ((34207 : Int) * (4286259 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34207 : Int) * (4286259 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3
 
@@ -294,7 +260,7 @@ theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3 : ((34207 : Int) 
     sources: single_angle_fits[0].two_beam_thickness_um [um], ?replay.fit0.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_0 : 7786400 ≤ 7786351 + 1 * 5000 ∧ 7786351 ≤ 7786400 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_0
 
@@ -302,7 +268,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_0 : 7786400 ≤ 77863
     sources: single_angle_fits[0].period_cm_minus_1 [cm^-1], ?replay.fit0.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_0 : 2524092 ≤ 2524092 + 1 * 500 ∧ 2524092 ≤ 2524092 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_0
 
@@ -310,7 +276,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_0 : 2524092 ≤ 2524092 
     sources: single_angle_fits[1].two_beam_thickness_um [um], ?replay.fit1.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_1 : 7802 ≤ 7802 + 1 * 5 ∧ 7802 ≤ 7802 + 1 * 5 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_1
 
@@ -318,7 +284,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_1 : 7802 ≤ 7802 + 1
     sources: single_angle_fits[1].period_cm_minus_1 [cm^-1], ?replay.fit1.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_1 : 2526228 ≤ 2526228 + 1 * 500 ∧ 2526228 ≤ 2526228 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_1
 
@@ -326,7 +292,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_1 : 2526228 ≤ 2526228 
     sources: single_angle_fits[2].two_beam_thickness_um [um], ?replay.fit2.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_2 : 3463800 ≤ 3463825 + 1 * 5000 ∧ 3463825 ≤ 3463800 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_2
 
@@ -334,7 +300,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_2 : 3463800 ≤ 34638
     sources: single_angle_fits[2].period_cm_minus_1 [cm^-1], ?replay.fit2.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_2 : 4226185 ≤ 4226185 + 1 * 500 ∧ 4226185 ≤ 4226185 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_2
 
@@ -342,7 +308,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_2 : 4226185 ≤ 4226185 
     sources: single_angle_fits[3].two_beam_thickness_um [um], ?replay.fit3.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_3 : 3420700 ≤ 3420682 + 1 * 5000 ∧ 3420682 ≤ 3420700 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_3
 
@@ -350,7 +316,7 @@ theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_3 : 3420700 ≤ 34206
     sources: single_angle_fits[3].period_cm_minus_1 [cm^-1], ?replay.fit3.period_cm_minus_1 [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_fits_period_replayed_3 : 4286259 ≤ 4286259 + 1 * 500 ∧ 4286259 ≤ 4286259 + 1 * 500 := by decide
 #print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_3
 
@@ -358,7 +324,7 @@ theorem cumcm_2025_b_sic_thickness_fits_period_replayed_3 : 4286259 ≤ 4286259 
     sources: joint_thickness_summary[0].joint_two_beam_thickness_um [um], ?replay.joint0.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : 3442000 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 3442000 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_0
 
@@ -366,7 +332,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : 3442000 ≤ 3441
     sources: joint_thickness_summary[1].joint_two_beam_thickness_um [um], ?replay.joint1.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : 7794200 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 7794200 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_1
 
@@ -374,7 +340,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : 7794200 ≤ 7794
     sources: experiment_result.si_recommended_thickness_um [um], ?replay.si.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : 3442000 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 3442000 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_q3_si_thickness_replayed
 
@@ -382,7 +348,7 @@ theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : 3442000 ≤ 344198
     sources: experiment_result.sic_recommended_thickness_um [um], ?replay.sic.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_q3_sic_thickness_replayed : 7794200 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 7794200 + 1 * 5000 := by decide
 #print axioms cumcm_2025_b_sic_thickness_q3_sic_thickness_replayed
 

@@ -40,7 +40,7 @@ theorem cumcm_2025_b_sic_thickness_joint_two_beam_positive_1 : 0 < 164925 := by 
     sources: joint_thickness_summary[0].joint_two_beam_thickness_um [um], ?replay.joint0.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : ¬ (10514500 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 10514500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_0
 
@@ -48,7 +48,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : ¬ (10514500 ≤
     sources: joint_thickness_summary[1].joint_two_beam_thickness_um [um], ?replay.joint1.thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : ¬ (16492500 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 16492500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_1
 
@@ -56,7 +56,7 @@ theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : ¬ (16492500 ≤
     sources: experiment_result.si_recommended_thickness_um [um], ?replay.si.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : ¬ (10514500 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 10514500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_q3_si_thickness_replayed
 
@@ -64,7 +64,7 @@ theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : ¬ (10514500 ≤ 3
     sources: experiment_result.sic_recommended_thickness_um [um], ?replay.sic.joint_thickness_um [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_b_sic_thickness_q3_sic_thickness_replayed : ¬ (8981500 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 8981500 + 1 * 5000) := by decide
 #print axioms cumcm_2025_b_sic_thickness_q3_sic_thickness_replayed
 

@@ -4,6 +4,7 @@
   artifact: panel paper C023
   values from: anchors/cumcm-2025-c-nipt/task.json, panel paper C023: values and context
   obligations: 111 (110 stated as proved, 1 as refuted: the negation of a violated gate)
+  tautologies among them: 12 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -122,38 +123,38 @@ theorem cumcm_2025_c_nipt_q1_rmse_nonneg : 0 ≤ 1056 := by decide
 
 /-- gate q2.group_sizes_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].sample_count [count]
-    scale: 10^0; x = k with k = 67: x*10^d = k*10^d -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_0 : 67 = 67 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2025_c_nipt_q2_group_sizes_integer_0 : 670 % 10 = 0 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_0
 
 /-- gate q2.group_sizes_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].sample_count [count]
-    scale: 10^0; x = k with k = 67: x*10^d = k*10^d -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_1 : 67 = 67 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2025_c_nipt_q2_group_sizes_integer_1 : 670 % 10 = 0 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_1
 
 /-- gate q2.group_sizes_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].sample_count [count]
-    scale: 10^0; x = k with k = 66: x*10^d = k*10^d -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_2 : 66 = 66 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2025_c_nipt_q2_group_sizes_integer_2 : 660 % 10 = 0 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_2
 
 /-- gate q2.group_sizes_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].sample_count [count]
-    scale: 10^0; x = k with k = 67: x*10^d = k*10^d -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_3 : 67 = 67 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2025_c_nipt_q2_group_sizes_integer_3 : 670 % 10 = 0 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_3
 
 /-- gate q1.mother_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: male_lmm.mother_count [count]
-    scale: 10^0; x = k with k = 267: x*10^d = k*10^d -/
-theorem cumcm_2025_c_nipt_q1_mother_count_integer : 267 = 267 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2025_c_nipt_q1_mother_count_integer : 2670 % 10 = 0 := by decide
 #print axioms cumcm_2025_c_nipt_q1_mother_count_integer
 
 /-- gate q4.positive_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: female_abnormality.positive_count [count]
-    scale: 10^0; x = k with k = 67: x*10^d = k*10^d -/
-theorem cumcm_2025_c_nipt_q4_positive_count_integer : 67 = 67 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2025_c_nipt_q4_positive_count_integer : 670 % 10 = 0 := by decide
 #print axioms cumcm_2025_c_nipt_q4_positive_count_integer
 
 /-- gate q4.flag_predicted_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -429,28 +430,28 @@ theorem cumcm_2025_c_nipt_q4_flag_probability_range_14 : 0 ≤ 9613 ∧ 9613 ≤
 /-- gate q3.qualified_plus_failure[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].qualified_probability [1], bmi_timing.groups[0].failure_rate [1]
     expression: q + f == 1
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_0 : 7645 + 2355 = 1 * 10000 := by decide
 #print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_0
 
 /-- gate q3.qualified_plus_failure[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].qualified_probability [1], bmi_timing.groups[1].failure_rate [1]
     expression: q + f == 1
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_1 : 7339 + 2661 = 1 * 10000 := by decide
 #print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_1
 
 /-- gate q3.qualified_plus_failure[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].qualified_probability [1], bmi_timing.groups[2].failure_rate [1]
     expression: q + f == 1
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_2 : 7493 + 2507 = 1 * 10000 := by decide
 #print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_2
 
 /-- gate q3.qualified_plus_failure[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].qualified_probability [1], bmi_timing.groups[3].failure_rate [1]
     expression: q + f == 1
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 1000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_3 : 809 + 191 = 1 * 1000 := by decide
 #print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_3
 
@@ -499,98 +500,104 @@ theorem cumcm_2025_c_nipt_q2_groups_increasing_upper_2 : 3437 < 4688 := by decid
 /-- gate q2.group_min_le_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].bmi_min [kg/m^2], bmi_timing.groups[0].bmi_max [kg/m^2]
     expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_min_le_max_0 : 2070 ≤ 3052 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_min_le_max_0
 
 /-- gate q2.group_min_le_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].bmi_min [kg/m^2], bmi_timing.groups[1].bmi_max [kg/m^2]
     expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_min_le_max_1 : 3065 ≤ 3234 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_min_le_max_1
 
 /-- gate q2.group_min_le_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].bmi_min [kg/m^2], bmi_timing.groups[2].bmi_max [kg/m^2]
     expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_min_le_max_2 : 3235 ≤ 3437 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_min_le_max_2
 
 /-- gate q2.group_min_le_max[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].bmi_min [kg/m^2], bmi_timing.groups[3].bmi_max [kg/m^2]
     expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_min_le_max_3 : 3443 ≤ 4688 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_min_le_max_3
 
 /-- gate q2.earliest_is_min[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[0].recommended_week [week]
     expression: e <= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_earliest_is_min_0 : 12 ≤ 12 := by decide
 #print axioms cumcm_2025_c_nipt_q2_earliest_is_min_0
 
 /-- gate q2.earliest_is_min[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[1].recommended_week [week]
     expression: e <= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_earliest_is_min_1 : 12 ≤ 12 := by decide
 #print axioms cumcm_2025_c_nipt_q2_earliest_is_min_1
 
 /-- gate q2.earliest_is_min[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[2].recommended_week [week]
     expression: e <= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_earliest_is_min_2 : 12 ≤ 12 := by decide
 #print axioms cumcm_2025_c_nipt_q2_earliest_is_min_2
 
 /-- gate q2.earliest_is_min[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[3].recommended_week [week]
     expression: e <= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_c_nipt_q2_earliest_is_min_3 : 12 ≤ 20 := by decide
 #print axioms cumcm_2025_c_nipt_q2_earliest_is_min_3
 
 /-- gate q2.latest_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[0].recommended_week [week]
     expression: l >= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_c_nipt_q2_latest_is_max_0 : 12 ≤ 20 := by decide
 #print axioms cumcm_2025_c_nipt_q2_latest_is_max_0
 
 /-- gate q2.latest_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[1].recommended_week [week]
     expression: l >= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_c_nipt_q2_latest_is_max_1 : 12 ≤ 20 := by decide
 #print axioms cumcm_2025_c_nipt_q2_latest_is_max_1
 
 /-- gate q2.latest_is_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[2].recommended_week [week]
     expression: l >= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem cumcm_2025_c_nipt_q2_latest_is_max_2 : 12 ≤ 20 := by decide
 #print axioms cumcm_2025_c_nipt_q2_latest_is_max_2
 
 /-- gate q2.latest_is_max[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[3].recommended_week [week]
     expression: l >= w
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_latest_is_max_3 : 20 ≤ 20 := by decide
 #print axioms cumcm_2025_c_nipt_q2_latest_is_max_3
 
 /-- gate q1.summary_r2 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.male_pseudo_r2 [1], male_lmm.pseudo_r2 [1]
     expression: a == b
-    scale: 10^5; variables scaled by 10^5; both sides multiplied by 100000 to clear denominators -/
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q1_summary_r2 : 90064 = 90064 := by decide
 #print axioms cumcm_2025_c_nipt_q1_summary_r2
 
 /-- gate q4.summary_accuracy (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.female_loo_accuracy [1], female_abnormality.leave_one_out_accuracy [1]
     expression: a == b
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q4_summary_accuracy : 8659 = 8659 := by decide
 #print axioms cumcm_2025_c_nipt_q4_summary_accuracy
 
@@ -602,13 +609,15 @@ theorem cumcm_2025_c_nipt_q4_positives_within_rows : 67 ≤ 604 := by decide
 
 /-- gate q2.weeks_nondecreasing_with_bmi[0] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].recommended_week [week], bmi_timing.groups[1].recommended_week [week]
-    scale: 10^0; consecutive values scaled by 10^d -/
+    scale: 10^0; consecutive values scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_0 : 12 ≤ 12 := by decide
 #print axioms cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_0
 
 /-- gate q2.weeks_nondecreasing_with_bmi[1] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].recommended_week [week], bmi_timing.groups[2].recommended_week [week]
-    scale: 10^0; consecutive values scaled by 10^d -/
+    scale: 10^0; consecutive values scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_1 : 12 ≤ 12 := by decide
 #print axioms cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_1
 
@@ -621,14 +630,15 @@ theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_2 : 12 ≤ 20 := by de
 /-- gate q4.beats_majority_rule (identity, level B, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: female_abnormality.leave_one_out_accuracy [1], female_abnormality.rows [count], female_abnormality.positive_count [count]
     expression: acc * rows >= rows - pos
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
 theorem cumcm_2025_c_nipt_q4_beats_majority_rule : ¬ (6040000 * 10000 ≤ 8659 * 6040000 + 670000 * 10000) := by decide
 #print axioms cumcm_2025_c_nipt_q4_beats_majority_rule
 
 /-- gate q2.group_count_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].sample_count [count], ?replay.g0.count [no unit]
     expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_count_replayed_0
 
@@ -636,7 +646,7 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
     sources: bmi_timing.groups[0].bmi_min [kg/m^2], ?replay.g0.bmi_min [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 51 * 100 ∧ 20703125 ≤ 20700000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0
 
@@ -644,14 +654,15 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 
     sources: bmi_timing.groups[0].bmi_max [kg/m^2], ?replay.g0.bmi_max [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 30520000 ≤ 30522986 + 51 * 100 ∧ 30522986 ≤ 30520000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0
 
 /-- gate q2.group_count_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].sample_count [count], ?replay.g1.count [no unit]
     expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_count_replayed_1
 
@@ -659,7 +670,7 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
     sources: bmi_timing.groups[1].bmi_min [kg/m^2], ?replay.g1.bmi_min [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 30650000 ≤ 30647676 + 51 * 100 ∧ 30647676 ≤ 30650000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1
 
@@ -667,14 +678,15 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 30650000 ≤ 30647676 + 
     sources: bmi_timing.groups[1].bmi_max [kg/m^2], ?replay.g1.bmi_max [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 32340000 ≤ 32336576 + 51 * 100 ∧ 32336576 ≤ 32340000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1
 
 /-- gate q2.group_count_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].sample_count [count], ?replay.g2.count [no unit]
     expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_count_replayed_2
 
@@ -682,7 +694,7 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
     sources: bmi_timing.groups[2].bmi_min [kg/m^2], ?replay.g2.bmi_min [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 32350000 ≤ 32346817 + 51 * 100 ∧ 32346817 ≤ 32350000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2
 
@@ -690,14 +702,15 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 32350000 ≤ 32346817 + 
     sources: bmi_timing.groups[2].bmi_max [kg/m^2], ?replay.g2.bmi_max [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 34370000 ≤ 34370776 + 51 * 100 ∧ 34370776 ≤ 34370000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2
 
 /-- gate q2.group_count_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].sample_count [count], ?replay.g3.count [no unit]
     expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_count_replayed_3
 
@@ -705,7 +718,7 @@ theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
     sources: bmi_timing.groups[3].bmi_min [kg/m^2], ?replay.g3.bmi_min [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 34430000 ≤ 34428155 + 51 * 100 ∧ 34428155 ≤ 34430000 + 51 * 100 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3
 
@@ -713,7 +726,7 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 34430000 ≤ 34428155 + 
     sources: bmi_timing.groups[3].bmi_max [kg/m^2], ?replay.g3.bmi_max [no unit]
     expression: claimed == replayed
     declared tolerance (an audited assumption): 0.0051
-    scale: 10^3; variables scaled by 10^3; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 * 10 ≤ 46875 * 10 + 51 ∧ 46875 * 10 ≤ 46880 * 10 + 51 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3
 

@@ -4,6 +4,7 @@
   artifact: panel paper 2309229
   values from: anchors/mcm-2023-a-plant-community/task.json, panel paper 2309229: values and context
   obligations: 48 (48 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -14,8 +15,8 @@ namespace Mcm2023APlantCommunity_Paper2309229
 
 /-- gate q1.optimal_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.optimal_species_count [count]
-    scale: 10^0; x = k with k = 2: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q1_optimal_count_integer : 2 = 2 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q1_optimal_count_integer : 20 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q1_optimal_count_integer
 
 /-- gate q1.optimal_count_positive (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
@@ -26,37 +27,38 @@ theorem mcm_2023_a_plant_community_q1_optimal_count_positive : 1 ≤ 2 := by dec
 
 /-- gate q1.species_count_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.species_count_summary[0].species_count [count]
-    scale: 10^0; x = k with k = 1: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_0 : 1 = 1 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q1_species_count_integer_0 : 10 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q1_species_count_integer_0
 
 /-- gate q1.species_count_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.species_count_summary[1].species_count [count]
-    scale: 10^0; x = k with k = 2: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_1 : 2 = 2 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q1_species_count_integer_1 : 20 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q1_species_count_integer_1
 
 /-- gate q1.species_count_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.species_count_summary[2].species_count [count]
-    scale: 10^0; x = k with k = 3: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_2 : 3 = 3 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q1_species_count_integer_2 : 30 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q1_species_count_integer_2
 
 /-- gate q1.species_count_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.species_count_summary[3].species_count [count]
-    scale: 10^0; x = k with k = 4: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_3 : 4 = 4 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q1_species_count_integer_3 : 40 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q1_species_count_integer_3
 
 /-- gate q1.species_count_integer[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.species_count_summary[4].species_count [count]
-    scale: 10^0; x = k with k = 5: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_4 : 5 = 5 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q1_species_count_integer_4 : 50 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q1_species_count_integer_4
 
 /-- gate q1.species_count_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.species_count_summary[0].species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem mcm_2023_a_plant_community_q1_species_count_positive_0 : 1 ≤ 1 := by decide
 #print axioms mcm_2023_a_plant_community_q1_species_count_positive_0
 
@@ -164,25 +166,26 @@ theorem mcm_2023_a_plant_community_q1_biomass_nonneg_4 : 0 ≤ 3352487 := by dec
 
 /-- gate q3.drought_frequency_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[0].drought_frequency_per_50y [count]
-    scale: 10^0; x = k with k = 0: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_0 : 0 = 0 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_0 : 0 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q3_drought_frequency_integer_0
 
 /-- gate q3.drought_frequency_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[1].drought_frequency_per_50y [count]
-    scale: 10^0; x = k with k = 3: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_1 : 3 = 3 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_1 : 30 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q3_drought_frequency_integer_1
 
 /-- gate q3.drought_frequency_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[2].drought_frequency_per_50y [count]
-    scale: 10^0; x = k with k = 6: x*10^d = k*10^d -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_2 : 6 = 6 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_2 : 60 % 10 = 0 := by decide
 #print axioms mcm_2023_a_plant_community_q3_drought_frequency_integer_2
 
 /-- gate q3.drought_frequency_nonneg[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[0].drought_frequency_per_50y [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
+    scale: 10^0; value and bounds scaled by 10^d
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem mcm_2023_a_plant_community_q3_drought_frequency_nonneg_0 : 0 ≤ 0 := by decide
 #print axioms mcm_2023_a_plant_community_q3_drought_frequency_nonneg_0
 
@@ -243,49 +246,50 @@ theorem mcm_2023_a_plant_community_q4_beta_decline_max : 32 ≤ 100 := by decide
 /-- gate q3.buffer_gain_definition[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[0].diversity_buffer_gain_pct [%], reproduced.drought_buffer[0].five_species_biomass_index [1], reproduced.drought_buffer[0].monoculture_biomass_index [1]
     expression: gain == 100*(five - mono)
-    scale: 10^0; variables scaled by 10^0; subtracted terms moved to the other side -/
-theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_0 : 0 + 100 * 1 = 100 * 1 := by decide
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
+theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_0 : (0 : Int) = (100 : Int) * ((1 : Int) - (1 : Int)) := by decide
 #print axioms mcm_2023_a_plant_community_q3_buffer_gain_definition_0
 
 /-- gate q3.buffer_gain_definition[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[1].diversity_buffer_gain_pct [%], reproduced.drought_buffer[1].five_species_biomass_index [1], reproduced.drought_buffer[1].monoculture_biomass_index [1]
     expression: gain == 100*(five - mono)
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_1 : 79200 + 100 * 8200 = 100 * 8992 := by decide
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_1 : (79200 : Int) = (100 : Int) * ((8992 : Int) - (8200 : Int)) := by decide
 #print axioms mcm_2023_a_plant_community_q3_buffer_gain_definition_1
 
 /-- gate q3.buffer_gain_definition[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[2].diversity_buffer_gain_pct [%], reproduced.drought_buffer[2].five_species_biomass_index [1], reproduced.drought_buffer[2].monoculture_biomass_index [1]
     expression: gain == 100*(five - mono)
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_2 : 149600 + 100 * 6600 = 100 * 8096 := by decide
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
+theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_2 : (149600 : Int) = (100 : Int) * ((8096 : Int) - (6600 : Int)) := by decide
 #print axioms mcm_2023_a_plant_community_q3_buffer_gain_definition_2
 
 /-- gate q1.cv_decrease_definition (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: target_comparison.cov_decrease_1_to_5.actual [1], reproduced.coefficient_of_variation_1_to_5[0] [1], reproduced.coefficient_of_variation_1_to_5[1] [1]
     expression: dec == cv1 - cv5
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators; subtracted terms moved to the other side -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators; subtracted terms moved to the other side -/
 theorem mcm_2023_a_plant_community_q1_cv_decrease_definition : 1211 + 653 = 1864 := by decide
 #print axioms mcm_2023_a_plant_community_q1_cv_decrease_definition
 
 /-- gate q3.diversity_helps_under_drought[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[0].diversity_buffer_gain_pct [%]
     expression: gain >= 0
-    scale: 10^0; variables scaled by 10^0 -/
+    scale: 10^0; variables scaled by 10^0; the expression as written
+    tautology: its two sides are the same literal (distinct values that are equal) -/
 theorem mcm_2023_a_plant_community_q3_diversity_helps_under_drought_0 : 0 ≤ 0 := by decide
 #print axioms mcm_2023_a_plant_community_q3_diversity_helps_under_drought_0
 
 /-- gate q3.diversity_helps_under_drought[1] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[1].diversity_buffer_gain_pct [%]
     expression: gain >= 0
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem mcm_2023_a_plant_community_q3_diversity_helps_under_drought_1 : 0 ≤ 792 := by decide
 #print axioms mcm_2023_a_plant_community_q3_diversity_helps_under_drought_1
 
 /-- gate q3.diversity_helps_under_drought[2] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.drought_buffer[2].diversity_buffer_gain_pct [%]
     expression: gain >= 0
-    scale: 10^2; variables scaled by 10^2; both sides multiplied by 100 to clear denominators -/
+    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
 theorem mcm_2023_a_plant_community_q3_diversity_helps_under_drought_2 : 0 ≤ 1496 := by decide
 #print axioms mcm_2023_a_plant_community_q3_diversity_helps_under_drought_2
 
@@ -304,7 +308,7 @@ theorem mcm_2023_a_plant_community_q3_scenarios_by_frequency_1 : 3 < 6 := by dec
 /-- gate q1.cv_falls_with_richness (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.coefficient_of_variation_1_to_5[0] [1], reproduced.coefficient_of_variation_1_to_5[1] [1]
     expression: cv1 >= cv5
-    scale: 10^4; variables scaled by 10^4; both sides multiplied by 10000 to clear denominators -/
+    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
 theorem mcm_2023_a_plant_community_q1_cv_falls_with_richness : 653 ≤ 1864 := by decide
 #print axioms mcm_2023_a_plant_community_q1_cv_falls_with_richness
 

@@ -14,8 +14,8 @@ namespace Mcm2023BMaasaiMara_Paper2315379Original
 
 /-- gate q1.agricultural_area_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.scenario2_counts.agricultural_area [count]
-    scale: 10^0; x = k with k = 13: x*10^d = k*10^d -/
-theorem mcm_2023_b_maasai_mara_q1_agricultural_area_integer : 13 = 13 := by decide
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem mcm_2023_b_maasai_mara_q1_agricultural_area_integer : 130 % 10 = 0 := by decide
 #print axioms mcm_2023_b_maasai_mara_q1_agricultural_area_integer
 
 /-- gate q1.zones_fill_grid (partition_sum, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)

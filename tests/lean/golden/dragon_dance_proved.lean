@@ -14,7 +14,7 @@ namespace Cumcm2024ADragonDance_Oracle
 /-- gate q5.handle_speed_limit (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: result.x [1], result.y [1]
     expression: v_head * ratio_max <= 2
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : 1246266 * 1604793 ≤ 2 * 1000000 * 1000000 := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
 

@@ -14,7 +14,7 @@ namespace Cumcm2024ADragonDance_PaperA016Original
 /-- gate q5.handle_speed_limit (identity, level B, hard): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: result.x [1], result.y [1]
     expression: v_head * ratio_max <= 2
-    scale: 10^6; variables scaled by 10^6; both sides multiplied by 1000000000000 to clear denominators -/
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : ¬ (1406276 * 1604793 ≤ 2 * 1000000 * 1000000) := by decide
 #print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
 
