@@ -3,7 +3,7 @@
   task: cumcm-2024-b-production-decision
   artifact: oracle artifact
   values from: anchors/cumcm-2024-b-production-decision/oracle.json
-  obligations: 93 (93 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 94 (94 stated as proved, 0 as refuted: the negation of a violated gate)
   vouched checks, decided outside the kernel and not obligations: 6
     - q2.row0.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
     - q2.row1.decisions_optimal_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
@@ -471,10 +471,17 @@ theorem cumcm_2024_b_production_decision_q3_decision_bits_binary_14 : 0 = 0 ∨ 
 theorem cumcm_2024_b_production_decision_q3_decision_bits_binary_15 : 1 = 0 ∨ 1 = 1 := by decide
 #print axioms cumcm_2024_b_production_decision_q3_decision_bits_binary_15
 
+/-- gate q3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
+    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q3_profit_replayed : ((40461500000 : Int) + (1 : Int) * (100000 : Int) - (40461515013 : Int)) * ((40461500000 : Int) - ((40461515013 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
+#print axioms cumcm_2024_b_production_decision_q3_profit_replayed
+
 /-- gate q3.profit_at_most_margin (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3.best_expected_profit [yuan]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q3_profit_at_most_margin : 88 ≤ 104 := by decide
+    scale: 10^4; value and bounds scaled by 10^d -/
+theorem cumcm_2024_b_production_decision_q3_profit_at_most_margin : 404615 ≤ 1040000 := by decide
 #print axioms cumcm_2024_b_production_decision_q3_profit_at_most_margin
 
 /-- gate q4.observed_defects_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim

@@ -3,7 +3,7 @@
   task: cumcm-2024-b-production-decision
   artifact: panel paper B159
   values from: anchors/cumcm-2024-b-production-decision/task.json, panel paper B159: values and context
-  obligations: 59 (59 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 60 (60 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -368,10 +368,17 @@ theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000
 theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) * ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) ≤ (0 : Int) := by decide
 #print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
 
+/-- gate q3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
+    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q3_profit_replayed : ((40461500000 : Int) + (1 : Int) * (100000 : Int) - (40461515013 : Int)) * ((40461500000 : Int) - ((40461515013 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
+#print axioms cumcm_2024_b_production_decision_q3_profit_replayed
+
 /-- gate q3.profit_at_most_margin (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q3.best_expected_profit [yuan]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q3_profit_at_most_margin : 88 ≤ 104 := by decide
+    scale: 10^4; value and bounds scaled by 10^d -/
+theorem cumcm_2024_b_production_decision_q3_profit_at_most_margin : 404615 ≤ 1040000 := by decide
 #print axioms cumcm_2024_b_production_decision_q3_profit_at_most_margin
 
 end Cumcm2024BProductionDecision_PaperB159

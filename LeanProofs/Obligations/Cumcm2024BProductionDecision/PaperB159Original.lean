@@ -15,8 +15,8 @@ namespace Cumcm2024BProductionDecision_PaperB159Original
 /-- gate q3.profit_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
     sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
     expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q3_profit_replayed : ¬ (((88000000000 : Int) - ((40461515013 : Int) + (1 : Int) * (100000 : Int))) * ((88000000000 : Int) + (1 : Int) * (100000 : Int) - (40461515013 : Int)) ≤ (0 : Int)) := by decide
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2024_b_production_decision_q3_profit_replayed : ¬ (((88000000000 : Int) + (1 : Int) * (100000 : Int) - (40461515013 : Int)) * ((88000000000 : Int) - ((40461515013 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int)) := by decide
 #print axioms cumcm_2024_b_production_decision_q3_profit_replayed
 
 /-- gate q3.profit_at_most_margin (range, level C, hard): gate verdict pass; the kernel proves the gate's claim

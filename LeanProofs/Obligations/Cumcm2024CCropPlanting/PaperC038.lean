@@ -144,16 +144,16 @@ theorem cumcm_2024_c_crop_planting_q3_spearman_range : (-10000 : Int) ≤ (2551 
     sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5
-    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 4041887700000000 ≤ 4053821627214375 + 1 * 50000000 := by decide
+    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 40418877000000 ≤ 40844811874535 + 1 * 500000 := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
 
 /-- gate q1.discount_profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
     expression: claimed <= replayed
     declared tolerance (an audited assumption): 0.5
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : 58718967000000000 ≤ 70294093816579375 + 1 * 500000000 := by decide
+    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 100000000 to clear denominators -/
+theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : 5871896700000000 ≤ 6393973467538375 + 1 * 50000000 := by decide
 #print axioms cumcm_2024_c_crop_planting_q1_discount_profit_replayed
 
 end Cumcm2024CCropPlanting_PaperC038
