@@ -88,6 +88,53 @@ def anchors_fingerprint(anchors_dir: str | None = None) -> str:
     return h.hexdigest()
 
 
+# ------------------------------------------------------------------ once per process
+
+_ROOTS: dict[str | None, str] = {}
+_KNOWN: dict[str, tuple[tuple, list[str]]] = {}
+
+
+def _anchors_root(anchors_dir: str | None) -> str:
+    """The anchors folder a batch reads: the one given, else the default
+    (``$MMVERIFY_ANCHORS`` or the bundled anchors), worked out once per value
+    of the variable, not once per input."""
+    if anchors_dir:
+        return anchors_dir
+    env = os.environ.get("MMVERIFY_ANCHORS")
+    root = _ROOTS.get(env)
+    if root is None:
+        from .tasks import default_anchors_dir
+
+        root = _ROOTS[env] = default_anchors_dir()
+    return root
+
+
+def _known_ids(root: str) -> list[str] | None:
+    """The task ids of ``root``'s index, read again only when the index file
+    changes (one ``stat`` per input instead of a read and a parse); None when
+    there is no readable index (the caller then takes the usual path, which
+    reports it)."""
+    from .tasks import load_index
+
+    file = os.path.join(root, "index.json")
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    hit = _KNOWN.get(root)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        known = [t["id"] for t in load_index(root)]
+    except Exception:
+        return None
+    if len(_KNOWN) >= 64:
+        _KNOWN.clear()
+    _KNOWN[root] = (stamp, known)
+    return known
+
+
 # ------------------------------------------------------------------ one input
 
 @dataclass(frozen=True)
@@ -192,7 +239,9 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 except ArtifactError as exc:
                     artifact = exc
                 del raw
-            tid = task_id or infer_task_id(artifact if isinstance(artifact, Artifact) else None, full, anchors_dir)
+            root = _anchors_root(anchors_dir)
+            tid = task_id or infer_task_id(artifact if isinstance(artifact, Artifact) else None, full, root,
+                                           known=_known_ids(root))
         if tid is None and isinstance(artifact, ArtifactError):
             # the file itself is the problem (absent, unreadable, malformed):
             # say that, not "cannot tell the task"
@@ -209,7 +258,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                                                 sha256=sha256, key=key, full=full))
         # not capped: loading the (trusted, cached) task and compiling its gates
         # is the engine's cost, not the artifact's
-        task = load_task(tid, anchors_dir)
+        task = load_task(tid, _anchors_root(anchors_dir))
         if run_gates:
             from mmverify.gates import compile_gates
 
@@ -300,9 +349,19 @@ class ScoreJob:
         from .evaluate import infer_task_id
 
         try:
-            return self.task_id or infer_task_id(None, item[1], self.anchors_dir) or ""
+            root = _anchors_root(self.anchors_dir)
+            return self.task_id or infer_task_id(None, item[1], root, known=_known_ids(root)) or ""
         except Exception:   # a broken index is reported by the worker that loads the task
             return ""
+
+    @staticmethod
+    def brief(row: dict) -> dict:
+        """What the command's summary reads of a row (a process pool sends this
+        back with the row's line, not the whole row)."""
+        error = row.get("error")
+        return {"status": row.get("status"), "oeval": row.get("oeval"),
+                "error": {"code": error.get("code")} if isinstance(error, dict) else None,
+                "batch": row.get("batch")}
 
     def score(self, item: tuple[str, str], done_keys: Container[str]) -> tuple[str, dict | None]:
         o = score_one(item[0], task_id=self.task_id, anchors_dir=self.anchors_dir, run_gates=self.run_gates,
@@ -331,14 +390,24 @@ class ScoreJob:
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
               on_outcome: Callable[[Outcome], None] | None = None, executor: Any = None,
-              wait: bool = False, ruleset: Ruleset = "verified",
-              strict_schema: bool = False) -> tuple[list[Outcome], BatchStats]:
+              wait: bool = False, ruleset: Ruleset = "verified", strict_schema: bool = False,
+              jobs: int = 1, keep_rows: bool = True) -> tuple[list[Outcome], BatchStats]:
     """Score every input into ``output`` (JSON Lines), resuming what is there.
 
     ``executor``: where the scoring runs (see :mod:`mmverify.executors`; None
-    is this process). ``wait``: when another run holds the output file's lock,
-    wait for it instead of raising :class:`mmverify.engine.OutputBusy`."""
+    is this process). ``jobs``: with no executor given, score in this many
+    local processes (:class:`mmverify.executors.ProcessExecutor`), or in this
+    process when the batch is too small for the workers' start to pay
+    (:func:`local_executor`); the rows are the same either way. ``wait``: when
+    another run holds the output file's lock, wait for it instead of raising
+    :class:`mmverify.engine.OutputBusy`.
+
+    ``keep_rows=False`` streams: no row is held (the run's memory does not
+    grow with the number of inputs), the outcomes returned are empty, and
+    ``on_outcome`` is the way to see each row (from worker processes, its
+    :meth:`ScoreJob.brief`: status, O-EVAL, error code, batch block)."""
     from .engine import BatchStats, run_job
+    from .executors import ProcessExecutor
 
     inputs, repeats = unique_inputs(paths)
     anchors_dir = os.path.abspath(anchors_dir) if anchors_dir else None
@@ -346,10 +415,41 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
                     strict_schema)
     items = [(p, os.path.abspath(p)) for p in inputs]
     stats = BatchStats(duplicates=repeats)
+    if executor is None and jobs > 1:
+        executor = local_executor(jobs, len(items))
     on_row = None
     if on_outcome is not None:
         def on_row(i: int, row: dict, reused: bool) -> None:
             on_outcome(Outcome(inputs[i], job.key_of(row) or "", row, reused=reused))
-    rows, reused, stats = run_job(job, items, output, executor=executor, wait=wait, stats=stats, on_row=on_row)
+    ours = executor if isinstance(executor, ProcessExecutor) else None
+    try:
+        rows, reused, stats = run_job(job, items, output, executor=executor, wait=wait, stats=stats, on_row=on_row,
+                                      keep_rows=keep_rows)
+    finally:
+        if ours is not None:
+            ours.close()
+    if rows is None:
+        return [], stats
     outcomes = [Outcome(p, job.key_of(r) or "", r, reused=u) for p, r, u in zip(inputs, rows, reused)]
     return outcomes, stats
+
+
+# below this many inputs per worker process, one process is faster: a worker's
+# start (a fork, its first task loads) and the pipe cost more than they save
+MIN_ITEMS_PER_JOB = 48
+
+
+def local_executor(jobs: int, items: int) -> Any:
+    """``jobs`` local worker processes for a batch of ``items`` inputs, fewer
+    when the batch is small (at least :data:`MIN_ITEMS_PER_JOB` inputs each),
+    and this process alone (``"local"``) when one worker would do."""
+    from .executors import ProcessExecutor
+
+    n = max(1, min(int(jobs), items // MIN_ITEMS_PER_JOB, os.cpu_count() or 1))
+    if n <= 1:
+        return "local"
+    # the pipeline's modules, imported once here: forked workers start with them
+    from . import evaluate, report  # noqa: F401
+    from .scoring import panel  # noqa: F401
+
+    return ProcessExecutor(n)

@@ -171,13 +171,16 @@ def reward_of(task: TaskSpec, artifact: Artifact | ArtifactError | None, ruleset
     return float(oeval) if oeval is not None else 0.0
 
 
-def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
+def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None,
+                  known: list[str] | None = None) -> str | None:
     """The task an artifact belongs to: its ``task_id`` field, else a task id that
     starts its file name (``<task-id>_result.json``), else the name of the folder
     holding it (``anchors/<task-id>/oracle.json``). None when it cannot be told:
     a contest ``problem_id`` such as ``2024-A`` names a CUMCM and an MCM problem
-    alike, so it is not used."""
-    known = [t["id"] for t in load_index(anchors_dir)]
+    alike, so it is not used. ``known``: the task ids of the anchors' index, when
+    the caller has read it already (a batch reads it once)."""
+    if known is None:
+        known = [t["id"] for t in load_index(anchors_dir)]
     if artifact is not None and isinstance(artifact.data.get("task_id"), str) and artifact.data["task_id"] in known:
         return artifact.data["task_id"]
     if filename:
