@@ -37,8 +37,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container
 
 from . import digest
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes, read_bounded
@@ -316,6 +317,25 @@ def _task_by_name(task_id: str | None, path: str, anchors_dir: str | None):
 
 # ------------------------------------------------------------------ the batch
 
+class _Items(Sequence):
+    """The batch's items, ``(path as given, absolute path)``, made as read
+    (the folder taken once, as ``os.path.abspath`` would take it for each):
+    a batch holds no second copy of its paths."""
+
+    def __init__(self, inputs: Sequence[str]):
+        self._inputs = inputs
+        self._cwd = os.getcwd()
+
+    def __len__(self) -> int:
+        return len(self._inputs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        p = self._inputs[i]
+        return p, os.path.normpath(os.path.join(self._cwd, p)) if not os.path.isabs(p) else os.path.normpath(p)
+
+
 def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     """Inputs in order, the same absolute path once; and the repeats."""
     seen: set[str] = set()
@@ -343,7 +363,8 @@ class ScoreJob:
     fingerprint: str
     ruleset: Ruleset = "verified"
     strict_schema: bool = False
-    fsync: ClassVar[bool] = True      # each new row is fsynced before the next is read
+    fsync: ClassVar[bool] = True      # new rows are fsynced (grouped: see mmverify.engine.FSYNC_INTERVAL_S)
+    unique_keys: ClassVar[bool] = True   # a key holds the input's absolute path: no two inputs share one
 
     def group(self, item: tuple[str, str]) -> str:
         from .evaluate import infer_task_id
@@ -413,7 +434,7 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
     anchors_dir = os.path.abspath(anchors_dir) if anchors_dir else None
     job = ScoreJob(task_id, anchors_dir, run_gates, timeout_s, max_bytes, anchors_fingerprint(anchors_dir), ruleset,
                     strict_schema)
-    items = [(p, os.path.abspath(p)) for p in inputs]
+    items = _Items(inputs)
     stats = BatchStats(duplicates=repeats)
     if executor is None and jobs > 1:
         executor = local_executor(jobs, len(items))

@@ -34,6 +34,7 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from array import array
 from typing import Any, Callable, Container, Iterable, Iterator, Sequence
 
 from .artifact import read_bounded  # noqa: F401  (the bounded reader, under its old name here)
@@ -208,10 +209,28 @@ def plan_chunks(items: Sequence[Any], group: Callable[[Any], Any], workers: int,
     (``grouped=False``, a local process pool whose workers share the
     driver's loaded tasks: runs of consecutive items instead)."""
     if workers <= 1:
-        return [[(i, item)] for i, item in enumerate(items)]
+        return _Singles(items)
     if not grouped:
         return [[(i, items[i]) for i in range(lo, hi)] for lo, hi in contiguous_chunks(len(items), workers)]
     return chunks_by_group(items, group, workers * 4, max_chunk=64)
+
+
+class _Singles(Sequence):
+    """``[[(0, items[0])], [(1, items[1])], ...]`` made as read: a batch of n
+    items in one process holds no n chunk lists."""
+
+    def __init__(self, items: Sequence[Any]):
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        return [(i, self._items[i])]
 
 
 def map_chunks(executor: Any, fn: Callable, shared: tuple, chunks: Sequence[Any], *,
@@ -222,7 +241,7 @@ def map_chunks(executor: Any, fn: Callable, shared: tuple, chunks: Sequence[Any]
     :data:`CHUNK_RETRIES` times, then yielded as ``(chunk, exception)``; an
     exception ``is_fatal`` says is the caller's error is raised at once."""
     handles = executor.share(shared)
-    pending = list(chunks)
+    pending = chunks
     attempt = 0
     while pending:
         failed = []
@@ -321,10 +340,11 @@ class _Spool:
         self._synced = time.monotonic()
         self._dirty = False
 
-    def finish(self, places: Sequence[tuple[int, int]]) -> None:
-        """Leave exactly the lines at ``places``, in that order: the file as it
+    def finish(self, offsets: Sequence[int], lengths: Sequence[int]) -> None:
+        """Leave exactly the lines at these places, in this order: the file as it
         is when it already holds just them (a fresh single-process run), else
         a copy of them written atomically."""
+        places = zip(offsets, lengths)
         at = 0
         for off, length in places:
             if off != at:
@@ -341,7 +361,8 @@ class _Spool:
         fd = self.fh.fileno()
         from .atomic import replace_file
 
-        replace_file(self.path, (os.pread(fd, length + 1, off) for off, length in places), durable=self.durable)
+        replace_file(self.path, (os.pread(fd, length + 1, off) for off, length in zip(offsets, lengths)),
+                     durable=self.durable)
         self.close()
 
     def close(self) -> None:
@@ -427,19 +448,26 @@ def _sync_folder(path: str) -> None:
 
 
 def _run(job, items, output, executor, stats, on_row, keep_rows=True):
-    """The run itself, under the lock: every chunk answered, rows in input order."""
+    """The run itself, under the lock: every chunk answered, rows in input order.
+
+    Per item only its place in the file is kept (two machine integers) and
+    whether it was reused; a job whose keys never repeat within a batch
+    (``unique_keys``) also keeps no key of a new row."""
     spool = _Spool(output, job.key_of, stats, getattr(job, "fsync", True)) if output is not None else None
     done = spool.index if spool is not None else {}
+    initial = frozenset(done)
+    unique = getattr(job, "unique_keys", False)
     n = len(items)
     rows: list[dict | None] | None = [None] * n if keep_rows else None
-    keys: list[str | None] = [None] * n
-    places: list[tuple[int, int] | None] = [None] * n
-    reused = [False] * n
+    offsets, lengths = array("q", [-2]) * n, array("q", [0]) * n      # -2: no row yet; -1: placed below
+    reused = bytearray(n)
+    used: set[str] = set()                     # stored keys a row of this run takes
+    pending: dict[str, list[int]] = {}         # a repeated key: items waiting for its first line's place
     brief = not keep_rows and executor.workers > 1 and hasattr(job, "brief")
     try:
         chunks = plan_chunks(items, job.group, executor.workers, grouped=getattr(executor, "grouped", True))
         stats.chunks = len(chunks)
-        for chunk, result in map_chunks(executor, run_chunk_brief if brief else run_chunk, (job, frozenset(done)), chunks,
+        for chunk, result in map_chunks(executor, run_chunk_brief if brief else run_chunk, (job, initial), chunks,
                                         is_fatal=is_task_error, stats=stats):
             if isinstance(result, BaseException):
                 message = f"the worker scoring this input was lost ({type(result).__name__}: {result})"[:2000]
@@ -449,56 +477,60 @@ def _run(job, items, output, executor, stats, on_row, keep_rows=True):
                     result.append((i, key, row_line(row), row))
                 stats.lost += len(result)
             new: list[bytes] = []
-            waiting: list[int] = []
+            waiting: list[tuple[int, str | None]] = []
             for i, key, line, row in result:
                 if line is None:
                     # reused: the stored row, as this run names the input
-                    stored = spool.read(done[key]) if spool is not None else None
+                    stored = spool.read(done[key]) if spool is not None else b""
                     row = job.reuse(items[i], json.loads(stored.decode("utf-8")))
-                    reused[i] = True
+                    reused[i] = 1
+                    used.add(key)
                     stats.reused += 1
                     line = row_line(row)
                     if line == stored:
-                        places[i] = done[key]
+                        offsets[i], lengths[i] = done[key]
                     else:
                         new.append(line)
-                        waiting.append(i)
+                        waiting.append((i, None))
                 else:
                     stats.scored += 1
                     if key in done:
-                        places[i] = done[key]
+                        used.add(key)
+                        offsets[i], lengths[i] = done[key]
+                    elif key in pending:
+                        pending[key].append(i)
+                        offsets[i] = -1
                     else:
                         new.append(line)
-                        waiting.append(i)
-                        done[key] = (-1, -1)          # placed below
-                keys[i] = key
+                        waiting.append((i, None if unique else key))
+                        if not unique:
+                            pending[key] = []
                 if rows is not None:
                     rows[i] = row
                 if on_row is not None:
-                    on_row(i, row, reused[i])
+                    on_row(i, row, bool(reused[i]))
             if new:
-                if spool is not None:
-                    for i, place in zip(waiting, spool.append(new)):
-                        places[i] = place
-                        if done.get(keys[i]) == (-1, -1):
-                            done[keys[i]] = place
-                else:
-                    for i in waiting:
-                        places[i] = (0, 0)
-        missing = [i for i, k in enumerate(keys) if k is None]
+                placed = spool.append(new) if spool is not None else [(0, 0)] * len(new)
+                for (i, key), (off, length) in zip(waiting, placed):
+                    offsets[i], lengths[i] = off, length
+                    if key is not None:
+                        done[key] = (off, length)
+                        for j in pending.pop(key, ()):
+                            offsets[j], lengths[j] = off, length
+            for key, later in list(pending.items()):     # repeats within one chunk, placed now
+                if key in done:
+                    for j in later:
+                        offsets[j], lengths[j] = done[key]
+                    del pending[key]
+        missing = [i for i in range(n) if offsets[i] < 0]
         assert not missing, f"no row for input(s) {missing[:5]}"   # every chunk is answered or lost
-        kept = set(keys)
-        stats.stale_rows = sum(1 for k in done if k not in kept)
+        stats.stale_rows = len(initial - used)
         if spool is not None:
-            # a repeated key placed after its first holder: point it at that line
-            for i, key in enumerate(keys):
-                if places[i] == (-1, -1) or places[i] is None:
-                    places[i] = done[key]
-            spool.finish(places)   # type: ignore[arg-type]
+            spool.finish(offsets, lengths)
     finally:
         if spool is not None:
             spool.close()
-    return rows, reused
+    return rows, [bool(b) for b in reused]
 
 
 @contextmanager
