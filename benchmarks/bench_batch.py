@@ -69,7 +69,9 @@ try:
         peak = next(int(l.split()[1]) for l in fh if l.startswith("VmHWM:"))
 except (OSError, StopIteration):
     pass
-sys.stderr.write("\nPEAK %d %d %s\n" % (peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code))
+r, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write("\nPEAK %d %d %s %f %f\n" % (peak, c.ru_maxrss, code, r.ru_utime + r.ru_stime,
+                                               c.ru_utime + c.ru_stime))
 """
 
 
@@ -127,7 +129,8 @@ def run_command(listing: str, out: str, *extra: str) -> dict[str, Any]:
         os.unlink(out)
     wall, cpu, err = _child([sys.executable, "-c", PEAK, listing, "--output", out, *extra])
     peak = err.rsplit("PEAK", 1)[1].split()
-    return {"wall_s": wall, "cpu_s": cpu, "rss_mib": int(peak[0]) / 1024, "workers_rss_mib": int(peak[1]) / 1024}
+    return {"wall_s": wall, "cpu_s": cpu, "rss_mib": int(peak[0]) / 1024, "workers_rss_mib": int(peak[1]) / 1024,
+            "driver_cpu_s": float(peak[3]), "workers_cpu_s": float(peak[4])}
 
 
 def run_floor(listing: str, out: str) -> dict[str, Any]:
@@ -285,6 +288,17 @@ def run(n: int = 1008, reps: int = 5, jobs_reps: int = 2, scale: int = 10, with_
                            "speedup_median": statistics.median(o["wall_s"] for o in one)
                            / statistics.median(t["wall_s"] for t in two),
                            "rows_identical": same}
+            # on a machine whose cores are busy with other work, a second process of
+            # the same session may get no more CPU than one (the kernel's autogroup
+            # shares a session's CPU among its processes): the wall ratio then says
+            # nothing of the code. The CPU-bound projection for two free cores: one
+            # process's CPU over the larger of half the pool's CPU (workers and
+            # driver together) and the driver's own
+            proj = [o["cpu_s"] / max((t["driver_cpu_s"] + t["workers_cpu_s"]) / 2, t["driver_cpu_s"])
+                    for o, t in zip(one, two)]
+            res["jobs"]["projected_speedup_two_free_cores"] = min(proj)
+            res["jobs"]["two"]["driver_cpu"] = _summary(two, "driver_cpu_s")
+            res["jobs"]["two"]["workers_cpu"] = _summary(two, "workers_cpu_s")
             res["rss_growth"] = res["jobs"]["one"]["rss_mib"]["max"] / res["command"]["rss_mib"]["max"]
     finally:
         if env_cache is None:
@@ -315,6 +329,9 @@ def table(res: dict[str, Any]) -> str:
         add(f"--jobs 2, {j['artifacts']} files: one process wall min {fmt(j['one']['wall']['min'])} s, two "
             f"{fmt(j['two']['wall']['min'])} s: {j['speedup_min']:.2f}x (medians {j['speedup_median']:.2f}x)   "
             f"target >= 1.8x; rows identical: {j['rows_identical']}")
+        add(f"  cpu: one process {fmt(j['one']['cpu']['min'])} s; --jobs 2 driver {fmt(j['two']['driver_cpu']['min'])} s"
+            f" + workers {fmt(j['two']['workers_cpu']['min'])} s; CPU-bound projection for two free cores: "
+            f"{j['projected_speedup_two_free_cores']:.2f}x")
         add(f"peak RSS: {res['command']['rss_mib']['max']:.1f} MiB for {res['profile']['artifacts']} files, "
             f"{j['one']['rss_mib']['max']:.1f} MiB for {j['artifacts']} ({(res['rss_growth'] - 1) * 100:+.1f} %, "
             f"target within 10 %); --jobs 2: driver {j['two']['rss_mib']['max']:.1f} MiB, largest worker "

@@ -8,13 +8,22 @@ Promises
   shape (``status: "error"``, O-EVAL 0) with ``error.code`` one of
   ``task_not_inferred``, ``timeout``, ``internal_error``. An input is never
   dropped silently; the same path given twice is one input (and said so).
-* **Durable as it goes.** Each row is appended as one line and flushed and
-  fsynced before the next input is read, so a crash loses at most the input
-  being scored (on a cluster: rows are written per chunk as chunks come back,
-  and a crash loses at most the chunks in flight). When the batch ends the file is rewritten atomically
-  (temporary file, fsync, rename) to hold exactly one line per input, in the
-  order given: an interrupted and resumed batch ends byte-identical to an
-  uninterrupted one.
+* **Durable as it goes.** Each row is appended as one whole line and flushed
+  before the next input is read, so a killed process loses at most the input
+  being scored (a torn last line, dropped on resume); the file is fsynced at
+  most once a second (:data:`mmverify.engine.FSYNC_INTERVAL_S`) and always
+  before the run returns, so a machine crash loses at most the rows of the last
+  second, which a resume scores again (on a cluster or with ``--jobs``: rows
+  are written per chunk as chunks come back, and a crash loses at most the
+  chunks in flight). When the batch ends the file holds exactly one line per
+  input, in the order given: left as it is when the rows were appended in that
+  order (a fresh run in one process), else rewritten atomically (temporary
+  file, fsync, rename). An interrupted and resumed batch ends byte-identical
+  to an uninterrupted one, whatever the number of processes.
+* **Streamed.** No row is held in memory: a row's line is rendered once, by
+  the process that scored it, and appended; per input the run keeps its place
+  in the file. The memory of a batch does not grow with its number of inputs
+  (``run_batch(keep_rows=False)``, what ``mmverify score --output`` runs).
 * **Resumable.** An existing output file is resumed: rows are keyed by the
   input's absolute path, the sha256 of its bytes, the task option, whether
   gates ran and a fingerprint of the anchors; an input whose key is already
@@ -29,8 +38,9 @@ Promises
   finishes first, and is itself bounded by the size caps.
 * **One writer, any executor.** The run runs on the shared batch engine
   (:mod:`mmverify.engine`): it locks the output file (a second run refuses or
-  waits), and scores in this process or on a Ray or Dask cluster
-  (:mod:`mmverify.executors`) with the same rows.
+  waits), and scores in this process, in local worker processes (``jobs``,
+  ``--jobs N``; one process for a batch too small to gain) or on a Ray or Dask
+  cluster (:mod:`mmverify.executors`) with the same rows.
 """
 from __future__ import annotations
 

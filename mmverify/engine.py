@@ -8,14 +8,19 @@ owns everything around that:
   left, on the main thread by ``SIGALRM`` and on any other thread (a Dask
   worker's task threads) by an asynchronous exception;
 * **the bounded reader** (:func:`read_bounded`, from :mod:`mmverify.artifact`);
-* **the output file**: rows already there are loaded (:func:`load_done`), new
-  rows are appended as they come back, and the file is finally rewritten
-  atomically (:func:`atomic_write`) with one line per item in input order;
+* **the output file**: rows already there are indexed by key, one line at a
+  time (the same lines :func:`load_done` keeps; the file is rewritten without
+  the others), new rows are appended as they come back (flushed; fsynced at
+  most every :data:`FSYNC_INTERVAL_S` and at the end), and the file finally
+  holds one line per item in input order: as it stands when it already does,
+  else rewritten atomically (:mod:`mmverify.atomic`) from the lines' places.
+  No row is held unless the caller asks for the rows (``keep_rows``);
 * **the lock** on the output file (:class:`OutputLock`): a second run on the
   same file refuses, or waits;
-* **chunks and executors**: items go out in chunks grouped by task to an
-  executor (:mod:`mmverify.executors`: in this process by default, or a Ray or
-  Dask cluster). A chunk whose worker died is sent again, and after
+* **chunks and executors**: items go out in chunks to an executor
+  (:mod:`mmverify.executors`: in this process by default, local worker
+  processes in runs of consecutive items, or a Ray or Dask cluster in chunks
+  grouped by task). A chunk whose worker died is sent again, and after
   :data:`CHUNK_RETRIES` more failures each of its items gets an error row
   (code ``worker_lost``, retried on resume): no item is ever dropped.
 
@@ -24,7 +29,9 @@ A job provides ``group(item)`` (the task an item belongs to, for chunking),
 key is in ``done_keys`` (the driver then takes the stored row),
 ``reuse(item, stored)``, ``lost(item, message)`` (the error row of an item
 whose worker was lost), ``key_of(stored_row)`` (the key of a row read back from
-the file, None for a foreign line) and ``fsync`` (fsync per appended chunk).
+the file, None for a foreign line) and ``fsync`` (fsync the appended rows,
+grouped); optionally ``unique_keys`` (no two items share a key) and
+``brief(row)`` (what a process pool sends back when no row is kept).
 """
 from __future__ import annotations
 

@@ -131,21 +131,50 @@ class ProcessExecutor:
         return self._pool
 
     def map_unordered(self, fn, handles, chunks):
-        from concurrent.futures import as_completed
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
 
         pool = self._pool or self._start()
-        futures = {pool.submit(_call_shared, fn, c): c for c in chunks}
+        todo = iter(chunks)
+        running: dict[Any, Any] = {}
         broken = False
-        for fut in as_completed(futures):
-            chunk = futures[fut]
-            try:
-                yield chunk, True, fut.result()
-            except Exception as exc:    # BrokenProcessPool: a worker died (killed, out of memory)
-                from concurrent.futures.process import BrokenProcessPool
 
-                broken = broken or isinstance(exc, BrokenProcessPool)
+        def feed() -> None:
+            # a few chunks per worker in flight, no more: the driver holds the
+            # results of those alone, however long the batch
+            while not broken and len(running) < 2 * self.workers:
+                chunk = next(todo, None)
+                if chunk is None:
+                    return
+                try:
+                    running[pool.submit(_call_shared, fn, chunk)] = chunk
+                except BrokenProcessPool as exc:
+                    failed.append((chunk, exc))
+
+        failed: list[tuple[Any, BaseException]] = []
+        feed()
+        while running or failed:
+            while failed:
+                chunk, exc = failed.pop()
+                broken = True
                 yield chunk, False, exc
-        if broken:                      # the engine's retry gets a new pool
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                chunk = running.pop(fut)
+                exc = fut.exception()
+                if exc is None:
+                    yield chunk, True, fut.result()
+                else:                       # BrokenProcessPool: a worker died (killed, out of memory)
+                    broken = broken or isinstance(exc, BrokenProcessPool)
+                    yield chunk, False, exc
+            del finished
+            feed()
+        if broken:
+            # the chunks not sent fail too; the engine's retry gets a new pool
+            for chunk in todo:
+                yield chunk, False, BrokenProcessPool("a worker process died")
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
               help="exit 1 when an O-EVAL is below this value")
 @click_option(NO_GATES)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="write one JSON line per artifact to this file, fsynced per line; an existing file "
+              help="write one JSON line per artifact to this file, flushed per line (fsynced at least once a "
+                   "second); an existing file "
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
