@@ -466,10 +466,9 @@ def _run(job, items, output, executor, stats, on_row, keep_rows=True):
     unique = getattr(job, "unique_keys", False)
     n = len(items)
     rows: list[dict | None] | None = [None] * n if keep_rows else None
-    offsets, lengths = array("q", [-2]) * n, array("q", [0]) * n      # -2: no row yet; -1: placed below
+    offsets, lengths = array("q", [-1]) * n, array("q", [0]) * n      # -1: no row yet
     reused = bytearray(n)
     used: set[str] = set()                     # stored keys a row of this run takes
-    pending: dict[str, list[int]] = {}         # a repeated key: items waiting for its first line's place
     brief = not keep_rows and executor.workers > 1 and hasattr(job, "brief")
     try:
         chunks = plan_chunks(items, job.group, executor.workers, grouped=getattr(executor, "grouped", True))
@@ -501,17 +500,16 @@ def _run(job, items, output, executor, stats, on_row, keep_rows=True):
                         waiting.append((i, None))
                 else:
                     stats.scored += 1
-                    if key in done:
+                    if key in initial:
                         used.add(key)
-                        offsets[i], lengths[i] = done[key]
-                    elif key in pending:
-                        pending[key].append(i)
-                        offsets[i] = -1
+                    # a key met before (a job whose keys may repeat): the line
+                    # already written serves when it is the same row
+                    place = None if unique else done.get(key)
+                    if place is not None and spool is not None and spool.read(place) == line:
+                        offsets[i], lengths[i] = place
                     else:
                         new.append(line)
-                        waiting.append((i, None if unique else key))
-                        if not unique:
-                            pending[key] = []
+                        waiting.append((i, None if unique or key in done else key))
                 if rows is not None:
                     rows[i] = row
                 if on_row is not None:
@@ -520,15 +518,8 @@ def _run(job, items, output, executor, stats, on_row, keep_rows=True):
                 placed = spool.append(new) if spool is not None else [(0, 0)] * len(new)
                 for (i, key), (off, length) in zip(waiting, placed):
                     offsets[i], lengths[i] = off, length
-                    if key is not None:
+                    if key is not None and key not in done:
                         done[key] = (off, length)
-                        for j in pending.pop(key, ()):
-                            offsets[j], lengths[j] = off, length
-            for key, later in list(pending.items()):     # repeats within one chunk, placed now
-                if key in done:
-                    for j in later:
-                        offsets[j], lengths[j] = done[key]
-                    del pending[key]
         missing = [i for i in range(n) if offsets[i] < 0]
         assert not missing, f"no row for input(s) {missing[:5]}"   # every chunk is answered or lost
         stats.stale_rows = len(initial - used)

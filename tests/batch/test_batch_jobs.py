@@ -336,3 +336,84 @@ def test_memory_is_flat_for_ten_thousand_artifacts(tmp_path):
     replay, panel), peak RSS within 10 % of 1,000."""
     a, b = _flat(tmp_path, 1000, 10000)
     assert b <= a * 1.10, (a, b)
+
+
+# ------------------------------------------------------------------ the spool, as a property
+
+class _KeyJob:
+    """Items are (name, key); the row of an item names it and its key."""
+    fsync = False
+
+    def group(self, item):
+        return item[1][:1]
+
+    def score(self, item, done):
+        return item[1], (None if item[1] in done else {"k": item[1], "v": item[0]})
+
+    def reuse(self, item, stored):
+        return dict(stored, v=item[0])
+
+    def lost(self, item, message):
+        raise AssertionError(message)
+
+    @staticmethod
+    def key_of(obj):
+        return obj.get("k")
+
+
+class _Shuffled:
+    """An in-process executor that answers chunks in a given (shuffled) order,
+    as a pool or a cluster does."""
+
+    def __init__(self, workers, order_seed):
+        self.workers, self.seed = workers, order_seed
+
+    def share(self, objects):
+        return tuple(objects)
+
+    def map_unordered(self, fn, handles, chunks):
+        import random
+
+        chunks = list(chunks)
+        random.Random(self.seed).shuffle(chunks)
+        for c in chunks:
+            yield c, True, fn(*handles, c)
+
+    def close(self):
+        pass
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=30),
+       st.lists(st.sampled_from("abcdefgh"), max_size=10),
+       st.sampled_from([b"", b'{"k": "x"', b"not json\n", b'{"other": 1}\n']),
+       st.integers(1, 4), st.integers(0, 10**6), st.booleans())
+def test_the_file_ends_as_the_rows_in_input_order(keys, stored, junk, workers, seed, keep):
+    """Whatever was in the file (rows of some keys, junk, a torn line) and
+    whatever order chunks come back in, the file ends holding exactly the
+    rows of the items in input order, and every stored row of a key the run
+    needs is reused."""
+    import tempfile
+
+    items = [(f"item{i}", k) for i, k in enumerate(keys)]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "o.jsonl")
+        body = b"".join(engine.row_line({"k": k, "v": "old"}) + b"\n" for k in stored)
+        with open(out, "wb") as fh:
+            fh.write(body + junk)
+        ex = LocalExecutor() if workers == 1 else _Shuffled(workers, seed)
+        seen = []
+        rows, reused, stats = engine.run_job(_KeyJob(), items, out, executor=ex, keep_rows=keep,
+                                             on_row=lambda i, row, u: seen.append((i, row["k"], u)))
+        with open(out, "rb") as fh:
+            got = [json.loads(line) for line in fh.read().splitlines()]
+    # a row of each item, in input order; reused rows renamed as this run names them
+    assert [(r["k"], r["v"]) for r in got] == [(k, name) for name, k in items]
+    assert sorted(i for i, _, _ in seen) == list(range(len(items)))
+    assert [bool(u) for u in reused] == [k in set(stored) for _, k in items]
+    assert stats.stale_rows == len(set(stored) - set(keys))
+    assert stats.dropped_lines == (1 if junk in (b'{"k": "x"', b"not json\n", b'{"other": 1}\n') else 0)
+    if keep:
+        assert [(r["k"], r["v"]) for r in rows] == [(k, name) for name, k in items]
+    else:
+        assert rows is None
