@@ -446,13 +446,14 @@ def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, 
                     strict_schema)
     items = _Items(inputs)
     stats = BatchStats(duplicates=repeats)
+    ours = None          # a process pool this run starts is closed by it
     if executor is None and jobs > 1:
         executor = local_executor(jobs, len(items))
+        ours = executor if isinstance(executor, ProcessExecutor) else None
     on_row = None
     if on_outcome is not None:
         def on_row(i: int, row: dict, reused: bool) -> None:
             on_outcome(Outcome(inputs[i], job.key_of(row) or "", row, reused=reused))
-    ours = executor if isinstance(executor, ProcessExecutor) else None
     try:
         rows, reused, stats = run_job(job, items, output, executor=executor, wait=wait, stats=stats, on_row=on_row,
                                       keep_rows=keep_rows)

@@ -58,14 +58,22 @@ def hundred(tmp_path_factory):
     return paths + [str(folder / f"{TASKS[0].id}_missing.json")]
 
 
-def test_jobs_rows_are_byte_identical_to_one_process(tmp_path, hundred):
-    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    outs, _ = batch.run_batch(hundred, str(one))
+@pytest.fixture(scope="module")
+def reference(hundred, tmp_path_factory):
+    """The one-process run of ``hundred``: its outcomes and its file's bytes."""
+    out = tmp_path_factory.mktemp("ref") / "one.jsonl"
+    outs, _ = batch.run_batch(hundred, str(out))
+    return outs, out.read_bytes()
+
+
+def test_jobs_rows_are_byte_identical_to_one_process(tmp_path, hundred, reference):
+    two = tmp_path / "two.jsonl"
+    outs, one = reference
     seen = []
     got, stats = batch.run_batch(hundred, str(two), jobs=2, keep_rows=False, on_outcome=seen.append)
     assert got == []                                  # streamed: nothing held
     assert stats.scored == len(hundred) and stats.chunks > 1     # it did run in worker processes
-    assert one.read_bytes() == two.read_bytes()
+    assert one == two.read_bytes()
     # the brief rows the workers send back say what the full rows say
     by_input = {o.input: o.row for o in outs}
     assert sorted(o.input for o in seen) == sorted(hundred)
@@ -76,25 +84,30 @@ def test_jobs_rows_are_byte_identical_to_one_process(tmp_path, hundred):
         assert o.key == full["batch"]["key"]
 
 
-def test_cli_jobs_output_and_summary_match_one_process(tmp_path, hundred):
-    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    r1 = cli("score", *hundred, "--output", str(one))
+def test_cli_jobs_output_and_summary_match_one_process(tmp_path, hundred, reference):
+    two = tmp_path / "two.jsonl"
     r2 = cli("score", *hundred, "--output", str(two), "--jobs", "2")
     assert "Traceback" not in r2.stderr, r2.stderr
-    assert r1.returncode == r2.returncode
-    assert one.read_bytes() == two.read_bytes()
-    summary = [line for line in r1.stderr.splitlines() if "row(s) in" in line]
-    assert [s.replace(str(one), "OUT") for s in summary] == \
-        [line.replace(str(two), "OUT") for line in r2.stderr.splitlines() if "row(s) in" in line]
+    assert two.read_bytes() == reference[1]
+    # the summary and the exit code the one-process rows give
+    rows = [o.row for o in reference[0]]
+    statuses: dict = {}
+    for r in rows:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+    assert f"{len(hundred)} row(s) in {two} ({len(hundred)} scored now, 0 reused" in r2.stderr
+    line = next(x for x in r2.stderr.splitlines() if "row(s) in" in x)
+    assert line.endswith(f"): {summary}")
+    no_task = any((r.get("error") or {}).get("code") == "task_not_inferred" for r in rows)
+    assert r2.returncode == (4 if no_task else 1)
 
 
-def test_jobs_resume_reuses_rows_and_ends_identical(tmp_path, hundred):
-    fresh, out = tmp_path / "fresh.jsonl", tmp_path / "out.jsonl"
-    batch.run_batch(hundred, str(fresh))
-    batch.run_batch(hundred[:70], str(out), jobs=2)
+def test_jobs_resume_reuses_rows_and_ends_identical(tmp_path, hundred, reference):
+    out = tmp_path / "out.jsonl"
+    batch.run_batch(hundred[:40], str(out), jobs=2)       # one process: too few for two
     _, stats = batch.run_batch(hundred, str(out), jobs=2)
-    assert stats.reused == 70 and stats.scored == len(hundred) - 70
-    assert out.read_bytes() == fresh.read_bytes()
+    assert stats.reused == 40 and stats.scored == len(hundred) - 40
+    assert out.read_bytes() == reference[1]
 
 
 def test_reused_rows_take_this_runs_spelling_of_the_input(tmp_path, hundred, monkeypatch):
@@ -183,7 +196,7 @@ def test_jobs_need_output_and_no_cluster(tmp_path, hundred):
 
 # ------------------------------------------------------------------ a worker that dies
 
-def test_a_killed_worker_loses_no_input(tmp_path, hundred, monkeypatch):
+def test_a_killed_worker_loses_no_input(tmp_path, hundred, reference, monkeypatch):
     """The first chunk kills its worker process: the pool is started again,
     the chunk retried, and the file ends as a one-process run."""
     marker = tmp_path / "killed-once"
@@ -196,12 +209,14 @@ def test_a_killed_worker_loses_no_input(tmp_path, hundred, monkeypatch):
         return real(self, item, done)
 
     monkeypatch.setattr(batch.ScoreJob, "score", dying)      # the forked workers inherit it
-    out, fresh = tmp_path / "o.jsonl", tmp_path / "fresh.jsonl"
-    _, stats = batch.run_batch(hundred, str(out), executor=ProcessExecutor(2))
+    out = tmp_path / "o.jsonl"
+    pool = ProcessExecutor(2)
+    try:
+        _, stats = batch.run_batch(hundred, str(out), executor=pool)
+    finally:
+        pool.close()
     assert marker.exists() and stats.chunk_failures >= 1 and stats.lost == 0
-    monkeypatch.setattr(batch.ScoreJob, "score", real)
-    batch.run_batch(hundred, str(fresh))
-    assert out.read_bytes() == fresh.read_bytes()
+    assert out.read_bytes() == reference[1]
 
 
 # ------------------------------------------------------------------ fsync, grouped
@@ -234,7 +249,7 @@ def test_fsync_is_grouped_and_the_end_is_always_flushed(tmp_path, hundred, monke
 def test_sigkilled_jobs_run_resumes_exactly(tmp_path, monkeypatch):
     """`mmverify score --jobs 2 --output` killed once rows are on disk; the
     resumed run (again with --jobs 2) leaves the file a one-process run writes."""
-    paths = write_batch_inputs(str(tmp_path / "in"), 240, TASKS)
+    paths = write_batch_inputs(str(tmp_path / "in"), 150, TASKS)
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "mmverify", "score", *paths, "--output", str(out), "--jobs", "2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -249,7 +264,7 @@ def test_sigkilled_jobs_run_resumes_exactly(tmp_path, monkeypatch):
         proc.wait(timeout=60)
     assert proc.returncode == -signal.SIGKILL
     partial = out.read_bytes().count(b"\n")
-    assert 5 <= partial < 240, partial
+    assert 5 <= partial < 150, partial
     r = cli("score", *paths, "--output", str(out), "--jobs", "2")
     assert "Traceback" not in r.stderr, r.stderr
     assert "reused" in r.stderr
