@@ -58,7 +58,7 @@ try:
 except ImportError:  # not POSIX: child CPU times are reported as not measured
     resource = None  # type: ignore[assignment]
 
-SECTIONS = ("cold", "throughput", "size", "board", "lean", "memory")
+SECTIONS = ("cold", "throughput", "size", "board", "lean", "memory", "batch")
 TARGETS = {
     "cold_start_ratio": ("<=", 5.0, "CLI cold start / python -c pass, worst of the 18 oracles"),
     "throughput_per_s": (">=", 5000.0, "in-process artifacts per second, one core"),
@@ -69,6 +69,10 @@ TARGETS = {
     # cyclic garbage collector paused, whose passes grow with the heap), within 25 %
     "count_cost_growth": ("<=", 1.25, "max per-artifact cost at 10x/100x artifacts over 1x"),
     "size_cost_growth": ("<=", 1.25, "per-KB cost at 100x size over 10x size, GC paused"),
+    # issue 33
+    "batch_floor_ratio": ("<=", 4.0, "score --output on 1,008 oracle copies / the json floor, wall, one process"),
+    "batch_jobs2_speedup": (">=", 1.8, "score --output --jobs 2 against one process, 10,080 files, wall"),
+    "batch_rss_growth": ("<=", 1.10, "peak RSS of score --output, 10,080 files over 1,008"),
 }
 
 
@@ -78,6 +82,7 @@ from bench_common import (Clock, children_cpu, load_avg, load_oracles, log, mach
                           versions)
 from bench_cold import bench_cold  # noqa: E402
 from bench_throughput import bench_throughput  # noqa: E402
+import bench_batch  # noqa: E402
 
 
 # ------------------------------------------------------------------ size scaling
@@ -584,6 +589,9 @@ def main(argv: list[str] | None = None) -> int:
         ("lean", lambda: bench_lean(args.quick, args.lean_timeout)),
         ("memory", lambda: bench_memory(args.quick, res.get("size", {}).get("factors", {}).get(100, {})
                                         .get("largest_task"))),
+        # issue 33: the batch command against the json floor, --jobs 2, memory at 10x
+        ("batch", lambda: bench_batch.run(n=336 if args.quick else 1008, reps=2 if args.quick else 3,
+                                          jobs_reps=1, scale=10, with_jobs=not args.quick)),
     ]
     for name, fn in steps:
         if name not in only:
@@ -628,6 +636,11 @@ def main(argv: list[str] | None = None) -> int:
     if "memory" in res and "error" not in res["memory"]:
         figures["peak_memory_mib"] = res["memory"]["tracemalloc_peak_mib"]
         figures["max_rss_mib"] = res["memory"]["max_rss_mib"]
+    if "batch" in res:
+        figures["batch_floor_ratio"] = res["batch"]["ratio_wall_min"]
+        if "jobs" in res["batch"]:
+            figures["batch_jobs2_speedup"] = res["batch"]["jobs"]["speedup_min"]
+            figures["batch_rss_growth"] = res["batch"]["rss_growth"]
     res["figures"] = figures
     targets = {}
     for key, (op, target, _desc) in TARGETS.items():
@@ -644,6 +657,8 @@ def main(argv: list[str] | None = None) -> int:
     res["meta"]["seconds"] = time.perf_counter() - start
     if "cold" in res or "throughput" in res or "size" in res or "board" in res or "lean" in res or "memory" in res:
         print(table(res), end="")
+    if "batch" in res:
+        print(bench_batch.table(res["batch"]), end="")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(res, fh, indent=2, sort_keys=True, default=str)

@@ -330,7 +330,15 @@ def read_bounded(path: str, max_bytes: int = DEFAULT_MAX_BYTES, *, follow_symlin
         raise problem
     with os.fdopen(fd, "rb") as fh:
         try:
-            raw = fh.read(max_bytes + 1)   # a device or a growing file: still bounded
+            if stat.S_ISREG(st.st_mode):
+                # a buffer of the file's size, not of the cap (a buffer of the
+                # cap costs more than the read of a small file); a file grown
+                # since its size was taken is read on, up to the cap
+                raw = fh.read(st.st_size + 1)
+                if len(raw) > st.st_size:
+                    raw += fh.read(max_bytes + 1 - len(raw))
+            else:
+                raw = fh.read(max_bytes + 1)   # a device or a FIFO: still bounded
         except OSError as exc:
             raise ArtifactError("unreadable", f"cannot read artifact {path}: {exc.strerror}") from None
     if len(raw) > max_bytes:

@@ -8,13 +8,22 @@ Promises
   shape (``status: "error"``, O-EVAL 0) with ``error.code`` one of
   ``task_not_inferred``, ``timeout``, ``internal_error``. An input is never
   dropped silently; the same path given twice is one input (and said so).
-* **Durable as it goes.** Each row is appended as one line and flushed and
-  fsynced before the next input is read, so a crash loses at most the input
-  being scored (on a cluster: rows are written per chunk as chunks come back,
-  and a crash loses at most the chunks in flight). When the batch ends the file is rewritten atomically
-  (temporary file, fsync, rename) to hold exactly one line per input, in the
-  order given: an interrupted and resumed batch ends byte-identical to an
-  uninterrupted one.
+* **Durable as it goes.** Each row is appended as one whole line and flushed
+  before the next input is read, so a killed process loses at most the input
+  being scored (a torn last line, dropped on resume); the file is fsynced at
+  most once a second (:data:`mmverify.engine.FSYNC_INTERVAL_S`) and always
+  before the run returns, so a machine crash loses at most the rows of the last
+  second, which a resume scores again (on a cluster or with ``--jobs``: rows
+  are written per chunk as chunks come back, and a crash loses at most the
+  chunks in flight). When the batch ends the file holds exactly one line per
+  input, in the order given: left as it is when the rows were appended in that
+  order (a fresh run in one process), else rewritten atomically (temporary
+  file, fsync, rename). An interrupted and resumed batch ends byte-identical
+  to an uninterrupted one, whatever the number of processes.
+* **Streamed.** No row is held in memory: a row's line is rendered once, by
+  the process that scored it, and appended; per input the run keeps its place
+  in the file. The memory of a batch does not grow with its number of inputs
+  (``run_batch(keep_rows=False)``, what ``mmverify score --output`` runs).
 * **Resumable.** An existing output file is resumed: rows are keyed by the
   input's absolute path, the sha256 of its bytes, the task option, whether
   gates ran and a fingerprint of the anchors; an input whose key is already
@@ -29,16 +38,18 @@ Promises
   finishes first, and is itself bounded by the size caps.
 * **One writer, any executor.** The run runs on the shared batch engine
   (:mod:`mmverify.engine`): it locks the output file (a second run refuses or
-  waits), and scores in this process or on a Ray or Dask cluster
-  (:mod:`mmverify.executors`) with the same rows.
+  waits), and scores in this process, in local worker processes (``jobs``,
+  ``--jobs N``; one process for a batch too small to gain) or on a Ray or Dask
+  cluster (:mod:`mmverify.executors`) with the same rows.
 """
 from __future__ import annotations
 
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Container
 
 from . import digest
 from .artifact import DEFAULT_MAX_BYTES, Artifact, ArtifactError, parse_bytes, read_bounded
@@ -86,6 +97,53 @@ def anchors_fingerprint(anchors_dir: str | None = None) -> str:
         except OSError:
             h.update(b"(absent)")
     return h.hexdigest()
+
+
+# ------------------------------------------------------------------ once per process
+
+_ROOTS: dict[str | None, str] = {}
+_KNOWN: dict[str, tuple[tuple, list[str]]] = {}
+
+
+def _anchors_root(anchors_dir: str | None) -> str:
+    """The anchors folder a batch reads: the one given, else the default
+    (``$MMVERIFY_ANCHORS`` or the bundled anchors), worked out once per value
+    of the variable, not once per input."""
+    if anchors_dir:
+        return anchors_dir
+    env = os.environ.get("MMVERIFY_ANCHORS")
+    root = _ROOTS.get(env)
+    if root is None:
+        from .tasks import default_anchors_dir
+
+        root = _ROOTS[env] = default_anchors_dir()
+    return root
+
+
+def _known_ids(root: str) -> list[str] | None:
+    """The task ids of ``root``'s index, read again only when the index file
+    changes (one ``stat`` per input instead of a read and a parse); None when
+    there is no readable index (the caller then takes the usual path, which
+    reports it)."""
+    from .tasks import load_index
+
+    file = os.path.join(root, "index.json")
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    hit = _KNOWN.get(root)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        known = [t["id"] for t in load_index(root)]
+    except Exception:
+        return None
+    if len(_KNOWN) >= 64:
+        _KNOWN.clear()
+    _KNOWN[root] = (stamp, known)
+    return known
 
 
 # ------------------------------------------------------------------ one input
@@ -205,8 +263,10 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                 except ArtifactError as exc:
                     artifact = exc
                 del raw
+            root = _anchors_root(anchors_dir)
             try:
-                tid = bind_task(artifact if isinstance(artifact, Artifact) else None, full, task_id, anchors_dir)
+                tid = bind_task(artifact if isinstance(artifact, Artifact) else None, full, task_id, root,
+                                known=_known_ids(root))
             except TaskMismatch as exc:
                 message = str(exc).replace(full, path) if full != path else str(exc)
                 return Outcome(path, key, mismatch_row(path, message, task_id, anchors_dir, sha256=sha256,
@@ -227,7 +287,7 @@ def score_one(path: str, *, task_id: str | None = None, anchors_dir: str | None 
                                                 sha256=sha256, key=key, full=full))
         # not capped: loading the (trusted, cached) task and compiling its gates
         # is the engine's cost, not the artifact's
-        task = load_task(tid, anchors_dir)
+        task = load_task(tid, _anchors_root(anchors_dir))
         if run_gates:
             from mmverify.gates import compile_gates
 
@@ -285,6 +345,25 @@ def _task_by_name(task_id: str | None, path: str, anchors_dir: str | None):
 
 # ------------------------------------------------------------------ the batch
 
+class _Items(Sequence):
+    """The batch's items, ``(path as given, absolute path)``, made as read
+    (the folder taken once, as ``os.path.abspath`` would take it for each):
+    a batch holds no second copy of its paths."""
+
+    def __init__(self, inputs: Sequence[str]):
+        self._inputs = inputs
+        self._cwd = os.getcwd()
+
+    def __len__(self) -> int:
+        return len(self._inputs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        p = self._inputs[i]
+        return p, os.path.normpath(os.path.join(self._cwd, p)) if not os.path.isabs(p) else os.path.normpath(p)
+
+
 def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     """Inputs in order, the same absolute path once; and the repeats."""
     seen: set[str] = set()
@@ -312,15 +391,26 @@ class ScoreJob:
     fingerprint: str
     ruleset: Ruleset = "verified"
     strict_schema: bool = False
-    fsync: ClassVar[bool] = True      # each new row is fsynced before the next is read
+    fsync: ClassVar[bool] = True      # new rows are fsynced (grouped: see mmverify.engine.FSYNC_INTERVAL_S)
+    unique_keys: ClassVar[bool] = True   # a key holds the input's absolute path: no two inputs share one
 
     def group(self, item: tuple[str, str]) -> str:
         from .evaluate import infer_task_id
 
         try:
-            return self.task_id or infer_task_id(None, item[1], self.anchors_dir) or ""
+            root = _anchors_root(self.anchors_dir)
+            return self.task_id or infer_task_id(None, item[1], root, known=_known_ids(root)) or ""
         except Exception:   # a broken index is reported by the worker that loads the task
             return ""
+
+    @staticmethod
+    def brief(row: dict) -> dict:
+        """What the command's summary reads of a row (a process pool sends this
+        back with the row's line, not the whole row)."""
+        error = row.get("error")
+        return {"status": row.get("status"), "oeval": row.get("oeval"),
+                "error": {"code": error.get("code")} if isinstance(error, dict) else None,
+                "batch": row.get("batch")}
 
     def score(self, item: tuple[str, str], done_keys: Container[str]) -> tuple[str, dict | None]:
         o = score_one(item[0], task_id=self.task_id, anchors_dir=self.anchors_dir, run_gates=self.run_gates,
@@ -349,25 +439,67 @@ class ScoreJob:
 def run_batch(paths: Sequence[str], output: str, *, task_id: str | None = None, anchors_dir: str | None = None,
               run_gates: bool = True, timeout_s: float | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
               on_outcome: Callable[[Outcome], None] | None = None, executor: Any = None,
-              wait: bool = False, ruleset: Ruleset = "verified",
-              strict_schema: bool = False) -> tuple[list[Outcome], BatchStats]:
+              wait: bool = False, ruleset: Ruleset = "verified", strict_schema: bool = False,
+              jobs: int = 1, keep_rows: bool = True) -> tuple[list[Outcome], BatchStats]:
     """Score every input into ``output`` (JSON Lines), resuming what is there.
 
     ``executor``: where the scoring runs (see :mod:`mmverify.executors`; None
-    is this process). ``wait``: when another run holds the output file's lock,
-    wait for it instead of raising :class:`mmverify.engine.OutputBusy`."""
+    is this process). ``jobs``: with no executor given, score in this many
+    local processes (:class:`mmverify.executors.ProcessExecutor`), or in this
+    process when the batch is too small for the workers' start to pay
+    (:func:`local_executor`); the rows are the same either way. ``wait``: when
+    another run holds the output file's lock, wait for it instead of raising
+    :class:`mmverify.engine.OutputBusy`.
+
+    ``keep_rows=False`` streams: no row is held (the run's memory does not
+    grow with the number of inputs), the outcomes returned are empty, and
+    ``on_outcome`` is the way to see each row (from worker processes, its
+    :meth:`ScoreJob.brief`: status, O-EVAL, error code, batch block)."""
     from .engine import BatchStats, run_job
+    from .executors import ProcessExecutor
 
     inputs, repeats = unique_inputs(paths)
     anchors_dir = os.path.abspath(anchors_dir) if anchors_dir else None
     job = ScoreJob(task_id, anchors_dir, run_gates, timeout_s, max_bytes, anchors_fingerprint(anchors_dir), ruleset,
                     strict_schema)
-    items = [(p, os.path.abspath(p)) for p in inputs]
+    items = _Items(inputs)
     stats = BatchStats(duplicates=repeats)
+    ours = None          # a process pool this run starts is closed by it
+    if executor is None and jobs > 1:
+        executor = local_executor(jobs, len(items))
+        ours = executor if isinstance(executor, ProcessExecutor) else None
     on_row = None
     if on_outcome is not None:
         def on_row(i: int, row: dict, reused: bool) -> None:
             on_outcome(Outcome(inputs[i], job.key_of(row) or "", row, reused=reused))
-    rows, reused, stats = run_job(job, items, output, executor=executor, wait=wait, stats=stats, on_row=on_row)
+    try:
+        rows, reused, stats = run_job(job, items, output, executor=executor, wait=wait, stats=stats, on_row=on_row,
+                                      keep_rows=keep_rows)
+    finally:
+        if ours is not None:
+            ours.close()
+    if rows is None:
+        return [], stats
     outcomes = [Outcome(p, job.key_of(r) or "", r, reused=u) for p, r, u in zip(inputs, rows, reused)]
     return outcomes, stats
+
+
+# below this many inputs per worker process, one process is faster: a worker's
+# start (a fork, its first task loads) and the pipe cost more than they save
+MIN_ITEMS_PER_JOB = 48
+
+
+def local_executor(jobs: int, items: int) -> Any:
+    """``jobs`` local worker processes for a batch of ``items`` inputs, fewer
+    when the batch is small (at least :data:`MIN_ITEMS_PER_JOB` inputs each),
+    and this process alone (``"local"``) when one worker would do."""
+    from .executors import ProcessExecutor
+
+    n = max(1, min(int(jobs), items // MIN_ITEMS_PER_JOB, os.cpu_count() or 1))
+    if n <= 1:
+        return "local"
+    # the pipeline's modules, imported once here: forked workers start with them
+    from . import evaluate, report  # noqa: F401
+    from .scoring import panel  # noqa: F401
+
+    return ProcessExecutor(n)

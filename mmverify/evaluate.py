@@ -187,15 +187,18 @@ def _field_task_id(artifact: Artifact | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None) -> str | None:
+def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: str | None = None,
+                  known: list[str] | None = None) -> str | None:
     """The task an artifact belongs to when nothing binds it: its ``task_id``
     field, else a task id that starts its file name (``<task-id>_result.json``),
     else the name of the folder holding it (``anchors/<task-id>/oracle.json``).
     None when it cannot be told: a contest ``problem_id`` such as ``2024-A``
     names a CUMCM and an MCM problem alike, so it is not used. See
     :func:`bind_task` for the task a harness binds, and for a ``task_id`` that
-    disagrees with the file name."""
-    known = [t["id"] for t in load_index(anchors_dir)]
+    disagrees with the file name. ``known``: the task ids of the anchors'
+    index, when the caller has read it already (a batch reads it once)."""
+    if known is None:
+        known = [t["id"] for t in load_index(anchors_dir)]
     field = _field_task_id(artifact)
     if field is not None and field in known:
         return field
@@ -210,7 +213,7 @@ def infer_task_id(artifact: Artifact | None, filename: str | None, anchors_dir: 
 
 
 def bind_task(artifact: Artifact | None, filename: str | None, bound: str | None,
-              anchors_dir: str | None = None) -> str | None:
+              anchors_dir: str | None = None, known: list[str] | None = None) -> str | None:
     """The task an artifact is scored on.
 
     The harness binds the task: ``bound`` is ``--task``, a board manifest
@@ -220,8 +223,10 @@ def bind_task(artifact: Artifact | None, filename: str | None, bound: str | None
     With nothing bound (``bound`` None) the task is inferred
     (:func:`infer_task_id`), except that a ``task_id`` naming one task in a
     file named for another raises :class:`TaskMismatch` too: neither is
-    taken over the other. None when the task cannot be told."""
-    known = [t["id"] for t in load_index(anchors_dir)]
+    taken over the other. None when the task cannot be told. ``known``: as
+    in :func:`infer_task_id`."""
+    if known is None:
+        known = [t["id"] for t in load_index(anchors_dir)]
     field = _field_task_id(artifact)
     named = _named_by_file(filename, known)
     if bound is not None:
@@ -232,7 +237,7 @@ def bind_task(artifact: Artifact | None, filename: str | None, bound: str | None
         return bound
     if field is not None and field in known and named is not None and named != field:
         raise TaskMismatch(filename, None, field, "task_id field", named)
-    return infer_task_id(artifact, filename, anchors_dir)
+    return infer_task_id(artifact, filename, anchors_dir, known)
 
 
 def score_path(path: str, task_id: str | None = None, anchors_dir: str | None = None,

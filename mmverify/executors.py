@@ -11,6 +11,8 @@ when chosen, and a missing one is reported with the extra to install.
 Spellings accepted by :func:`make_executor` (and ``--executor``):
 
 * ``local``: in this process, one item after the other (the default);
+* ``local:N``: ``N`` local worker processes (:class:`ProcessExecutor`,
+  ``--jobs N``);
 * ``ray``: the Ray cluster named by ``RAY_ADDRESS``, else a new local one;
 * ``ray://HOST:PORT``: a running Ray cluster, through the Ray client;
 * ``dask``: a new local Dask cluster (one process per core);
@@ -83,6 +85,108 @@ class PoolExecutor:
     def close(self) -> None:
         self._pool.close()
         self._pool.join()
+
+
+def _fork_context():
+    """``fork`` where the platform has it (a worker starts with the driver's
+    loaded modules and tasks, in milliseconds), else the platform default."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+_SHARED: tuple = ()
+
+
+def _set_shared(objects: tuple) -> None:
+    global _SHARED
+    _SHARED = objects
+
+
+def _call_shared(fn: Callable, chunk: Any) -> Any:
+    return fn(*_SHARED, chunk)
+
+
+class ProcessExecutor:
+    """``processes`` local worker processes (``--jobs N``). The shared objects
+    (the job, the keys already done) reach each worker once, when it starts
+    (inherited by ``fork``, where the platform has it), not with every chunk;
+    a chunk carries only its items. Chunks are runs of consecutive items
+    (``grouped`` False: every worker has every task at hand). A worker that
+    dies fails the chunks in flight (``BrokenProcessPool``), and the pool is
+    started again for the engine's retry."""
+
+    grouped = False
+
+    def __init__(self, processes: int):
+        self.workers = max(1, int(processes))
+        self._handles: tuple = ()
+        self._pool: Any = None
+
+    def share(self, objects: Sequence[Any]) -> tuple:
+        self._handles = tuple(objects)
+        return ()
+
+    def _start(self) -> Any:
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=_fork_context(), initializer=_set_shared,
+                                         initargs=(self._handles,))
+        return self._pool
+
+    def map_unordered(self, fn, handles, chunks):
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        pool = self._pool or self._start()
+        todo = iter(chunks)
+        running: dict[Any, Any] = {}
+        broken = False
+
+        def feed() -> None:
+            # a few chunks per worker in flight, no more: the driver holds the
+            # results of those alone, however long the batch
+            while not broken and len(running) < 2 * self.workers:
+                chunk = next(todo, None)
+                if chunk is None:
+                    return
+                try:
+                    running[pool.submit(_call_shared, fn, chunk)] = chunk
+                except BrokenProcessPool as exc:
+                    failed.append((chunk, exc))
+
+        failed: list[tuple[Any, BaseException]] = []
+        feed()
+        while running or failed:
+            while failed:
+                chunk, exc = failed.pop()
+                broken = True
+                yield chunk, False, exc
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                chunk = running.pop(fut)
+                exc = fut.exception()
+                if exc is None:
+                    yield chunk, True, fut.result()
+                else:                       # BrokenProcessPool: a worker died (killed, out of memory)
+                    broken = broken or isinstance(exc, BrokenProcessPool)
+                    yield chunk, False, exc
+            del finished
+            feed()
+        if broken:
+            # the chunks not sent fail too; the engine's retry gets a new pool
+            for chunk in todo:
+                yield chunk, False, BrokenProcessPool("a worker process died")
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
 
 class RayExecutor:
@@ -192,6 +296,9 @@ def make_executor(spec: Any) -> Any:
     if type(spec).__module__.startswith("distributed") and hasattr(spec, "submit"):
         return DaskExecutor(client=spec)
     if isinstance(spec, str):
+        if spec.startswith("local:") and spec[6:].isdigit() and int(spec[6:]) >= 1:
+            n = int(spec[6:])
+            return LocalExecutor() if n == 1 else ProcessExecutor(n)
         if spec == "ray":
             return RayExecutor()
         if spec.startswith("ray://"):
@@ -200,7 +307,7 @@ def make_executor(spec: Any) -> Any:
             return DaskExecutor()
         if spec.startswith("dask://"):
             return DaskExecutor("tcp://" + spec[len("dask://"):])
-    raise ExecutorUnavailable(f"unknown executor {spec!r}: use local, ray, ray://HOST:PORT, dask or dask://HOST:PORT")
+    raise ExecutorUnavailable(f"unknown executor {spec!r}: use local, local:N, ray, ray://HOST:PORT, dask or dask://HOST:PORT")
 
 
 def owned(spec: Any) -> bool:

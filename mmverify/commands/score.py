@@ -32,16 +32,20 @@ if TYPE_CHECKING:
               help="exit 1 when an O-EVAL is below this value")
 @click_option(NO_GATES)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="write one JSON line per artifact to this file, fsynced per line; an existing file "
+              help="write one JSON line per artifact to this file, flushed per line (fsynced at least once a "
+                   "second); an existing file "
                    "is resumed (artifacts already scored, same path and bytes, are skipped)")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True), default=None,
               help="time cap per artifact in seconds; an artifact over it is an error row (code timeout)")
 @click_option(RULES)
 @strict_schema_option
 @executor_options
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="with --output: score in N local processes (one process for a batch too small to gain); "
+                   "the rows are the same")
 @task_errors
 def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, output, timeout_s, ruleset,
-          strict_schema, executor, wait):
+          strict_schema, executor, wait, jobs):
     """Score each ARTIFACT against its task's panel (O-EVAL), after schema and gates.
 
     With several artifacts and --format json, the output is one JSON report per
@@ -56,11 +60,15 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
         if not time_cap_available():  # pragma: no cover - POSIX main thread in practice
             click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
                        err=True)
+    if jobs > 1 and executor != "local":
+        click.echo("error: --jobs is for local processes; a cluster (--executor) sizes itself", err=True)
+        sys.exit(EXIT_USAGE)
     if output is not None:
         sys.exit(_score_batch(artifacts, output, task_id, anchors_dir, not no_gates, timeout_s, fail_under,
-                              executor, wait, ruleset, strict_schema))
-    if executor != "local":
-        click.echo("error: --executor needs --output (a batch file)", err=True)
+                              executor, wait, ruleset, strict_schema, jobs))
+    if executor != "local" or jobs > 1:
+        click.echo(f"error: {'--executor' if executor != 'local' else '--jobs'} needs --output (a batch file)",
+                   err=True)
         sys.exit(EXIT_USAGE)
     fmt = "json" if as_json else fmt
     many = len(artifacts) > 1
@@ -84,20 +92,27 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
 
 
 def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, fail_under, executor="local",
-                 wait=False, ruleset: Ruleset = "verified", strict_schema: bool = False) -> int:
-    """``--output``: every artifact into one JSON Lines file; returns the exit code."""
+                 wait=False, ruleset: Ruleset = "verified", strict_schema: bool = False, jobs: int = 1) -> int:
+    """``--output``: every artifact into one JSON Lines file; returns the exit code.
+    Rows are streamed to the file, never held: the summary is tallied as they come."""
     from mmverify.batch import run_batch
     from mmverify.engine import OutputBusy
     from mmverify.executors import ExecutorUnavailable
 
-    worst = EXIT_OK
-    below = 0
     bar = progress_counter(len(artifacts))
+    tally = _Tally(fail_under)
+
+    def seen(outcome) -> None:
+        tally.add(outcome.row)
+        if bar:
+            bar.step()
+
     try:
-        outcomes, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
-                                    run_gates=run_gates, timeout_s=timeout_s, executor=executor, wait=wait,
-                                    ruleset=ruleset, strict_schema=strict_schema,
-                                    on_outcome=bar.step if bar else None)
+        _, stats = run_batch(artifacts, output, task_id=task_id, anchors_dir=anchors_dir,
+                             run_gates=run_gates, timeout_s=timeout_s,
+                             executor=None if executor == "local" else executor, wait=wait,
+                             ruleset=ruleset, strict_schema=strict_schema, on_outcome=seen, jobs=jobs,
+                             keep_rows=False)
     except (OutputBusy, ExecutorUnavailable) as exc:
         click.echo(f"error: {exc}", err=True)
         return EXIT_USAGE
@@ -107,20 +122,9 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
     finally:
         if bar:
             bar.close()
-    counts: dict[str, int] = {}
-    for o in outcomes:
-        status = o.row.get("status")
-        code = (o.row.get("error") or {}).get("code")
-        counts[status] = counts.get(status, 0) + 1
-        if code in ("task_not_inferred", "task_mismatch"):
-            worst = max(worst, EXIT_NO_TASK)
-        elif status not in ("scored", "not_scored"):
-            worst = max(worst, EXIT_VERDICT)
-        elif fail_under is not None and (o.row.get("oeval") is None or o.row["oeval"] < fail_under):
-            below += 1
-            worst = max(worst, EXIT_VERDICT)
+    counts, worst, below = tally.counts, tally.worst, tally.below
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    click.echo(f"{len(outcomes)} row(s) in {output} ({stats.scored} scored now, {stats.reused} reused"
+    click.echo(f"{tally.rows} row(s) in {output} ({stats.scored} scored now, {stats.reused} reused"
                + (f", {stats.dropped_lines} torn/unreadable line(s) dropped and redone" if stats.dropped_lines else "")
                + (f", {stats.stale_rows} earlier row(s) of other inputs or older bytes not kept"
                   if stats.stale_rows else "")
@@ -132,3 +136,26 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
     if below:
         click.echo(f"{below} artifact(s) with O-EVAL below --fail-under {fail_under}", err=True)
     return worst
+
+
+class _Tally:
+    """The batch summary and exit code, row by row (no row is kept)."""
+
+    def __init__(self, fail_under: float | None):
+        self.fail_under = fail_under
+        self.counts: dict[str, int] = {}
+        self.rows = self.below = 0
+        self.worst = EXIT_OK
+
+    def add(self, row: dict) -> None:
+        self.rows += 1
+        status = row.get("status")
+        code = (row.get("error") or {}).get("code")
+        self.counts[status] = self.counts.get(status, 0) + 1
+        if code in ("task_not_inferred", "task_mismatch"):
+            self.worst = max(self.worst, EXIT_NO_TASK)
+        elif status not in ("scored", "not_scored"):
+            self.worst = max(self.worst, EXIT_VERDICT)
+        elif self.fail_under is not None and (row.get("oeval") is None or row["oeval"] < self.fail_under):
+            self.below += 1
+            self.worst = max(self.worst, EXIT_VERDICT)
