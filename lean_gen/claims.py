@@ -39,7 +39,7 @@ import ast
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from mmverify.errors import MmverifyError
 from mmverify.numbers import decimal_places
