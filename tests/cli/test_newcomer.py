@@ -143,9 +143,13 @@ def test_gate_lists_missing_fields_and_unwitnessed_claims_without_leaking(tmp_pa
     table = cli("gate", path).stdout
     assert "missing  experiment_result.q2.terminal_time_s" in table
     assert "claim    experiment_result.q5.max_head_speed_mps: unwitnessed" in table
-    # and score zeroes exactly that claim
+    # and score zeroes that claim (its values are all moved off the anchors, so the
+    # dragon's claim gates also refute it: either rule zeroes it)
     rep = json.loads(cli("score", path, "--format", "json").stdout)
-    assert any(r["rule"] == "unwitnessed_claim" and r["metric"] == "q5.max_head_speed" for r in rep["rules"])
+    assert any(r["rule"] in ("unwitnessed_claim", "refuted_claim") and r["metric"] == "q5.max_head_speed"
+               for r in rep["rules"])
+    q5 = next(m for m in rep["metrics"] if m["id"] == "q5.max_head_speed")
+    assert all(p["r"] == 0 for p in q5["papers"])
 
 
 # ----------------------------------------------------------------------- messages
@@ -260,16 +264,19 @@ def test_example_board_manifest():
 
 
 def test_oracle_reports_mark_audited_findings(tmp_path):
-    r = cli("score", ORACLE)
+    # the NIPT reference fails a soft gate of its own (the dragon-dance oracle, which
+    # used to, now holds the replayed truth and fails none)
+    nipt = REPO / "anchors" / "cumcm-2025-c-nipt" / "oracle.json"
+    r = cli("score", nipt)
     fails = [line for line in r.stdout.splitlines() if line.strip().startswith("FAIL")]
     assert fails and all("audited finding" in line or "known finding" in line for line in fails)
-    rep = json.loads(cli("score", ORACLE, "--format", "json").stdout)
+    rep = json.loads(cli("score", nipt, "--format", "json").stdout)
     failing = {i["gate"] if i["index"] is None else f"{i['gate']}[{i['index']}]"
                for i in rep["gates"]["instances"] if i["verdict"] == "fail"}
-    assert "q2.end_before_head_reaches_centre" in rep["audited_findings"]
+    assert "q4.beats_majority_rule" in rep["audited_findings"]
     assert set(rep["audited_findings"]) == failing
     # an artifact that is not the oracle gets no such mark
-    path = write(tmp_path, f"{DRAGON}_copy.json", oracle_data())
+    path = write(tmp_path, "cumcm-2025-c-nipt_copy.json", json.loads(nipt.read_text(encoding="utf-8")))
     rep = json.loads(cli("score", path, "--format", "json").stdout)
     assert "audited_findings" not in rep and any(i["verdict"] == "fail" for i in rep["gates"]["instances"])
 

@@ -23,7 +23,11 @@ STAMP = "2024_C_20260105-093000"
 NUMBERS = {
     1: {"experiment_result.data_source.points": "7284",
         "experiment_result.data_source.matches": "31",
-        "experiment_result.momentum_model.final_momentum_range": "0.7895"},
+        "experiment_result.momentum_model.final_momentum_range": "0.7895",
+        # the witness the task's replay checks the statistics under
+        "experiment_result.method": json.dumps({"series": "serve_adjusted_residual", "context_weight": 0.65,
+                                                "ljung_box_lags": 8, "ewma_short_span": 6, "ewma_long_span": 22,
+                                                "short_weight": 0.62})},
     2: {"experiment_result.randomness_tests.median_ljung_box_p": "0.712832",
         "experiment_result.randomness_tests.matches_rejecting_iid_at_5pct": "0",
         "experiment_result.randomness_tests.median_runs_p": "0.290172"},
