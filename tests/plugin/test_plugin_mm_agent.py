@@ -60,7 +60,7 @@ def test_emit_prompt_names_every_scored_and_gated_field_with_its_unit():
         top = m.path.text.split("[")[0]
         assert top in proc.stdout, m.path.text
     assert "experiment_result.data_source.matches [count] number (gated)" in proc.stdout
-    assert "experiment_result.randomness_tests.median_runs_p [1] number (scored)" in proc.stdout
+    assert "experiment_result.randomness_tests.median_runs_p [1] number (scored, gated)" in proc.stdout
     assert "warning_correlation [1] number (scored, gated)" in proc.stdout
     assert "main<k>.results.json" in proc.stdout and "def write_results(results):" in proc.stdout
     compile(proc.stdout, "block", "exec")  # pastes into a Python code template as it is

@@ -96,7 +96,7 @@ def test_empty_anchors_folder_fails_an_index_item(pytester):
     os.makedirs(pytester.path / "empty")
     result = pytester.runpytest("--mmverify-anchors", "empty", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*no task in*"])
+    result.stdout.fnmatch_lines(["*not an anchors folder*"])
 
 
 # ---------------------------------------- the contract functions themselves
