@@ -17,11 +17,12 @@ def verl_loader():
 
 
 def load(path: str, name: str):
+    loader = verl_loader()          # skips (or fails under MMVERIFY_REQUIRE_EXTRAS) without verl
     from omegaconf import OmegaConf
 
     config = OmegaConf.create({"reward": {"custom_reward_function": {"path": path, "name": name,
                                                                      "reward_kwargs": {}}}})
-    return verl_loader()(config)
+    return loader(config)
 
 
 def infeasible_dragon() -> str:
