@@ -36,8 +36,13 @@ def replace_file(path: str, chunks: Iterable[bytes], *, durable: bool = True) ->
         except OSError:
             pass
         raise
-    if not durable:
-        return
+    if durable:
+        sync_folder(folder)
+
+
+def sync_folder(folder: str) -> None:
+    """fsync a folder, so that a rename or a new file in it survives a crash
+    (best effort: a file system that cannot is left as it is)."""
     try:
         dfd = os.open(folder, os.O_RDONLY)
     except OSError:

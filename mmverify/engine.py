@@ -442,16 +442,9 @@ def _key_of_line(body: bytes, key_of: Callable[[Any], str | None]) -> tuple[str 
 
 
 def _sync_folder(path: str) -> None:
-    try:
-        dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+    from .atomic import sync_folder
+
+    sync_folder(os.path.dirname(os.path.abspath(path)))
 
 
 def _run(job, items, output, executor, stats, on_row, keep_rows=True):
