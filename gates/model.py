@@ -202,7 +202,6 @@ class Gate:
         return self.severity in SCORED_SEVERITIES
 
 
-
 def identity_of(expr: str, var_names: tuple[str, ...], var_paths: tuple[FieldPath, ...]) -> Identity:
     """An :class:`Identity` compiled from its text (``IdentityError`` on a defect):
     how a gate's is built, and how one is unpickled."""
@@ -451,14 +450,7 @@ class GateReport:
         known = self._summary()
         if known is not None:
             return known.verified_paths
-        by_id = {g.id: g for g in self.gates}
-        out: set[str] = set()
-        for inst in self.instances:
-            gate = by_id.get(inst.gate_id)
-            if gate is None or not gate.verifies or not inst.scored or inst.verdict != "pass":
-                continue
-            out.update(verified_paths(gate, inst.index))
-        return frozenset(out.difference(self.refuted()))
+        return self._passing_claims(lambda gate, inst: bool(gate.verifies) and inst.scored)
 
     def refuted(self) -> dict[str, str]:
         """Concrete artifact paths a failing claim gate refutes, with why (the
@@ -484,13 +476,18 @@ class GateReport:
         known = self._summary()
         if known is not None:
             return known.decided_paths
+        return self._passing_claims(lambda gate, inst: gate.decides)
+
+    def _passing_claims(self, counts: Callable[[Gate, Any], bool]) -> frozenset[str]:
+        """The concrete paths that passing instances of the gates ``counts``
+        accepts verify, less those a failing claim gate refutes."""
         by_id = {g.id: g for g in self.gates}
         out: set[str] = set()
         for inst in self.instances:
             gate = by_id.get(inst.gate_id)
-            if gate is not None and gate.decides and inst.verdict == "pass":
+            if gate is not None and inst.verdict == "pass" and counts(gate, inst):
                 out.update(verified_paths(gate, inst.index))
-        return frozenset(out.difference(self.refuted()))
+        return frozenset(out.difference(self.refuted())) if out else frozenset()
 
     @property
     def hard_failures(self) -> tuple[GateInstance, ...]:

@@ -2,8 +2,9 @@
 
 A reward needs three things of the gates: whether a hard gate fails, which
 artifact paths passing hard and claim gates verify (a failing claim gate
-refutes its claims), and which of those gates cannot be checked (gaps, read by the ``unwitnessed_claim`` rule). When every hard and
-claim gate instance passes on usable values, the answers are "none", "all that the gates
+refutes its claims), and which of those gates cannot be checked (gaps, read
+by the ``unwitnessed_claim`` rule). When every hard and claim gate instance
+passes on usable values, the answers are "none", "all that the gates
 declare" and "none", and they can be had without building a verdict per
 instance. :func:`hard_gates_pass` answers exactly that case, straight from the
 artifact's values, with the same predicates as the instances
@@ -149,10 +150,12 @@ def _special(gate: Gate) -> Check | None:
 
 
 _KEPT = 256      # tasks whose checks a process keeps (a process loading more starts over)
-_PLANS: dict[int, tuple[tuple[Gate, ...], Callable[..., Any]]] = {}
+_PLANS: dict[int, tuple[tuple[Gate, ...], Callable[..., Any], tuple[Any, ...]]] = {}
 
 
-def _plan(task: Any) -> Callable[..., Any]:
+def _plan(task: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """The task's generated all-pass check, and the paths its deciding claim
+    gates verify (:attr:`Gate.decides`), both made once per task."""
     gates = compile_gates(task)
     hit = _PLANS.get(id(gates))
     if hit is None or hit[0] is not gates:
@@ -162,8 +165,8 @@ def _plan(task: Any) -> Callable[..., Any]:
             check = compile_check(tuple(g for g in gates if g.scored), _special)
         except (SyntaxError, RecursionError, MemoryError):   # past the compiler's limits: always decline
             check = _declines
-        hit = _PLANS[id(gates)] = (gates, check)
-    return hit[1]
+        hit = _PLANS[id(gates)] = (gates, check, tuple(p for g in gates if g.decides for p in g.verifies))
+    return hit[1], hit[2]
 
 
 def _declines(view: Any, values_of: Any) -> None:
@@ -197,17 +200,11 @@ def hard_gates_pass(task: Any, view: Any, replayed: Any = None) -> HardGatesPass
     ``view`` (the artifact with its replayed values, ``replay.gate_view``)
     passes on usable values; None otherwise (then evaluate the instances).
     The check is generated per task (:mod:`.quickcode`)."""
-    verified = _plan(task)(view, Values)
+    check, deciding = _plan(task)
+    verified = check(view, Values)
     if verified is None:
         return None
     verified = frozenset(verified)
-    return HardGatesPassed(task.id, verified, replayed, _decided(task, verified) if verified else frozenset())
-
-
-def _decided(task: Any, verified: frozenset[str]) -> frozenset[str]:
-    """The verified paths that a deciding claim gate (:attr:`Gate.decides`) verifies."""
-    deciding = [p for g in compile_gates(task) if g.decides for p in g.verifies]
-    if not deciding:
-        return frozenset()
-    return frozenset(v for v in verified if any(v == p.text or (p.is_list and paths.matches(p, v))
-                                                for p in deciding))
+    decided = frozenset(v for v in verified if any(v == p.text or (p.is_list and paths.matches(p, v))
+                                                   for p in deciding)) if deciding and verified else frozenset()
+    return HardGatesPassed(task.id, verified, replayed, decided)
