@@ -241,14 +241,21 @@ def term_literals(t: Term) -> Iterator[Lit]:
         yield from term_literals(t.right)
 
 
-def term_has_sub(t: Term) -> bool:
-    if isinstance(t, Sub):
+def term_has(t: Term, kind: type) -> bool:
+    """Whether ``t`` holds a node of ``kind`` (through sums, products and differences)."""
+    if isinstance(t, kind):
         return True
     if isinstance(t, Add):
-        return any(term_has_sub(x) for x in t.terms)
+        return any(term_has(x, kind) for x in t.terms)
     if isinstance(t, Mul):
-        return any(term_has_sub(x) for x in t.factors)
+        return any(term_has(x, kind) for x in t.factors)
+    if isinstance(t, Sub):
+        return term_has(t.left, kind) or term_has(t.right, kind)
     return False
+
+
+def term_has_sub(t: Term) -> bool:
+    return term_has(t, Sub)
 
 
 def relations(p: Prop) -> Iterator[Rel]:
@@ -262,15 +269,7 @@ def relations(p: Prop) -> Iterator[Rel]:
 
 
 def term_has_mod(t: Term) -> bool:
-    if isinstance(t, Mod):
-        return True
-    if isinstance(t, Add):
-        return any(term_has_mod(x) for x in t.terms)
-    if isinstance(t, Mul):
-        return any(term_has_mod(x) for x in t.factors)
-    if isinstance(t, Sub):
-        return term_has_mod(t.left) or term_has_mod(t.right)
-    return False
+    return term_has(t, Mod)
 
 
 def check_types(p: Prop) -> list[str]:
