@@ -133,7 +133,7 @@ def _shape(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"type": "boolean"}
     if isinstance(value, (int, Decimal)):
-        return {"type": "number", "x-unit": UNIT_NOTE, "x-range": RANGE_NOTE}
+        return {"type": _number_type(value), "x-unit": UNIT_NOTE, "x-range": RANGE_NOTE}
     if isinstance(value, str):
         return {"type": "string"}
     if value is None:
@@ -147,10 +147,21 @@ def _shape(value: Any) -> dict[str, Any]:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
+def _number_type(value: int | Decimal) -> str:
+    """``integer`` for a whole number written without decimals (``312``),
+    ``number`` for one written with them (``25.0``, ``2.5``, ``1E+1``): the
+    example's author says which fields are counts by how the oracle writes them."""
+    if isinstance(value, int):
+        return "integer"
+    return "integer" if value.is_finite() and value.as_tuple().exponent == 0 else "number"
+
+
 def _merge(shapes: list[dict[str, Any]]) -> dict[str, Any]:
     """One schema for the items of a list: objects merge key by key (a key is
     required when every item has it); items of different kinds become ``anyOf``."""
     flat = [member for s in shapes for member in (s["anyOf"] if "anyOf" in s else [s])]
+    if any(s.get("type") == "number" for s in flat):    # 25 and 25.5 in one list: a measure
+        flat = [dict(s, type="number") if s.get("type") == "integer" else s for s in flat]
     kinds: dict[str, list[dict[str, Any]]] = {}
     for s in flat:
         kinds.setdefault(s.get("type") or json.dumps(s, sort_keys=True), []).append(s)

@@ -168,7 +168,7 @@ def test_bundled_anchors_have_no_authoring_finding():
 
 # ================================================================ schema-from
 
-VOCABULARY = {SCHEMA_DIALECT, UNIT_NOTE, RANGE_NOTE, "object", "array", "number", "string", "boolean"}
+VOCABULARY = {SCHEMA_DIALECT, UNIT_NOTE, RANGE_NOTE, "object", "array", "number", "integer", "string", "boolean"}
 FORBIDDEN = {"enum", "const", "examples", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
              "minItems", "maxItems", "pattern", "format", "minLength", "maxLength"}
 
@@ -227,6 +227,22 @@ def test_schema_from_bundled_oracle_leaks_nothing(task_id, tmp_path):
     text = out.read_text(encoding="utf-8")
     values = {str(v) for v in _leaves(example)} - _keys(example)
     assert not [v for v in values if len(v) >= 3 and (f'"{v}"' in text or f": {v}," in text or f": {v}\n" in text)]
+
+
+def test_schema_from_types_counts_as_integers(tmp_path):
+    """A whole number written without decimals is drafted as an integer; one
+    written with them, or a list mixing both, as a number."""
+    example = tmp_path / "example.json"
+    example.write_text('{"sheep": 312, "width_m": 25.0, "area_m2": 1.25E+3, "sides": [25, 50.5], "ids": [1, 2]}',
+                       encoding="utf-8")
+    out = tmp_path / "draft.json"
+    assert run("schema-from", example, "-o", out).exit_code == 0
+    props = json.loads(out.read_text(encoding="utf-8"))["properties"]
+    assert props["sheep"]["type"] == "integer"
+    assert props["width_m"]["type"] == props["area_m2"]["type"] == "number"
+    assert props["sides"]["items"]["type"] == "number"
+    assert props["ids"]["items"]["type"] == "integer"
+    assert "anyOf" not in props["sides"]["items"]
 
 
 def _leaves(value):
