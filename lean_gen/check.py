@@ -82,7 +82,8 @@ class Ledger:
     def line(self) -> str:
         return (f"{self.obligations} kernel obligation(s), {self.tautologies} of them tautologies "
                 f"({100 * self.tautology_share:.1f} %: {self.tautologies_between_fields} between two fields, "
-                f"{self.tautologies - self.tautologies_between_fields} against a constant or a replayed value); vouched outside the kernel, not counted: "
+                f"{self.tautologies - self.tautologies_between_fields} against a constant of the statement or a bound); "
+                "vouched outside the kernel, not counted: "
                 f"{self.replay_vouched} replay, {self.label_vouched} label")
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from . import syntax
-from .ir import VOUCHED_REPLAY, Obligation, ObligationSet, camel, sanitise_ident
+from .ir import REPLAY_PREFIX, VOUCHED_REPLAY, Obligation, ObligationSet, camel, sanitise_ident
 
 GENERATOR = "mmverify lean emit"
 ALLOWED_AXIOMS = ("propext", "Quot.sound")
@@ -95,7 +95,9 @@ def header(oset: ObligationSet) -> list[str]:
     if oset.vouched:
         lines.append(f"  vouched checks, decided outside the kernel and not obligations: {len(oset.vouched)}")
         for v in oset.vouched:
-            why = ("replay-vouched: every value it reads is derived by the replay" if v.kind == VOUCHED_REPLAY
+            why = (("replay-vouched: every value it reads is derived by the replay"
+                    if all(p.startswith(REPLAY_PREFIX) for p in v.sources)
+                    else "replay-vouched: the replay reproduces the claim exactly") if v.kind == VOUCHED_REPLAY
                    else "label-vouched: the gate layer compares the normalised texts; no text enters Lean")
             lines.append(f"    - {comment_text(v.instance_name)} ({v.form}, {comment_text(v.severity)}): "
                          f"{v.verdict}, {why}; as integers: {comment_text(ascii_statement(v.statement))}")
@@ -104,6 +106,7 @@ def header(oset: ObligationSet) -> list[str]:
         for u in oset.unstated:
             what = ("gap" if u.verdict == "gap" else
                     f"{u.verdict}, independent of the artifact's values" if u.reason == "independent_of_values"
+                    else f"{u.verdict}, the oracle's file states this same statement" if u.reason == "same_as_oracle"
                     else "fail, not decidable")
             srcs = ", ".join(comment_text(p) for p in u.sources)
             lines.append(f"    - {comment_text(u.instance_name)} ({u.form}): {what}, "

@@ -123,7 +123,9 @@ class Obligation:
 
 @dataclass(frozen=True)
 class Unstated:
-    """A gate instance with no obligation: a gap, or a fail the predicate could not decide."""
+    """A gate instance with no obligation: a gap, a fail the predicate could not
+    decide, one independent of the artifact's values, or one whose statement
+    another file already proves."""
 
     gate_id: str
     index: int | None
@@ -132,7 +134,9 @@ class Unstated:
     reason: str                    # missing | empty_list | not_a_number | not_a_label | undefined |
                                    # not_expressible | too_large (see MAX_CONNECTIVE_PARTS) |
                                    # independent_of_values (its truth does not depend on any
-                                   # value the artifact supplies, e.g. a value compared with itself)
+                                   # value the artifact supplies, e.g. a value compared with itself) |
+                                   # same_as_oracle (a panel file's instance whose statement the
+                                   # oracle's file proves; see project.without_repeats)
     sources: tuple[str, ...]
 
     @property
@@ -150,9 +154,10 @@ class Vouched:
     and never counted among kernel obligations:
 
     * ``replay``: every value it reads is derived by a replay of the plan
-      (``$replay.`` paths: a feasibility flag, a regret, a missed area); the
-      replay is the judge, and the kernel would only compare a number Python
-      computed with a constant;
+      (``$replay.`` paths: a feasibility flag, a regret, a missed area), or it
+      compares a claim with a replayed value that reproduces it exactly (its
+      statement would be ``34 = 34``); the replay is the judge, and the kernel
+      would only compare a number Python computed with a constant or itself;
     * ``label``: a finite domain over labels; the check is the gate layer's
       comparison of normalised texts, which no Lean file may contain (only
       their codes could be compared).
@@ -440,10 +445,12 @@ def claim_of(inst: Any) -> tuple[Prop, int, str]:
     raise NotExpressible(f"unknown form {inst.form!r}")
 
 
-def vouched_kind(inst: Any) -> str | None:
+def vouched_kind(inst: Any, claim: Prop) -> str | None:
     """Why the kernel cannot decide this instance (see :class:`Vouched`), or None."""
     if inst.paths and all(is_replay_path(p) for p in inst.paths):
         return VOUCHED_REPLAY
+    if any(is_replay_path(p) for p in inst.paths) and is_tautology(claim):
+        return VOUCHED_REPLAY    # a claim the replay reproduced exactly: a replayed number compared with itself
     if inst.form == "finite_domain" and getattr(inst, "label", None) is not None:
         return VOUCHED_LABEL
     return None
@@ -475,7 +482,7 @@ def obligation_set(task: Any, report: Any, artifact: str, module: str, origin: s
         problems = syntax.check_types(claim)
         if problems:  # pragma: no cover - by construction
             raise AssertionError("; ".join(problems))
-        kind = vouched_kind(inst)
+        kind = vouched_kind(inst, claim)
         if kind is not None:
             vouched.append(Vouched(inst.gate_id, inst.index, inst.form, inst.severity, inst.verdict, kind,
                                    sources, claim if holds else syntax.Not(claim)))

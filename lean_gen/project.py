@@ -78,8 +78,8 @@ def task_files(task: Any) -> list[LeanFile]:
     oracle = parse_file(task.oracle_path).data
     tname = camel(task.id)
     rel_oracle = f"anchors/{task.id}/oracle.json"
-    files = [lean_file([OBLIGATIONS_DIR, tname],
-                        obligations_for_artifact(task, oracle, "oracle artifact", "Oracle", rel_oracle))]
+    oracle_set = obligations_for_artifact(task, oracle, "oracle artifact", "Oracle", rel_oracle)
+    files = [lean_file([OBLIGATIONS_DIR, tname], oracle_set)]
     for paper in task.panel:
         ptag = paper_tag(paper.paper_id)
         data, supplied, _ = paper_artifact(task, oracle, paper)
@@ -87,7 +87,7 @@ def task_files(task: Any) -> list[LeanFile]:
         oset = obligations_for_artifact(
             task, data, f"panel paper {paper.paper_id}", ptag, origin,
             keep=lambda i, s=supplied: any(p in s for p in i.paths))
-        files.append(lean_file([OBLIGATIONS_DIR, tname, ptag], oset))
+        files.append(lean_file([OBLIGATIONS_DIR, tname, ptag], without_repeats(oset, oracle_set)))
         originals = sorted(mid for mid, rec in paper.audit.items() if "original" in rec)
         if originals:
             data_o, _, _ = paper_artifact(task, oracle, paper, originals)
@@ -97,8 +97,37 @@ def task_files(task: Any) -> list[LeanFile]:
             oset_o = obligations_for_artifact(
                 task, data_o, f"panel paper {paper.paper_id}, original (pre-audit) values", ptag + "Original",
                 origin_o, keep=lambda i, c=changed: any(_reads(p, c) for p in i.paths))
-            files.append(lean_file([OBLIGATIONS_DIR, tname, ptag + "Original"], oset_o))
+            files.append(lean_file([OBLIGATIONS_DIR, tname, ptag + "Original"], without_repeats(oset_o, oracle_set)))
     return files
+
+
+SAME_AS_ORACLE = "same_as_oracle"
+
+
+def without_repeats(oset: ObligationSet, oracle_set: ObligationSet) -> ObligationSet:
+    """``oset`` without the obligations (and vouched records) whose statement
+    the oracle's file already states for the same gate instance (a paper value equal to the
+    oracle's gives the same closed proposition: it is proved once, and named
+    in the paper's file as an instance without an obligation of its own)."""
+    from dataclasses import replace
+
+    from .ir import Unstated
+
+    stated = {(o.gate_id, o.index, o.statement_text) for o in oracle_set.obligations}
+    vouched = {(v.gate_id, v.index, v.statement) for v in oracle_set.vouched}
+    keep, repeats = [], []
+    for o in oset.obligations:
+        if (o.gate_id, o.index, o.statement_text) in stated:
+            repeats.append(Unstated(o.gate_id, o.index, o.form, o.gate_verdict, SAME_AS_ORACLE, o.sources))
+        else:
+            keep.append(o)
+    keep_v = []
+    for v in oset.vouched:
+        if (v.gate_id, v.index, v.statement) in vouched:
+            repeats.append(Unstated(v.gate_id, v.index, v.form, v.verdict, SAME_AS_ORACLE, v.sources))
+        else:
+            keep_v.append(v)
+    return replace(oset, obligations=tuple(keep), vouched=tuple(keep_v), unstated=oset.unstated + tuple(repeats))
 
 
 def paper_tag(paper_id: str) -> str:

@@ -3,9 +3,9 @@
   task: cumcm-2023-b-multibeam-lines
   artifact: oracle artifact
   values from: anchors/cumcm-2023-b-multibeam-lines/oracle.json
-  obligations: 11 (11 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 6
+  obligations: 10 (10 stated as proved, 0 as refuted: the negation of a violated gate)
+  vouched checks, decided outside the kernel and not obligations: 7
+    - q3.line_count_replayed (identity, hard): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 34 = 34
     - q4.total_length_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
     - q4.missed_area_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
     - q4.overlap_length_replayed (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0
@@ -52,14 +52,6 @@ theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 719481
     scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 2 to clear denominators -/
 theorem cumcm_2023_b_multibeam_lines_q3_total_length_replayed : 125936 * 2 ≤ 125936 * 2 + 1 ∧ 125936 * 2 ≤ 125936 * 2 + 1 := by decide
 #print axioms cumcm_2023_b_multibeam_lines_q3_total_length_replayed
-
-/-- gate q3.line_count_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_line_count [count], ?replay.q3.line_count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2023_b_multibeam_lines_q3_line_count_replayed : 34 = 34 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_line_count_replayed
 
 /-- gate q3.last_position_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.problem3_last_position_m [m], ?replay.q3.last_position_m [no unit]

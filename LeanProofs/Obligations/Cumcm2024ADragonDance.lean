@@ -3,9 +3,10 @@
   task: cumcm-2024-a-dragon-dance
   artifact: oracle artifact
   values from: anchors/cumcm-2024-a-dragon-dance/oracle.json
-  obligations: 17 (17 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 2 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 1
+  obligations: 16 (16 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  vouched checks, decided outside the kernel and not obligations: 2
+    - q3.claimed_pitch_feasible_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 450337 <= 450337
     - q1.table_replayed (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 <= 0 + 1 && 0 <= 0 + 1
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
@@ -103,14 +104,6 @@ theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : (1246266 : N
     scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed : 450337 ≤ 450337 + 1 * 10 ∧ 450337 ≤ 450337 + 1 * 10 := by decide
 #print axioms cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed
-
-/-- gate q3.claimed_pitch_feasible_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
-    expression: claimed >= replayed
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : 450337 ≤ 450337 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed
 
 /-- gate q2.terminal_time_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2.terminal_time_s [s], ?replay.q2.terminal_time_s [no unit]

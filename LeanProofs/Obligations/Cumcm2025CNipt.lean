@@ -3,10 +3,15 @@
   task: cumcm-2025-c-nipt
   artifact: oracle artifact
   values from: anchors/cumcm-2025-c-nipt/oracle.json
-  obligations: 116 (115 stated as proved, 1 as refuted: the negation of a violated gate)
-  tautologies among them: 13 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 1
+  obligations: 111 (110 stated as proved, 1 as refuted: the negation of a violated gate)
+  tautologies among them: 8 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  vouched checks, decided outside the kernel and not obligations: 6
+    - q2.group_count_replayed_0 (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 67 = 67
+    - q2.group_count_replayed_1 (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 67 = 67
+    - q2.group_count_replayed_2 (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 66 = 66
+    - q2.group_count_replayed_3 (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 67 = 67
     - q2.grouping_partition_replayed (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 1 = 1
+    - data.male_rows_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 1082 = 1082
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -636,14 +641,6 @@ theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_2 : 12 ≤ 20 := by de
 theorem cumcm_2025_c_nipt_q4_beats_majority_rule : ¬ (6040000 * 10000 ≤ 8659 * 6040000 + 670000 * 10000) := by decide
 #print axioms cumcm_2025_c_nipt_q4_beats_majority_rule
 
-/-- gate q2.group_count_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].sample_count [count], ?replay.g0.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_0
-
 /-- gate q2.group_bmi_min_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[0].bmi_min [kg/m^2], ?replay.g0.bmi_min [no unit]
     expression: claimed == replayed
@@ -667,14 +664,6 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 30520000 ≤ 30522986 + 
     scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q3_reached_share_replayed_0 : 268700 ≤ 268657 + 3 * 20 ∧ 268657 ≤ 268700 + 3 * 20 := by decide
 #print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_0
-
-/-- gate q2.group_count_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].sample_count [count], ?replay.g1.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_1
 
 /-- gate q2.group_bmi_min_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[1].bmi_min [kg/m^2], ?replay.g1.bmi_min [no unit]
@@ -700,14 +689,6 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 32340000 ≤ 32336576 + 
 theorem cumcm_2025_c_nipt_q3_reached_share_replayed_1 : 253700 ≤ 253731 + 3 * 20 ∧ 253731 ≤ 253700 + 3 * 20 := by decide
 #print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_1
 
-/-- gate q2.group_count_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].sample_count [count], ?replay.g2.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_2
-
 /-- gate q2.group_bmi_min_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[2].bmi_min [kg/m^2], ?replay.g2.bmi_min [no unit]
     expression: claimed == replayed
@@ -732,14 +713,6 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 34370000 ≤ 34370776 + 
 theorem cumcm_2025_c_nipt_q3_reached_share_replayed_2 : 19700 ≤ 19697 + 3 * 2 ∧ 19697 ≤ 19700 + 3 * 2 := by decide
 #print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_2
 
-/-- gate q2.group_count_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].sample_count [count], ?replay.g3.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_3
-
 /-- gate q2.group_bmi_min_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: bmi_timing.groups[3].bmi_min [kg/m^2], ?replay.g3.bmi_min [no unit]
     expression: claimed == replayed
@@ -763,13 +736,5 @@ theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 * 10 ≤ 46875 * 1
     scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem cumcm_2025_c_nipt_q3_reached_share_replayed_3 : 865700 ≤ 865672 + 3 * 20 ∧ 865672 ≤ 865700 + 3 * 20 := by decide
 #print axioms cumcm_2025_c_nipt_q3_reached_share_replayed_3
-
-/-- gate data.male_rows_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: data_source.male_rows [count], ?replay.data.male_rows [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_data_male_rows_replayed : 1082 = 1082 := by decide
-#print axioms cumcm_2025_c_nipt_data_male_rows_replayed
 
 end Cumcm2025CNipt_Oracle

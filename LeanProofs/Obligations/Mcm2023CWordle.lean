@@ -3,10 +3,11 @@
   task: mcm-2023-c-wordle
   artifact: oracle artifact
   values from: anchors/mcm-2023-c-wordle/oracle.json
-  obligations: 28 (28 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 5 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 1
+  obligations: 27 (27 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 4 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  vouched checks, decided outside the kernel and not obligations: 2
     - q1.target_date (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 1445933204758260242788401 = 1445933204758260242788401
+    - data.row_count_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 359 = 359
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -165,14 +166,6 @@ theorem mcm_2023_c_wordle_q3_best_is_max_1 : 1 ≤ 1 := by decide
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2023_c_wordle_data_row_count_integer : 3590 % 10 = 0 := by decide
 #print axioms mcm_2023_c_wordle_data_row_count_integer
-
-/-- gate data.row_count_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.row_count [count], ?replay.data.row_count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_data_row_count_replayed : 359 = 359 := by decide
-#print axioms mcm_2023_c_wordle_data_row_count_replayed
 
 /-- gate q1.raw_forecast_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.forecast_record.raw_ma_forecast [count], ?replay.q1.raw_ma_forecast [no unit]

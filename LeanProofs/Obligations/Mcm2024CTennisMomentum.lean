@@ -3,8 +3,11 @@
   task: mcm-2024-c-tennis-momentum
   artifact: oracle artifact
   values from: anchors/mcm-2024-c-tennis-momentum/oracle.json
-  obligations: 20 (20 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 17 (17 stated as proved, 0 as refuted: the negation of a violated gate)
+  vouched checks, decided outside the kernel and not obligations: 3
+    - data.points_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 7284 = 7284
+    - data.matches_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 31 = 31
+    - q2.matches_rejecting_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 0 = 0
   gate instances without an obligation: 1
     - q3.top_feature_is_strongest[0] (identity): pass, independent of the artifact's values, independent_of_values; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[0].warning_correlation
   Each theorem is closed (integer literals only) and proved by `decide`;
@@ -107,22 +110,6 @@ theorem mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_3 : 126 * 126 ≤
 theorem mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_4 : 101 * 101 ≤ 302 * 302 := by decide
 #print axioms mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_4
 
-/-- gate data.points_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.points [count], ?replay.data.points [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_c_tennis_momentum_data_points_replayed : 7284 = 7284 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_points_replayed
-
-/-- gate data.matches_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.matches [count], ?replay.data.matches [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_c_tennis_momentum_data_matches_replayed : 31 = 31 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_matches_replayed
-
 /-- gate q2.median_ljung_box_p_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.randomness_tests.median_ljung_box_p [1], ?replay.q2.median_ljung_box_p [no unit]
     expression: claimed == replayed
@@ -138,14 +125,6 @@ theorem mcm_2024_c_tennis_momentum_q2_median_ljung_box_p_replayed : 712832 ≤ 7
     scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
 theorem mcm_2024_c_tennis_momentum_q2_median_runs_p_replayed : 290172 ≤ 290172 + 1 * 2 ∧ 290172 ≤ 290172 + 1 * 2 := by decide
 #print axioms mcm_2024_c_tennis_momentum_q2_median_runs_p_replayed
-
-/-- gate q2.matches_rejecting_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.randomness_tests.matches_rejecting_iid_at_5pct [count], ?replay.q2.matches_rejecting_iid [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_c_tennis_momentum_q2_matches_rejecting_replayed : 0 = 0 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q2_matches_rejecting_replayed
 
 /-- gate q1.final_momentum_range_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.momentum_model.final_momentum_range [1], ?replay.q1.final_momentum_range [no unit]

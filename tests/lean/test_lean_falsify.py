@@ -7,6 +7,8 @@ the old verdict and proves it stated with the new one.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -94,17 +96,26 @@ def test_vouched_and_unstated_are_named_in_the_file(files):
 
 
 def test_replay_vouched_records_read_only_replayed_values(files):
-    kinds = set()
+    """A replay-vouched record reads only replayed values, or compares a claim
+    with the replayed value that reproduces it exactly; no obligation left is
+    either (a claim off its replay stays an obligation)."""
+    kinds, exact = set(), 0
     for f in files:
         for v in f.oset.vouched:
             kinds.add(v.kind)
             if v.kind == ir.VOUCHED_REPLAY:
-                assert v.sources and all(ir.is_replay_path(p) for p in v.sources)
+                assert v.sources and any(ir.is_replay_path(p) for p in v.sources)
+                if not all(ir.is_replay_path(p) for p in v.sources):
+                    exact += 1
+                    claim = v.statement.body if isinstance(v.statement, syntax.Not) else v.statement
+                    assert ir.is_tautology(claim)
             else:
                 assert v.form == "finite_domain"
         for o in f.oset.obligations:
             assert not all(ir.is_replay_path(p) for p in o.sources)
+            assert not (o.tautology and any(ir.is_replay_path(p) for p in o.sources))
     assert kinds == {ir.VOUCHED_REPLAY, ir.VOUCHED_LABEL}
+    assert exact > 0
 
 
 def test_ledger_counts(files):
@@ -226,3 +237,43 @@ def test_partition_statement_is_invariant_under_part_order(lab, parts):
     assert syntax.eval_prop(a.claim) == syntax.eval_prop(b.claim)
     assert sorted(syntax.eval_term(t) for t in a.claim.left.terms) == \
         sorted(syntax.eval_term(t) for t in b.claim.left.terms)
+
+
+def test_a_paper_file_does_not_repeat_the_oracle_statements(files):
+    """A panel file states only what the oracle's file does not already state
+    for the same gate instance; each instance it leaves out is named there as
+    ``same_as_oracle`` and is an obligation or vouched record of the oracle's
+    file, word for word. A paper value that differs from the oracle's keeps
+    its own obligation."""
+    by_task: dict[str, list] = {}
+    for f in files:
+        by_task.setdefault(f.oset.task_id, []).append(f)
+    left_out = kept = 0
+    for group in by_task.values():
+        oracle = next(f for f in group if f.oset.artifact == "oracle artifact")
+        stated = {(o.gate_id, o.index): o.statement_text for o in oracle.oset.obligations}
+        vouched = {(v.gate_id, v.index): v.statement for v in oracle.oset.vouched}
+        for f in group:
+            if f is oracle:
+                continue
+            for o in f.oset.obligations:
+                kept += 1
+                assert stated.get((o.gate_id, o.index)) != o.statement_text, (f.relpath, o.name)
+            for u in f.oset.unstated:
+                if u.reason == project.SAME_AS_ORACLE:
+                    left_out += 1
+                    assert (u.gate_id, u.index) in stated or (u.gate_id, u.index) in vouched, (f.relpath, u)
+                    assert u.instance_name in f.text
+    assert left_out > 0 and kept > 0
+
+
+def test_a_changed_paper_value_keeps_its_own_obligation():
+    oracle_file = next(f for f in project.anchor_files(ANCHORS) if f.oset.artifact == "oracle artifact"
+                       and f.oset.obligations)
+    o = oracle_file.oset.obligations[0]
+    changed = ir.substitute(o.claim, o.sources[0], 10 ** 9 + 7) if o.sources else o.claim
+    twin = dataclasses.replace(o, claim=changed)
+    paper = ObligationSet(o.task_id, "panel paper X", "M", (o, twin))
+    out = project.without_repeats(paper, oracle_file.oset)
+    assert [x.claim for x in out.obligations] == [changed]
+    assert [u.reason for u in out.unstated] == [project.SAME_AS_ORACLE]

@@ -3,87 +3,24 @@
   task: cumcm-2023-b-multibeam-lines
   artifact: panel paper B226
   values from: anchors/cumcm-2023-b-multibeam-lines/task.json, panel paper B226: values and context
-  obligations: 11 (11 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 11
+    - q3.line_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_line_count
+    - q3.length_covers_area (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_total_length_m
+    - q3.length_is_count_times_span (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_total_length_m, reproduced.problem3_line_count
+    - q3.last_position_inside_area (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_last_position_m
+    - q3.total_length_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_total_length_m, ?replay.q3.total_length_m
+    - q3.last_position_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_last_position_m, ?replay.q3.last_position_m
+    - q4.missed_pct_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem4_summary.missed_area_pct
+    - q4.overlap_length_nonnegative (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem4_summary.overlap_over_20pct_length_nautical_miles
+    - q4.overlap_length_within_total (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem4_summary.overlap_over_20pct_length_nautical_miles, reproduced.problem4_summary.total_length_nautical_miles
+    - data.depth_order (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.seabed_grid_summary.min_depth_m, reproduced.seabed_grid_summary.mean_depth_m, reproduced.seabed_grid_summary.max_depth_m
+    - q3.line_count_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.problem3_line_count, ?replay.q3.line_count
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2023BMultibeamLines_PaperB226
-
-/-- gate q3.line_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_line_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2023_b_multibeam_lines_q3_line_count_integer : 340 % 10 = 0 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_line_count_integer
-
-/-- gate q3.length_covers_area (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_total_length_m [m]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_q3_length_covers_area : 38000 ≤ 125936 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_length_covers_area
-
-/-- gate q3.length_is_count_times_span (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_total_length_m [m], reproduced.problem3_line_count [count]
-    expression: total == 3704 * n
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2023_b_multibeam_lines_q3_length_is_count_times_span : 125936 = 3704 * 34 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_length_is_count_times_span
-
-/-- gate q3.last_position_inside_area (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_last_position_m [m]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_q3_last_position_inside_area : 0 ≤ 719481 ∧ 719481 ≤ 740800 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_last_position_inside_area
-
-/-- gate q3.total_length_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_total_length_m [m], ?replay.q3.total_length_m [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.5
-    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 2 to clear denominators -/
-theorem cumcm_2023_b_multibeam_lines_q3_total_length_replayed : 125936 * 2 ≤ 125936 * 2 + 1 ∧ 125936 * 2 ≤ 125936 * 2 + 1 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_total_length_replayed
-
-/-- gate q3.line_count_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_line_count [count], ?replay.q3.line_count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2023_b_multibeam_lines_q3_line_count_replayed : 34 = 34 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_line_count_replayed
-
-/-- gate q3.last_position_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem3_last_position_m [m], ?replay.q3.last_position_m [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 200 to clear denominators -/
-theorem cumcm_2023_b_multibeam_lines_q3_last_position_replayed : 719481 * 2 ≤ 719481 * 2 + 1 ∧ 719481 * 2 ≤ 719481 * 2 + 1 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q3_last_position_replayed
-
-/-- gate q4.missed_pct_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem4_summary.missed_area_pct [%]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_q4_missed_pct_range : 0 ≤ 348 ∧ 348 ≤ 10000 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q4_missed_pct_range
-
-/-- gate q4.overlap_length_nonnegative (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem4_summary.overlap_over_20pct_length_nautical_miles [nmi]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_q4_overlap_length_nonnegative : 0 ≤ 30 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q4_overlap_length_nonnegative
-
-/-- gate q4.overlap_length_within_total (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.problem4_summary.overlap_over_20pct_length_nautical_miles [nmi], reproduced.problem4_summary.total_length_nautical_miles [nmi]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_q4_overlap_length_within_total : 30 ≤ 622 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_q4_overlap_length_within_total
-
-/-- gate data.depth_order (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.seabed_grid_summary.min_depth_m [m], reproduced.seabed_grid_summary.mean_depth_m [m], reproduced.seabed_grid_summary.max_depth_m [m]
-    scale: 10^3; consecutive values scaled by 10^d -/
-theorem cumcm_2023_b_multibeam_lines_data_depth_order : 20000 ≤ 62539 ∧ 62539 ≤ 197200 := by decide
-#print axioms cumcm_2023_b_multibeam_lines_data_depth_order
 
 end Cumcm2023BMultibeamLines_PaperB226

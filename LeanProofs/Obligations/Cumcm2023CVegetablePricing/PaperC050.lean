@@ -3,76 +3,23 @@
   task: cumcm-2023-c-vegetable-pricing
   artifact: panel paper C050
   values from: anchors/cumcm-2023-c-vegetable-pricing/task.json, panel paper C050: values and context
-  obligations: 10 (10 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 10
+    - data.category_count (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.category_count
+    - q3.item_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.selected_item_count
+    - q3.item_count_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.selected_item_count
+    - q2.corr_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[0].actual_sales_markup_corr
+    - q2.corr_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[1].actual_sales_markup_corr
+    - q2.corr_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[2].actual_sales_markup_corr
+    - q2.corr_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[3].actual_sales_markup_corr
+    - q2.corr_range[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[4].actual_sales_markup_corr
+    - q2.corr_range[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[5].actual_sales_markup_corr
+    - q2.week_profit_nonnegative (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.future_week_profit_yuan
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2023CVegetablePricing_PaperC050
-
-/-- gate data.category_count (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.category_count [count]
-    expression: n == 6
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2023_c_vegetable_pricing_data_category_count : 6 = 6 := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_data_category_count
-
-/-- gate q3.item_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.selected_item_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2023_c_vegetable_pricing_q3_item_count_integer : 290 % 10 = 0 := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q3_item_count_integer
-
-/-- gate q3.item_count_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.selected_item_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q3_item_count_range : 27 ≤ 29 ∧ 29 ≤ 33 := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q3_item_count_range
-
-/-- gate q2.corr_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.correlation_comparison[0].actual_sales_markup_corr [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_0 : (-10000 : Int) ≤ (-1579 : Int) ∧ (-1579 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_corr_range_0
-
-/-- gate q2.corr_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.correlation_comparison[1].actual_sales_markup_corr [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_1 : (-10000 : Int) ≤ (-287 : Int) ∧ (-287 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_corr_range_1
-
-/-- gate q2.corr_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.correlation_comparison[2].actual_sales_markup_corr [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_2 : (-10000 : Int) ≤ (1977 : Int) ∧ (1977 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_corr_range_2
-
-/-- gate q2.corr_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.correlation_comparison[3].actual_sales_markup_corr [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_3 : (-10000 : Int) ≤ (418 : Int) ∧ (418 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_corr_range_3
-
-/-- gate q2.corr_range[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.correlation_comparison[4].actual_sales_markup_corr [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_4 : (-10000 : Int) ≤ (259 : Int) ∧ (259 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_corr_range_4
-
-/-- gate q2.corr_range[5] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.correlation_comparison[5].actual_sales_markup_corr [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_5 : (-10000 : Int) ≤ (-2332 : Int) ∧ (-2332 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_corr_range_5
-
-/-- gate q2.week_profit_nonnegative (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.future_week_profit_yuan [yuan]
-    scale: 10^1; value and bounds scaled by 10^d -/
-theorem cumcm_2023_c_vegetable_pricing_q2_week_profit_nonnegative : 0 ≤ 51056 := by decide
-#print axioms cumcm_2023_c_vegetable_pricing_q2_week_profit_nonnegative
 
 end Cumcm2023CVegetablePricing_PaperC050

@@ -3,122 +3,28 @@
   task: cumcm-2024-a-dragon-dance
   artifact: panel paper A016
   values from: anchors/cumcm-2024-a-dragon-dance/task.json, panel paper A016: values and context
-  obligations: 15 (15 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 2 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 15
+    - q2.terminal_time_positive (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.terminal_time_s
+    - q2.no_collision_before_end (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.terminal_min_margin_m
+    - q2.end_before_head_reaches_centre (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.terminal_time_s
+    - q3.pitch_at_least_board_width (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3.minimum_pitch_m
+    - q4.shortest_not_longer_than_base (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4.shortest_candidate_length_m, experiment_result.q4.base_ratio_2_to_1_length_m
+    - q5.handle_speed_limit (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5.max_head_speed_mps, experiment_result.q5.max_speed_ratio_when_head_1mps
+    - q5.ratio_at_least_one (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5.max_speed_ratio_when_head_1mps
+    - q5.speed_ratio_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5.max_speed_ratio_when_head_1mps, ?replay.q5.max_speed_ratio
+    - q5.max_head_speed_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5.max_head_speed_mps, ?replay.q5.max_head_speed_mps
+    - q5.head_speed_feasible_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5.max_head_speed_mps, ?replay.q5.max_speed_ratio
+    - q3.minimum_pitch_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3.minimum_pitch_m, ?replay.q3.minimum_pitch_m
+    - q2.terminal_time_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.terminal_time_s, ?replay.q2.terminal_time_s
+    - q4.base_turn_length_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4.base_ratio_2_to_1_length_m, ?replay.q4.base_turn_length_m
+    - q4.shortest_turn_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4.shortest_candidate_length_m, ?replay.q4.shortest_turn_length_m
+    - q3.claimed_pitch_feasible_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3.minimum_pitch_m, ?replay.q3.minimum_pitch_m
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2024ADragonDance_PaperA016
-
-/-- gate q2.terminal_time_positive (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.terminal_time_s [s]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2024_a_dragon_dance_q2_terminal_time_positive : 0 < 4124738 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q2_terminal_time_positive
-
-/-- gate q2.no_collision_before_end (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.terminal_min_margin_m [m]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_a_dragon_dance_q2_no_collision_before_end : 0 ≤ 249958 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q2_no_collision_before_end
-
-/-- gate q2.end_before_head_reaches_centre (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.terminal_time_s [s]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2024_a_dragon_dance_q2_end_before_head_reaches_centre : 4124738 ≤ 4426000 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q2_end_before_head_reaches_centre
-
-/-- gate q3.pitch_at_least_board_width (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.minimum_pitch_m [m]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_a_dragon_dance_q3_pitch_at_least_board_width : 300000 ≤ 450337 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q3_pitch_at_least_board_width
-
-/-- gate q4.shortest_not_longer_than_base (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4.shortest_candidate_length_m [m], experiment_result.q4.base_ratio_2_to_1_length_m [m]
-    scale: 10^6; consecutive values scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_a_dragon_dance_q4_shortest_not_longer_than_base : 13621245 ≤ 13621245 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q4_shortest_not_longer_than_base
-
-/-- gate q5.handle_speed_limit (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5.max_head_speed_mps [m/s], experiment_result.q5.max_speed_ratio_when_head_1mps [1]
-    expression: v_head * ratio_max <= 2
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q5_handle_speed_limit : 1246266 * 1604793 ≤ 2 * 1000000 * 1000000 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q5_handle_speed_limit
-
-/-- gate q5.ratio_at_least_one (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5.max_speed_ratio_when_head_1mps [1]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_a_dragon_dance_q5_ratio_at_least_one : 1000000 ≤ 1604793 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q5_ratio_at_least_one
-
-/-- gate q5.speed_ratio_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5.max_speed_ratio_when_head_1mps [1], ?replay.q5.max_speed_ratio [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q5_speed_ratio_replayed : 1604793 ≤ 1604793 + 1 * 2 ∧ 1604793 ≤ 1604793 + 1 * 2 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q5_speed_ratio_replayed
-
-/-- gate q5.max_head_speed_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_head_speed_mps [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed : 1246266 ≤ 1246266 + 1 * 2 ∧ 1246266 ≤ 1246266 + 1 * 2 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q5_max_head_speed_replayed
-
-/-- gate q5.head_speed_feasible_replayed (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5.max_head_speed_mps [m/s], ?replay.q5.max_speed_ratio [no unit]
-    expression: v_head * ratio <= 2
-    declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed : (1246266 : Nat) * (1604793 : Nat) ≤ (2 : Nat) * (1000000 : Nat) * (1000000 : Nat) + (1 : Nat) * (2 : Nat) * (1000000 : Nat) := by decide
-#print axioms cumcm_2024_a_dragon_dance_q5_head_speed_feasible_replayed
-
-/-- gate q3.minimum_pitch_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.00001
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed : 450337 ≤ 450337 + 1 * 10 ∧ 450337 ≤ 450337 + 1 * 10 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q3_minimum_pitch_replayed
-
-/-- gate q3.claimed_pitch_feasible_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.minimum_pitch_m [m], ?replay.q3.minimum_pitch_m [no unit]
-    expression: claimed >= replayed
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed : 450337 ≤ 450337 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q3_claimed_pitch_feasible_replayed
-
-/-- gate q2.terminal_time_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.terminal_time_s [s], ?replay.q2.terminal_time_s [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.01
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q2_terminal_time_replayed : 4124738 ≤ 4124738 + 1 * 100 ∧ 4124738 ≤ 4124738 + 1 * 100 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q2_terminal_time_replayed
-
-/-- gate q4.base_turn_length_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4.base_ratio_2_to_1_length_m [m], ?replay.q4.base_turn_length_m [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q4_base_turn_length_replayed : 13621245 ≤ 13621245 + 1 * 100 ∧ 13621245 ≤ 13621245 + 1 * 100 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q4_base_turn_length_replayed
-
-/-- gate q4.shortest_turn_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4.shortest_candidate_length_m [m], ?replay.q4.shortest_turn_length_m [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2024_a_dragon_dance_q4_shortest_turn_replayed : 13621245 ≤ 13621245 + 1 * 100 ∧ 13621245 ≤ 13621245 + 1 * 100 := by decide
-#print axioms cumcm_2024_a_dragon_dance_q4_shortest_turn_replayed
 
 end Cumcm2024ADragonDance_PaperA016

@@ -3,382 +3,73 @@
   task: cumcm-2024-b-production-decision
   artifact: panel paper B159
   values from: anchors/cumcm-2024-b-production-decision/task.json, panel paper B159: values and context
-  obligations: 60 (60 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 60
+    - q1.n_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[0].n
+    - q1.n_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[1].n
+    - q1.c_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[0].c
+    - q1.c_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[1].c
+    - q1.c_within_n[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[0].c, experiment_result.q1_sampling[0].n
+    - q1.c_within_n[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[1].c, experiment_result.q1_sampling[1].n
+    - q1.reject_confidence (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[0].false_alarm
+    - q1.reject_power_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[0].power
+    - q1.accept_confidence (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[1].accept_good
+    - q1.accept_bad_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_sampling[1].accept_bad
+    - q2.case_domain[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].case
+    - q2.case_domain[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].case
+    - q2.case_domain[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].case
+    - q2.case_domain[3] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].case
+    - q2.case_domain[4] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].case
+    - q2.case_domain[5] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].case
+    - q2.inspect_part1_binary[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].inspect_part1
+    - q2.inspect_part1_binary[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].inspect_part1
+    - q2.inspect_part1_binary[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].inspect_part1
+    - q2.inspect_part1_binary[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].inspect_part1
+    - q2.inspect_part1_binary[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].inspect_part1
+    - q2.inspect_part1_binary[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].inspect_part1
+    - q2.inspect_part2_binary[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].inspect_part2
+    - q2.inspect_part2_binary[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].inspect_part2
+    - q2.inspect_part2_binary[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].inspect_part2
+    - q2.inspect_part2_binary[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].inspect_part2
+    - q2.inspect_part2_binary[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].inspect_part2
+    - q2.inspect_part2_binary[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].inspect_part2
+    - q2.inspect_final_binary[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].inspect_final
+    - q2.inspect_final_binary[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].inspect_final
+    - q2.inspect_final_binary[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].inspect_final
+    - q2.inspect_final_binary[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].inspect_final
+    - q2.inspect_final_binary[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].inspect_final
+    - q2.inspect_final_binary[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].inspect_final
+    - q2.dismantle_binary[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].dismantle_bad_final
+    - q2.dismantle_binary[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].dismantle_bad_final
+    - q2.dismantle_binary[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].dismantle_bad_final
+    - q2.dismantle_binary[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].dismantle_bad_final
+    - q2.dismantle_binary[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].dismantle_bad_final
+    - q2.dismantle_binary[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].dismantle_bad_final
+    - q2.good_probability_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].good_probability
+    - q2.good_probability_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].good_probability
+    - q2.good_probability_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].good_probability
+    - q2.good_probability_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].good_probability
+    - q2.good_probability_range[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].good_probability
+    - q2.good_probability_range[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].good_probability
+    - q2.profit_at_most_margin[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].expected_profit
+    - q2.profit_at_most_margin[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].expected_profit
+    - q2.profit_at_most_margin[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].expected_profit
+    - q2.profit_at_most_margin[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].expected_profit
+    - q2.profit_at_most_margin[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].expected_profit
+    - q2.profit_at_most_margin[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].expected_profit
+    - q2.row0.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[0].expected_profit, ?replay.q2.row0.profit_low, ?replay.q2.row0.profit_high
+    - q2.row1.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[1].expected_profit, ?replay.q2.row1.profit_low, ?replay.q2.row1.profit_high
+    - q2.row2.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[2].expected_profit, ?replay.q2.row2.profit_low, ?replay.q2.row2.profit_high
+    - q2.row3.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[3].expected_profit, ?replay.q2.row3.profit_low, ?replay.q2.row3.profit_high
+    - q2.row4.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[4].expected_profit, ?replay.q2.row4.profit_low, ?replay.q2.row4.profit_high
+    - q2.row5.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2.best_decisions[5].expected_profit, ?replay.q2.row5.profit_low, ?replay.q2.row5.profit_high
+    - q3.profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3.best_expected_profit, ?replay.q3.profit_low, ?replay.q3.profit_high
+    - q3.profit_at_most_margin (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3.best_expected_profit
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2024BProductionDecision_PaperB159
-
-/-- gate q1.n_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[0].n [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2024_b_production_decision_q1_n_integer_0 : 2700 % 10 = 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_n_integer_0
-
-/-- gate q1.n_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[1].n [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2024_b_production_decision_q1_n_integer_1 : 1990 % 10 = 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_n_integer_1
-
-/-- gate q1.c_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[0].c [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2024_b_production_decision_q1_c_integer_0 : 360 % 10 = 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_c_integer_0
-
-/-- gate q1.c_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[1].c [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2024_b_production_decision_q1_c_integer_1 : 250 % 10 = 0 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_c_integer_1
-
-/-- gate q1.c_within_n[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[0].c [count], experiment_result.q1_sampling[0].n [count]
-    expression: c <= n
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2024_b_production_decision_q1_c_within_n_0 : 36 ≤ 270 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_c_within_n_0
-
-/-- gate q1.c_within_n[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[1].c [count], experiment_result.q1_sampling[1].n [count]
-    expression: c <= n
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2024_b_production_decision_q1_c_within_n_1 : 25 ≤ 199 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_c_within_n_1
-
-/-- gate q1.reject_confidence (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[0].false_alarm [1]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q1_reject_confidence : 0 ≤ 46596 ∧ 46596 ≤ 50000 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_reject_confidence
-
-/-- gate q1.reject_power_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[0].power [1]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q1_reject_power_range : 0 ≤ 801472 ∧ 801472 ≤ 1000000 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_reject_power_range
-
-/-- gate q1.accept_confidence (range, level A, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[1].accept_good [1]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q1_accept_confidence : 900000 ≤ 903863 ∧ 903863 ≤ 1000000 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_accept_confidence
-
-/-- gate q1.accept_bad_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_sampling[1].accept_bad [1]
-    scale: 10^6; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q1_accept_bad_range : 0 ≤ 195466 ∧ 195466 ≤ 1000000 := by decide
-#print axioms cumcm_2024_b_production_decision_q1_accept_bad_range
-
-/-- gate q2.case_domain[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].case [count]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_case_domain_0 : 1 = 1 ∨ 1 = 2 ∨ 1 = 3 ∨ 1 = 4 ∨ 1 = 5 ∨ 1 = 6 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_case_domain_0
-
-/-- gate q2.case_domain[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].case [count]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_case_domain_1 : 2 = 1 ∨ 2 = 2 ∨ 2 = 3 ∨ 2 = 4 ∨ 2 = 5 ∨ 2 = 6 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_case_domain_1
-
-/-- gate q2.case_domain[2] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].case [count]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_case_domain_2 : 3 = 1 ∨ 3 = 2 ∨ 3 = 3 ∨ 3 = 4 ∨ 3 = 5 ∨ 3 = 6 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_case_domain_2
-
-/-- gate q2.case_domain[3] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].case [count]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_case_domain_3 : 4 = 1 ∨ 4 = 2 ∨ 4 = 3 ∨ 4 = 4 ∨ 4 = 5 ∨ 4 = 6 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_case_domain_3
-
-/-- gate q2.case_domain[4] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].case [count]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_case_domain_4 : 5 = 1 ∨ 5 = 2 ∨ 5 = 3 ∨ 5 = 4 ∨ 5 = 5 ∨ 5 = 6 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_case_domain_4
-
-/-- gate q2.case_domain[5] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].case [count]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_case_domain_5 : 6 = 1 ∨ 6 = 2 ∨ 6 = 3 ∨ 6 = 4 ∨ 6 = 5 ∨ 6 = 6 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_case_domain_5
-
-/-- gate q2.inspect_part1_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].inspect_part1 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part1_binary_0 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part1_binary_0
-
-/-- gate q2.inspect_part1_binary[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].inspect_part1 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part1_binary_1 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part1_binary_1
-
-/-- gate q2.inspect_part1_binary[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].inspect_part1 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part1_binary_2 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part1_binary_2
-
-/-- gate q2.inspect_part1_binary[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].inspect_part1 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part1_binary_3 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part1_binary_3
-
-/-- gate q2.inspect_part1_binary[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].inspect_part1 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part1_binary_4 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part1_binary_4
-
-/-- gate q2.inspect_part1_binary[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].inspect_part1 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part1_binary_5 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part1_binary_5
-
-/-- gate q2.inspect_part2_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].inspect_part2 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part2_binary_0 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part2_binary_0
-
-/-- gate q2.inspect_part2_binary[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].inspect_part2 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part2_binary_1 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part2_binary_1
-
-/-- gate q2.inspect_part2_binary[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].inspect_part2 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part2_binary_2 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part2_binary_2
-
-/-- gate q2.inspect_part2_binary[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].inspect_part2 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part2_binary_3 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part2_binary_3
-
-/-- gate q2.inspect_part2_binary[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].inspect_part2 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part2_binary_4 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part2_binary_4
-
-/-- gate q2.inspect_part2_binary[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].inspect_part2 [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_part2_binary_5 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_part2_binary_5
-
-/-- gate q2.inspect_final_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].inspect_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_final_binary_0 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_final_binary_0
-
-/-- gate q2.inspect_final_binary[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].inspect_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_final_binary_1 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_final_binary_1
-
-/-- gate q2.inspect_final_binary[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].inspect_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_final_binary_2 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_final_binary_2
-
-/-- gate q2.inspect_final_binary[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].inspect_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_final_binary_3 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_final_binary_3
-
-/-- gate q2.inspect_final_binary[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].inspect_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_final_binary_4 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_final_binary_4
-
-/-- gate q2.inspect_final_binary[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].inspect_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_inspect_final_binary_5 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_inspect_final_binary_5
-
-/-- gate q2.dismantle_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].dismantle_bad_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_dismantle_binary_0 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_dismantle_binary_0
-
-/-- gate q2.dismantle_binary[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].dismantle_bad_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_dismantle_binary_1 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_dismantle_binary_1
-
-/-- gate q2.dismantle_binary[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].dismantle_bad_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_dismantle_binary_2 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_dismantle_binary_2
-
-/-- gate q2.dismantle_binary[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].dismantle_bad_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_dismantle_binary_3 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_dismantle_binary_3
-
-/-- gate q2.dismantle_binary[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].dismantle_bad_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_dismantle_binary_4 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_dismantle_binary_4
-
-/-- gate q2.dismantle_binary[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].dismantle_bad_final [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2024_b_production_decision_q2_dismantle_binary_5 : 0 = 0 ∨ 0 = 1 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_dismantle_binary_5
-
-/-- gate q2.good_probability_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].good_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_good_probability_range_0 : 0 ≤ 729 ∧ 729 ≤ 1000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_good_probability_range_0
-
-/-- gate q2.good_probability_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].good_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_good_probability_range_1 : 0 ≤ 512 ∧ 512 ≤ 1000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_good_probability_range_1
-
-/-- gate q2.good_probability_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].good_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_good_probability_range_2 : 0 ≤ 729 ∧ 729 ≤ 1000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_good_probability_range_2
-
-/-- gate q2.good_probability_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].good_probability [1]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_good_probability_range_3 : 0 ≤ 64 ∧ 64 ≤ 100 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_good_probability_range_3
-
-/-- gate q2.good_probability_range[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].good_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_good_probability_range_4 : 0 ≤ 648 ∧ 648 ≤ 1000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_good_probability_range_4
-
-/-- gate q2.good_probability_range[5] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].good_probability [1]
-    scale: 10^5; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_good_probability_range_5 : 0 ≤ 85737 ∧ 85737 ≤ 100000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_good_probability_range_5
-
-/-- gate q2.profit_at_most_margin[0] (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].expected_profit [yuan]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_0 : 26374 ≤ 28000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_0
-
-/-- gate q2.profit_at_most_margin[1] (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].expected_profit [yuan]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_1 : 25072 ≤ 28000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_1
-
-/-- gate q2.profit_at_most_margin[2] (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].expected_profit [yuan]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_2 : 1987 ≤ 2800 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_2
-
-/-- gate q2.profit_at_most_margin[3] (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].expected_profit [yuan]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_3 : 1495 ≤ 2800 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_3
-
-/-- gate q2.profit_at_most_margin[4] (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].expected_profit [yuan]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_4 : 2448 ≤ 2800 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_4
-
-/-- gate q2.profit_at_most_margin[5] (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].expected_profit [yuan]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q2_profit_at_most_margin_5 : 265738 ≤ 280000 := by decide
-#print axioms cumcm_2024_b_production_decision_q2_profit_at_most_margin_5
-
-/-- gate q2.row0.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[0].expected_profit [yuan], ?replay.q2.row0.profit_low [no unit], ?replay.q2.row0.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row0_profit_replayed : ((26374000000 : Int) + (1 : Int) * (100000 : Int) - (15360768176 : Int)) * ((26374000000 : Int) - ((26374000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row0_profit_replayed
-
-/-- gate q2.row1.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[1].expected_profit [yuan], ?replay.q2.row1.profit_low [no unit], ?replay.q2.row1.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 10000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row1_profit_replayed : ((2507200 : Int) + (440625 : Int) + (1 : Int) * (10 : Int)) * ((2507200 : Int) - ((2507200 : Int) + (1 : Int) * (10 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row1_profit_replayed
-
-/-- gate q2.row2.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[2].expected_profit [yuan], ?replay.q2.row2.profit_low [no unit], ?replay.q2.row2.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row2_profit_replayed : ((19870000000 : Int) + (1 : Int) * (100000 : Int) - (6438957476 : Int)) * ((19870000000 : Int) - ((19870000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row2_profit_replayed
-
-/-- gate q2.row3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[3].expected_profit [yuan], ?replay.q2.row3.profit_low [no unit], ?replay.q2.row3.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row3_profit_replayed : ((14950000 : Int) + (8140625 : Int) + (1 : Int) * (100 : Int)) * ((14950000 : Int) - ((14950000 : Int) + (1 : Int) * (100 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row3_profit_replayed
-
-/-- gate q2.row4.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[4].expected_profit [yuan], ?replay.q2.row4.profit_low [no unit], ?replay.q2.row4.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row4_profit_replayed : ((24480000000 : Int) + (1 : Int) * (100000 : Int) - (7358024691 : Int)) * ((24480000000 : Int) - ((24480000000 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row4_profit_replayed
-
-/-- gate q2.row5.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2.best_decisions[5].expected_profit [yuan], ?replay.q2.row5.profit_low [no unit], ?replay.q2.row5.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q2_row5_profit_replayed : ((2657380000 : Int) + (1 : Int) * (10000 : Int) - (2167867036 : Int)) * ((2657380000 : Int) - ((2657375000 : Int) + (1 : Int) * (10000 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q2_row5_profit_replayed
-
-/-- gate q3.profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.best_expected_profit [yuan], ?replay.q3.profit_low [no unit], ?replay.q3.profit_high [no unit]
-    expression: (claimed - low + 0.0001) * (claimed - high - 0.0001) <= 0
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
-theorem cumcm_2024_b_production_decision_q3_profit_replayed : ((40461500000 : Int) + (1 : Int) * (100000 : Int) - (40461515013 : Int)) * ((40461500000 : Int) - ((40461515013 : Int) + (1 : Int) * (100000 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2024_b_production_decision_q3_profit_replayed
-
-/-- gate q3.profit_at_most_margin (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3.best_expected_profit [yuan]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2024_b_production_decision_q3_profit_at_most_margin : 404615 ≤ 1040000 := by decide
-#print axioms cumcm_2024_b_production_decision_q3_profit_at_most_margin
 
 end Cumcm2024BProductionDecision_PaperB159

@@ -3,157 +3,33 @@
   task: cumcm-2024-c-crop-planting
   artifact: panel paper C038
   values from: anchors/cumcm-2024-c-crop-planting/task.json, panel paper C038: values and context
-  obligations: 20 (20 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 20
+    - data.plots_count (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.plots
+    - q1.discount_not_below_waste (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1.waste_profit_yuan, experiment_result.q1.discount_profit_yuan
+    - q2.cvar_not_above_quantile[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[0].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].q10_profit_yuan
+    - q2.cvar_not_above_quantile[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[1].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].q10_profit_yuan
+    - q2.cvar_not_above_quantile[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[2].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].q10_profit_yuan
+    - q2.quantile_not_above_mean[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[0].q10_profit_yuan, experiment_result.q2_q3.risk_summary[0].mean_profit_yuan
+    - q2.quantile_not_above_mean[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[1].q10_profit_yuan, experiment_result.q2_q3.risk_summary[1].mean_profit_yuan
+    - q2.quantile_not_above_mean[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[2].q10_profit_yuan, experiment_result.q2_q3.risk_summary[2].mean_profit_yuan
+    - q2.cvar_not_above_mean[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[0].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].mean_profit_yuan
+    - q2.cvar_not_above_mean[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[1].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].mean_profit_yuan
+    - q2.cvar_not_above_mean[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[2].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].mean_profit_yuan
+    - q3.correlated_cvar_not_above_mean[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].mean_profit_yuan
+    - q3.correlated_cvar_not_above_mean[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].mean_profit_yuan
+    - q3.correlated_cvar_not_above_mean[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].mean_profit_yuan
+    - q3.best_is_max_over_plans[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan
+    - q3.best_is_max_over_plans[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan
+    - q3.best_is_max_over_plans[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan
+    - q3.spearman_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.spearman_price_cost
+    - q1.waste_profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1.waste_profit_yuan, ?replay.q1.waste_profit_yuan
+    - q1.discount_profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1.discount_profit_yuan, ?replay.q1.discount_profit_yuan
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2024CCropPlanting_PaperC038
-
-/-- gate data.plots_count (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.plots [count]
-    expression: plots == 34 + 16 + 4
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2024_c_crop_planting_data_plots_count : 54 = 34 + 16 + 4 := by decide
-#print axioms cumcm_2024_c_crop_planting_data_plots_count
-
-/-- gate q1.discount_not_below_waste (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1.waste_profit_yuan [yuan], experiment_result.q1.discount_profit_yuan [yuan]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem cumcm_2024_c_crop_planting_q1_discount_not_below_waste : 40418877 ≤ 58718967 := by decide
-#print axioms cumcm_2024_c_crop_planting_q1_discount_not_below_waste
-
-/-- gate q2.cvar_not_above_quantile[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[0].cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].q10_profit_yuan [yuan]
-    expression: cvar10 <= q10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_cvar_not_above_quantile_0 : 11893755219 ≤ 11915928066 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_cvar_not_above_quantile_0
-
-/-- gate q2.cvar_not_above_quantile[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[1].cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].q10_profit_yuan [yuan]
-    expression: cvar10 <= q10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_cvar_not_above_quantile_1 : 11893755219 ≤ 11915928066 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_cvar_not_above_quantile_1
-
-/-- gate q2.cvar_not_above_quantile[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[2].cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].q10_profit_yuan [yuan]
-    expression: cvar10 <= q10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_cvar_not_above_quantile_2 : 11893755219 ≤ 11915928066 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_cvar_not_above_quantile_2
-
-/-- gate q2.quantile_not_above_mean[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[0].q10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].mean_profit_yuan [yuan]
-    expression: q10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_quantile_not_above_mean_0 : 11915928066 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_quantile_not_above_mean_0
-
-/-- gate q2.quantile_not_above_mean[1] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[1].q10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].mean_profit_yuan [yuan]
-    expression: q10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_quantile_not_above_mean_1 : 11915928066 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_quantile_not_above_mean_1
-
-/-- gate q2.quantile_not_above_mean[2] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[2].q10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].mean_profit_yuan [yuan]
-    expression: q10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_quantile_not_above_mean_2 : 11915928066 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_quantile_not_above_mean_2
-
-/-- gate q2.cvar_not_above_mean[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[0].cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].mean_profit_yuan [yuan]
-    expression: cvar10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_cvar_not_above_mean_0 : 11893755219 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_cvar_not_above_mean_0
-
-/-- gate q2.cvar_not_above_mean[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[1].cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].mean_profit_yuan [yuan]
-    expression: cvar10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_cvar_not_above_mean_1 : 11893755219 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_cvar_not_above_mean_1
-
-/-- gate q2.cvar_not_above_mean[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[2].cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].mean_profit_yuan [yuan]
-    expression: cvar10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q2_cvar_not_above_mean_2 : 11893755219 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q2_cvar_not_above_mean_2
-
-/-- gate q3.correlated_cvar_not_above_mean[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].mean_profit_yuan [yuan]
-    expression: ccvar10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_0 : 11855069819 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_0
-
-/-- gate q3.correlated_cvar_not_above_mean[1] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].mean_profit_yuan [yuan]
-    expression: ccvar10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_1 : 11855069819 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_1
-
-/-- gate q3.correlated_cvar_not_above_mean[2] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].mean_profit_yuan [yuan]
-    expression: ccvar10 <= mean
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_2 : 11855069819 ≤ 11982763674 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_2
-
-/-- gate q3.best_is_max_over_plans[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan [yuan]
-    expression: best >= ccvar10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_0 : 11855069819 ≤ 11855069819 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_0
-
-/-- gate q3.best_is_max_over_plans[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan [yuan]
-    expression: best >= ccvar10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_1 : 11855069819 ≤ 11855069819 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_1
-
-/-- gate q3.best_is_max_over_plans[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan [yuan]
-    expression: best >= ccvar10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_2 : 11855069819 ≤ 11855069819 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_2
-
-/-- gate q3.spearman_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.spearman_price_cost [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2024_c_crop_planting_q3_spearman_range : (-10000 : Int) ≤ (2551 : Int) ∧ (2551 : Int) ≤ (10000 : Int) := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_spearman_range
-
-/-- gate q1.waste_profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1.waste_profit_yuan [yuan], ?replay.q1.waste_profit_yuan [no unit]
-    expression: claimed <= replayed
-    declared tolerance (an audited assumption): 0.5
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q1_waste_profit_replayed : 40418877000000 ≤ 40844811874535 + 1 * 500000 := by decide
-#print axioms cumcm_2024_c_crop_planting_q1_waste_profit_replayed
-
-/-- gate q1.discount_profit_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1.discount_profit_yuan [yuan], ?replay.q1.discount_profit_yuan [no unit]
-    expression: claimed <= replayed
-    declared tolerance (an audited assumption): 0.5
-    scale: 10^8; variables scaled by 10^8; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem cumcm_2024_c_crop_planting_q1_discount_profit_replayed : 5871896700000000 ≤ 6393973467538375 + 1 * 50000000 := by decide
-#print axioms cumcm_2024_c_crop_planting_q1_discount_profit_replayed
 
 end Cumcm2024CCropPlanting_PaperC038

@@ -3,851 +3,160 @@
   task: cumcm-2025-a-smoke-screen
   artifact: panel paper A196
   values from: anchors/cumcm-2025-a-smoke-screen/task.json, panel paper A196: values and context
-  obligations: 117 (117 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 18 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 28
-    - q1.uav (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
-    - q1.missile (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q2.uav (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
-    - q2.missile (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q3.uav[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
-    - q3.uav[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
-    - q3.uav[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913
-    - q3.missile[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q3.missile[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q3.missile[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q4.uav[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913 || 23492913 = 23492914 || 23492913 = 23492915
-    - q4.uav[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492914 = 23492913 || 23492914 = 23492914 || 23492914 = 23492915
-    - q4.uav[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915
-    - q4.missile[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q4.missile[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q4.missile[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489
-    - q5.uav[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915 || 23492915 = 23492916 || 23492915 = 23492917
-    - q5.uav[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915 || 23492915 = 23492916 || 23492915 = 23492917
-    - q5.uav[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913 || 23492913 = 23492914 || 23492913 = 23492915 || 23492913 = 23492916 || 23492913 = 23492917
-    - q5.uav[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492915 = 23492913 || 23492915 = 23492914 || 23492915 = 23492915 || 23492915 = 23492916 || 23492915 = 23492917
-    - q5.uav[4] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492914 = 23492913 || 23492914 = 23492914 || 23492914 = 23492915 || 23492914 = 23492916 || 23492914 = 23492917
-    - q5.uav[5] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 23492913 = 23492913 || 23492913 = 23492914 || 23492913 = 23492915 || 23492913 = 23492916 || 23492913 = 23492917
-    - q5.missile[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93490 = 93489 || 93490 = 93490 || 93490 = 93491
-    - q5.missile[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93491 = 93489 || 93491 = 93490 || 93491 = 93491
-    - q5.missile[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489 || 93489 = 93490 || 93489 = 93491
-    - q5.missile[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489 || 93489 = 93490 || 93489 = 93491
-    - q5.missile[4] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93490 = 93489 || 93490 = 93490 || 93490 = 93491
-    - q5.missile[5] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 93489 = 93489 || 93489 = 93490 || 93489 = 93491
-  gate instances without an obligation: 2
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 147
     - q3.drop_gap_vs_0[0] (identity): pass, independent of the artifact's values, independent_of_values; reads q3.strategies[0].drop_time_s, q3.strategies[0].drop_time_s
     - q3.drop_gap_vs_1[1] (identity): pass, independent of the artifact's values, independent_of_values; reads q3.strategies[1].drop_time_s, q3.strategies[1].drop_time_s
+    - q1.fixed_speed (range): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.speed_mps
+    - q1.fixed_heading (range): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.heading_deg
+    - q1.fixed_drop_time (range): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.drop_time_s
+    - q1.fixed_fuse (range): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.fuse_time_s
+    - q2.speed_bounds (range): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.speed_mps
+    - q3.speed_bounds[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].speed_mps
+    - q3.speed_bounds[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].speed_mps
+    - q3.speed_bounds[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].speed_mps
+    - q4.speed_bounds[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[0].speed_mps
+    - q4.speed_bounds[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[1].speed_mps
+    - q4.speed_bounds[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[2].speed_mps
+    - q5.speed_bounds[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[0].speed_mps
+    - q5.speed_bounds[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[1].speed_mps
+    - q5.speed_bounds[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[2].speed_mps
+    - q5.speed_bounds[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[3].speed_mps
+    - q5.speed_bounds[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[4].speed_mps
+    - q5.speed_bounds[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[5].speed_mps
+    - q2.single_cloud_limit (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_duration_s
+    - q3.three_cloud_limit (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.total
+    - q4.three_cloud_limit (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.total
+    - q5.m1_flight_time_limit (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M1
+    - q5.m2_flight_time_limit (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M2
+    - q5.m3_flight_time_limit (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M3
+    - q1.burst_time (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.explode_time_s, q1.strategy.drop_time_s, q1.strategy.fuse_time_s
+    - q2.burst_time (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.explode_time_s, q2.strategy.drop_time_s, q2.strategy.fuse_time_s
+    - q3.burst_time[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].explode_time_s, q3.strategies[0].drop_time_s, q3.strategies[0].fuse_time_s
+    - q3.burst_time[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].explode_time_s, q3.strategies[1].drop_time_s, q3.strategies[1].fuse_time_s
+    - q3.burst_time[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].explode_time_s, q3.strategies[2].drop_time_s, q3.strategies[2].fuse_time_s
+    - q4.burst_time[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[0].explode_time_s, q4.strategies[0].drop_time_s, q4.strategies[0].fuse_time_s
+    - q4.burst_time[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[1].explode_time_s, q4.strategies[1].drop_time_s, q4.strategies[1].fuse_time_s
+    - q4.burst_time[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[2].explode_time_s, q4.strategies[2].drop_time_s, q4.strategies[2].fuse_time_s
+    - q5.burst_time[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[0].explode_time_s, q5.strategies[0].drop_time_s, q5.strategies[0].fuse_time_s
+    - q5.burst_time[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[1].explode_time_s, q5.strategies[1].drop_time_s, q5.strategies[1].fuse_time_s
+    - q5.burst_time[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[2].explode_time_s, q5.strategies[2].drop_time_s, q5.strategies[2].fuse_time_s
+    - q5.burst_time[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[3].explode_time_s, q5.strategies[3].drop_time_s, q5.strategies[3].fuse_time_s
+    - q5.burst_time[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[4].explode_time_s, q5.strategies[4].drop_time_s, q5.strategies[4].fuse_time_s
+    - q5.burst_time[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[5].explode_time_s, q5.strategies[5].drop_time_s, q5.strategies[5].fuse_time_s
+    - q1.summary (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_duration_s, q1.effective_duration_s
+    - q2.summary (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_duration_s, q2.effective_duration_s
+    - q3.summary (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.total, q3.union_duration_s.total
+    - q4.summary (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.total, q4.union_duration_s.total
+    - q5.summary (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.union_duration_s.total
+    - q1.single_bomb (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.individual_duration_s, q1.effective_duration_s
+    - q2.single_bomb (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.individual_duration_s, q2.effective_duration_s
+    - q3.only_m1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.total, experiment_result.q3_union_duration_s.M1
+    - q4.only_m1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.total, experiment_result.q4_union_duration_s.M1
+    - q5.total_is_sum (partition_sum): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M1, experiment_result.q5_union_duration_s.M2, experiment_result.q5_union_duration_s.M3, experiment_result.q5_union_duration_s.total
+    - q3.union_covers_each[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.M1, q3.strategies[0].individual_duration_s
+    - q3.union_covers_each[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.M1, q3.strategies[1].individual_duration_s
+    - q3.union_covers_each[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.M1, q3.strategies[2].individual_duration_s
+    - q4.union_covers_each[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.M1, q4.strategies[0].individual_duration_s
+    - q4.union_covers_each[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.M1, q4.strategies[1].individual_duration_s
+    - q4.union_covers_each[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.M1, q4.strategies[2].individual_duration_s
+    - q5.total_covers_each[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.strategies[0].individual_duration_s
+    - q5.total_covers_each[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.strategies[1].individual_duration_s
+    - q5.total_covers_each[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.strategies[2].individual_duration_s
+    - q5.total_covers_each[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.strategies[3].individual_duration_s
+    - q5.total_covers_each[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.strategies[4].individual_duration_s
+    - q5.total_covers_each[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, q5.strategies[5].individual_duration_s
+    - q3.drop_gap_01 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_time_s, q3.strategies[1].drop_time_s
+    - q3.drop_gap_vs_0[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].drop_time_s, q3.strategies[0].drop_time_s
+    - q3.drop_gap_vs_0[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].drop_time_s, q3.strategies[0].drop_time_s
+    - q3.drop_gap_vs_1[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_time_s, q3.strategies[1].drop_time_s
+    - q3.drop_gap_vs_1[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].drop_time_s, q3.strategies[1].drop_time_s
+    - q3.drop_order[0] (order): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_time_s, q3.strategies[1].drop_time_s
+    - q3.drop_order[1] (order): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].drop_time_s, q3.strategies[2].drop_time_s
+    - q1.fy1_altitude (range): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.drop_z
+    - q2.fy1_altitude (range): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.drop_z
+    - q3.fy1_altitude[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_z
+    - q3.fy1_altitude[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].drop_z
+    - q3.fy1_altitude[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].drop_z
+    - q1.free_fall (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.drop_z, q1.strategy.explode_z, q1.strategy.fuse_time_s
+    - q1.horizontal_drift (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.explode_x, q1.strategy.explode_y, q1.strategy.drop_x, q1.strategy.drop_y, q1.strategy.speed_mps, q1.strategy.fuse_time_s
+    - q2.free_fall (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.drop_z, q2.strategy.explode_z, q2.strategy.fuse_time_s
+    - q2.horizontal_drift (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.explode_x, q2.strategy.explode_y, q2.strategy.drop_x, q2.strategy.drop_y, q2.strategy.speed_mps, q2.strategy.fuse_time_s
+    - q3.free_fall[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_z, q3.strategies[0].explode_z, q3.strategies[0].fuse_time_s
+    - q3.free_fall[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].drop_z, q3.strategies[1].explode_z, q3.strategies[1].fuse_time_s
+    - q3.free_fall[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].drop_z, q3.strategies[2].explode_z, q3.strategies[2].fuse_time_s
+    - q3.horizontal_drift[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].explode_x, q3.strategies[0].explode_y, q3.strategies[0].drop_x, q3.strategies[0].drop_y, q3.strategies[0].speed_mps, q3.strategies[0].fuse_time_s
+    - q3.horizontal_drift[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].explode_x, q3.strategies[1].explode_y, q3.strategies[1].drop_x, q3.strategies[1].drop_y, q3.strategies[1].speed_mps, q3.strategies[1].fuse_time_s
+    - q3.horizontal_drift[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].explode_x, q3.strategies[2].explode_y, q3.strategies[2].drop_x, q3.strategies[2].drop_y, q3.strategies[2].speed_mps, q3.strategies[2].fuse_time_s
+    - q4.free_fall[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[0].drop_z, q4.strategies[0].explode_z, q4.strategies[0].fuse_time_s
+    - q4.free_fall[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[1].drop_z, q4.strategies[1].explode_z, q4.strategies[1].fuse_time_s
+    - q4.free_fall[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[2].drop_z, q4.strategies[2].explode_z, q4.strategies[2].fuse_time_s
+    - q4.horizontal_drift[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[0].explode_x, q4.strategies[0].explode_y, q4.strategies[0].drop_x, q4.strategies[0].drop_y, q4.strategies[0].speed_mps, q4.strategies[0].fuse_time_s
+    - q4.horizontal_drift[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[1].explode_x, q4.strategies[1].explode_y, q4.strategies[1].drop_x, q4.strategies[1].drop_y, q4.strategies[1].speed_mps, q4.strategies[1].fuse_time_s
+    - q4.horizontal_drift[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[2].explode_x, q4.strategies[2].explode_y, q4.strategies[2].drop_x, q4.strategies[2].drop_y, q4.strategies[2].speed_mps, q4.strategies[2].fuse_time_s
+    - q5.free_fall[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[0].drop_z, q5.strategies[0].explode_z, q5.strategies[0].fuse_time_s
+    - q5.free_fall[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[1].drop_z, q5.strategies[1].explode_z, q5.strategies[1].fuse_time_s
+    - q5.free_fall[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[2].drop_z, q5.strategies[2].explode_z, q5.strategies[2].fuse_time_s
+    - q5.free_fall[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[3].drop_z, q5.strategies[3].explode_z, q5.strategies[3].fuse_time_s
+    - q5.free_fall[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[4].drop_z, q5.strategies[4].explode_z, q5.strategies[4].fuse_time_s
+    - q5.free_fall[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[5].drop_z, q5.strategies[5].explode_z, q5.strategies[5].fuse_time_s
+    - q5.horizontal_drift[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[0].explode_x, q5.strategies[0].explode_y, q5.strategies[0].drop_x, q5.strategies[0].drop_y, q5.strategies[0].speed_mps, q5.strategies[0].fuse_time_s
+    - q5.horizontal_drift[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[1].explode_x, q5.strategies[1].explode_y, q5.strategies[1].drop_x, q5.strategies[1].drop_y, q5.strategies[1].speed_mps, q5.strategies[1].fuse_time_s
+    - q5.horizontal_drift[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[2].explode_x, q5.strategies[2].explode_y, q5.strategies[2].drop_x, q5.strategies[2].drop_y, q5.strategies[2].speed_mps, q5.strategies[2].fuse_time_s
+    - q5.horizontal_drift[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[3].explode_x, q5.strategies[3].explode_y, q5.strategies[3].drop_x, q5.strategies[3].drop_y, q5.strategies[3].speed_mps, q5.strategies[3].fuse_time_s
+    - q5.horizontal_drift[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[4].explode_x, q5.strategies[4].explode_y, q5.strategies[4].drop_x, q5.strategies[4].drop_y, q5.strategies[4].speed_mps, q5.strategies[4].fuse_time_s
+    - q5.horizontal_drift[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[5].explode_x, q5.strategies[5].explode_y, q5.strategies[5].drop_x, q5.strategies[5].drop_y, q5.strategies[5].speed_mps, q5.strategies[5].fuse_time_s
+    - q1.fy1_drop_distance (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.drop_x, q1.strategy.drop_y, q1.strategy.speed_mps, q1.strategy.drop_time_s
+    - q1.fy1_straight_line (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.drop_x, q1.strategy.drop_y, q1.strategy.explode_x, q1.strategy.explode_y
+    - q2.fy1_drop_distance (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.drop_x, q2.strategy.drop_y, q2.strategy.speed_mps, q2.strategy.drop_time_s
+    - q2.fy1_straight_line (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.drop_x, q2.strategy.drop_y, q2.strategy.explode_x, q2.strategy.explode_y
+    - q3.fy1_drop_distance[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_x, q3.strategies[0].drop_y, q3.strategies[0].speed_mps, q3.strategies[0].drop_time_s
+    - q3.fy1_drop_distance[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].drop_x, q3.strategies[1].drop_y, q3.strategies[1].speed_mps, q3.strategies[1].drop_time_s
+    - q3.fy1_drop_distance[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].drop_x, q3.strategies[2].drop_y, q3.strategies[2].speed_mps, q3.strategies[2].drop_time_s
+    - q3.fy1_straight_line[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].drop_x, q3.strategies[0].drop_y, q3.strategies[0].explode_x, q3.strategies[0].explode_y
+    - q3.fy1_straight_line[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].drop_x, q3.strategies[1].drop_y, q3.strategies[1].explode_x, q3.strategies[1].explode_y
+    - q3.fy1_straight_line[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].drop_x, q3.strategies[2].drop_y, q3.strategies[2].explode_x, q3.strategies[2].explode_y
+    - q1.duration_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1_duration_s, ?replay.q1.effective_duration_full_target_s, ?replay.q1.grid_slack_full_target_s
+    - q2.duration_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_duration_s, ?replay.q2.effective_duration_full_target_s, ?replay.q2.grid_slack_full_target_s
+    - q3.total_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q3_union_duration_s.total, ?replay.q3.union_duration_full_target_s.total, ?replay.q3.grid_slack_full_target_s.total
+    - q4.total_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q4_union_duration_s.total, ?replay.q4.union_duration_full_target_s.total, ?replay.q4.grid_slack_full_target_s.total
+    - q5.m1_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M1, ?replay.q5.union_duration_full_target_s.M1, ?replay.q5.grid_slack_full_target_s.M1
+    - q5.m2_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M2, ?replay.q5.union_duration_full_target_s.M2, ?replay.q5.grid_slack_full_target_s.M2
+    - q5.m3_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.M3, ?replay.q5.union_duration_full_target_s.M3, ?replay.q5.grid_slack_full_target_s.M3
+    - q5.total_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q5_union_duration_s.total, ?replay.q5.union_duration_full_target_s.total, ?replay.q5.grid_slack_full_target_s.total
+    - q1.uav (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.uav
+    - q1.missile (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q1.strategy.target_missile
+    - q2.uav (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.uav
+    - q2.missile (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q2.strategy.target_missile
+    - q3.uav[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].uav
+    - q3.uav[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].uav
+    - q3.uav[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].uav
+    - q3.missile[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[0].target_missile
+    - q3.missile[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[1].target_missile
+    - q3.missile[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q3.strategies[2].target_missile
+    - q4.uav[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[0].uav
+    - q4.uav[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[1].uav
+    - q4.uav[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[2].uav
+    - q4.missile[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[0].target_missile
+    - q4.missile[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[1].target_missile
+    - q4.missile[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q4.strategies[2].target_missile
+    - q5.uav[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[0].uav
+    - q5.uav[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[1].uav
+    - q5.uav[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[2].uav
+    - q5.uav[3] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[3].uav
+    - q5.uav[4] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[4].uav
+    - q5.uav[5] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[5].uav
+    - q5.missile[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[0].target_missile
+    - q5.missile[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[1].target_missile
+    - q5.missile[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[2].target_missile
+    - q5.missile[3] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[3].target_missile
+    - q5.missile[4] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[4].target_missile
+    - q5.missile[5] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads q5.strategies[5].target_missile
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2025ASmokeScreen_PaperA196
-
-/-- gate q1.fixed_speed (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_fixed_speed : 120 ≤ 120 ∧ 120 ≤ 120 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fixed_speed
-
-/-- gate q1.fixed_heading (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.heading_deg [deg]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_fixed_heading : 180 ≤ 180 ∧ 180 ≤ 180 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fixed_heading
-
-/-- gate q1.fixed_drop_time (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.drop_time_s [s]
-    scale: 10^1; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_fixed_drop_time : 15 ≤ 15 ∧ 15 ≤ 15 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fixed_drop_time
-
-/-- gate q1.fixed_fuse (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.fuse_time_s [s]
-    scale: 10^1; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_fixed_fuse : 36 ≤ 36 ∧ 36 ≤ 36 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fixed_fuse
-
-/-- gate q2.speed_bounds (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q2_speed_bounds : 70 ≤ 120 ∧ 120 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_speed_bounds
-
-/-- gate q3.speed_bounds[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q3_speed_bounds_0 : 70 ≤ 120 ∧ 120 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_speed_bounds_0
-
-/-- gate q3.speed_bounds[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q3_speed_bounds_1 : 70 ≤ 120 ∧ 120 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_speed_bounds_1
-
-/-- gate q3.speed_bounds[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q3_speed_bounds_2 : 70 ≤ 120 ∧ 120 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_speed_bounds_2
-
-/-- gate q4.speed_bounds[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[0].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q4_speed_bounds_0 : 70 ≤ 120 ∧ 120 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_speed_bounds_0
-
-/-- gate q4.speed_bounds[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[1].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q4_speed_bounds_1 : 70 ≤ 130 ∧ 130 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_speed_bounds_1
-
-/-- gate q4.speed_bounds[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[2].speed_mps [m/s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q4_speed_bounds_2 : 70000 ≤ 137646 ∧ 137646 ≤ 140000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_speed_bounds_2
-
-/-- gate q5.speed_bounds[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[0].speed_mps [m/s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_0 : 70000 ≤ 135931 ∧ 135931 ≤ 140000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_0
-
-/-- gate q5.speed_bounds[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[1].speed_mps [m/s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_1 : 70000 ≤ 135931 ∧ 135931 ≤ 140000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_1
-
-/-- gate q5.speed_bounds[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[2].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_2 : 70 ≤ 140 ∧ 140 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_2
-
-/-- gate q5.speed_bounds[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[3].speed_mps [m/s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_3 : 70000 ≤ 135931 ∧ 135931 ≤ 140000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_3
-
-/-- gate q5.speed_bounds[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[4].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_4 : 70 ≤ 135 ∧ 135 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_4
-
-/-- gate q5.speed_bounds[5] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[5].speed_mps [m/s]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_speed_bounds_5 : 70 ≤ 140 ∧ 140 ≤ 140 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_speed_bounds_5
-
-/-- gate q2.single_cloud_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_duration_s [s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q2_single_cloud_limit : 0 ≤ 4272 ∧ 4272 ≤ 20000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_single_cloud_limit
-
-/-- gate q3.three_cloud_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.total [s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q3_three_cloud_limit : 0 ≤ 5744 ∧ 5744 ≤ 60000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_three_cloud_limit
-
-/-- gate q4.three_cloud_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.total [s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q4_three_cloud_limit : 0 ≤ 9065 ∧ 9065 ≤ 60000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_three_cloud_limit
-
-/-- gate q5.m1_flight_time_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M1 [s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_m1_flight_time_limit : 0 ≤ 4281 ∧ 4281 ≤ 67000 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m1_flight_time_limit
-
-/-- gate q5.m2_flight_time_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M2 [s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_m2_flight_time_limit : 0 ≤ 1991 ∧ 1991 ≤ 63760 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m2_flight_time_limit
-
-/-- gate q5.m3_flight_time_limit (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M3 [s]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_m3_flight_time_limit : 0 ≤ 793 ∧ 793 ≤ 60370 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m3_flight_time_limit
-
-/-- gate q1.burst_time (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.explode_time_s [s], q1.strategy.drop_time_s [s], q1.strategy.fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_burst_time : 51 = 15 + 36 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_burst_time
-
-/-- gate q2.burst_time (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.explode_time_s [s], q2.strategy.drop_time_s [s], q2.strategy.fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_burst_time : 41 = 5 + 36 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_burst_time
-
-/-- gate q3.burst_time[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].explode_time_s [s], q3.strategies[0].drop_time_s [s], q3.strategies[0].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_burst_time_0 : 41 = 5 + 36 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_burst_time_0
-
-/-- gate q3.burst_time[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].explode_time_s [s], q3.strategies[1].drop_time_s [s], q3.strategies[1].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_burst_time_1 : 55 = 15 + 40 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_burst_time_1
-
-/-- gate q3.burst_time[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].explode_time_s [s], q3.strategies[2].drop_time_s [s], q3.strategies[2].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_burst_time_2 : 83 = 35 + 48 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_burst_time_2
-
-/-- gate q4.burst_time[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[0].explode_time_s [s], q4.strategies[0].drop_time_s [s], q4.strategies[0].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_burst_time_0 : 41 = 5 + 36 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_burst_time_0
-
-/-- gate q4.burst_time[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[1].explode_time_s [s], q4.strategies[1].drop_time_s [s], q4.strategies[1].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_a_smoke_screen_q4_burst_time_1 : 11 = 4 + 7 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_burst_time_1
-
-/-- gate q4.burst_time[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[2].explode_time_s [s], q4.strategies[2].drop_time_s [s], q4.strategies[2].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_burst_time_2 : 43000 = 31977 + 11023 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_burst_time_2
-
-/-- gate q5.burst_time[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[0].explode_time_s [s], q5.strategies[0].drop_time_s [s], q5.strategies[0].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_burst_time_0 : 44000 = 32892 + 11108 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_burst_time_0
-
-/-- gate q5.burst_time[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[1].explode_time_s [s], q5.strategies[1].drop_time_s [s], q5.strategies[1].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_burst_time_1 : 4600 = 3464 + 1136 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_burst_time_1
-
-/-- gate q5.burst_time[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[2].explode_time_s [s], q5.strategies[2].drop_time_s [s], q5.strategies[2].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_burst_time_2 : 41 = 5 + 36 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_burst_time_2
-
-/-- gate q5.burst_time[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[3].explode_time_s [s], q5.strategies[3].drop_time_s [s], q5.strategies[3].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_burst_time_3 : 33000 = 23606 + 9394 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_burst_time_3
-
-/-- gate q5.burst_time[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[4].explode_time_s [s], q5.strategies[4].drop_time_s [s], q5.strategies[4].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_a_smoke_screen_q5_burst_time_4 : 15 = 8 + 7 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_burst_time_4
-
-/-- gate q5.burst_time[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[5].explode_time_s [s], q5.strategies[5].drop_time_s [s], q5.strategies[5].fuse_time_s [s]
-    expression: t_burst == t_drop + fuse
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_a_smoke_screen_q5_burst_time_5 : 8 = 3 + 5 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_burst_time_5
-
-/-- gate q1.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_duration_s [s], q1.effective_duration_s [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_summary : 1392 = 1392 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_summary
-
-/-- gate q2.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_duration_s [s], q2.effective_duration_s [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q2_summary : 4272 = 4272 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_summary
-
-/-- gate q3.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.total [s], q3.union_duration_s.total [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q3_summary : 5744 = 5744 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_summary
-
-/-- gate q4.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.total [s], q4.union_duration_s.total [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q4_summary : 9065 = 9065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_summary
-
-/-- gate q5.summary (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.union_duration_s.total [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q5_summary : 7065 = 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_summary
-
-/-- gate q1.single_bomb (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.individual_duration_s [s], q1.effective_duration_s [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_single_bomb : 1392 = 1392 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_single_bomb
-
-/-- gate q2.single_bomb (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.individual_duration_s [s], q2.effective_duration_s [s]
-    expression: a == b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q2_single_bomb : 4272 = 4272 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_single_bomb
-
-/-- gate q3.only_m1 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.total [s], experiment_result.q3_union_duration_s.M1 [s]
-    expression: total == m1
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q3_only_m1 : 5744 = 5744 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_only_m1
-
-/-- gate q4.only_m1 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.total [s], experiment_result.q4_union_duration_s.M1 [s]
-    expression: total == m1
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q4_only_m1 : 9065 = 9065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_only_m1
-
-/-- gate q5.total_is_sum (partition_sum, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M1 [s], experiment_result.q5_union_duration_s.M2 [s], experiment_result.q5_union_duration_s.M3 [s], experiment_result.q5_union_duration_s.total [s]
-    scale: 10^3; parts and total scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q5_total_is_sum : 4281 + 1991 + 793 = 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_is_sum
-
-/-- gate q3.union_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.M1 [s], q3.strategies[0].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_union_covers_each_0 : 4272 ≤ 5744 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_union_covers_each_0
-
-/-- gate q3.union_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.M1 [s], q3.strategies[1].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_union_covers_each_1 : 4098 ≤ 5744 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_union_covers_each_1
-
-/-- gate q3.union_covers_each[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.M1 [s], q3.strategies[2].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_union_covers_each_2 : 2051 ≤ 5744 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_union_covers_each_2
-
-/-- gate q4.union_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.M1 [s], q4.strategies[0].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_union_covers_each_0 : 4272 ≤ 9065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_union_covers_each_0
-
-/-- gate q4.union_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.M1 [s], q4.strategies[1].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_union_covers_each_1 : 3846 ≤ 9065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_union_covers_each_1
-
-/-- gate q4.union_covers_each[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.M1 [s], q4.strategies[2].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_union_covers_each_2 : 947 ≤ 9065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_union_covers_each_2
-
-/-- gate q5.total_covers_each[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[0].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_0 : 0 ≤ 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_0
-
-/-- gate q5.total_covers_each[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[1].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_1 : 793 ≤ 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_1
-
-/-- gate q5.total_covers_each[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[2].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_2 : 2452 ≤ 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_2
-
-/-- gate q5.total_covers_each[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[3].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_3 : 0 ≤ 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_3
-
-/-- gate q5.total_covers_each[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[4].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_4 : 1991 ≤ 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_4
-
-/-- gate q5.total_covers_each[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], q5.strategies[5].individual_duration_s [s]
-    expression: u >= d
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_covers_each_5 : 2165 ≤ 7065 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_covers_each_5
-
-/-- gate q3.drop_gap_01 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_time_s [s], q3.strategies[1].drop_time_s [s]
-    expression: (t1 - t0)**2 >= 1
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_01 : (1 : Int) * (10 : Int) * (10 : Int) ≤ ((15 : Int) - (5 : Int)) * ((15 : Int) - (5 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_01
-
-/-- gate q3.drop_gap_vs_0[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_time_s [s], q3.strategies[0].drop_time_s [s]
-    expression: (t - t0)**2 * ((t - t0)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_1 : (0 : Int) ≤ ((15 : Int) - (5 : Int)) * ((15 : Int) - (5 : Int)) * (((15 : Int) - (5 : Int)) * ((15 : Int) - (5 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_1
-
-/-- gate q3.drop_gap_vs_0[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].drop_time_s [s], q3.strategies[0].drop_time_s [s]
-    expression: (t - t0)**2 * ((t - t0)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_2 : (0 : Int) ≤ ((35 : Int) - (5 : Int)) * ((35 : Int) - (5 : Int)) * (((35 : Int) - (5 : Int)) * ((35 : Int) - (5 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_0_2
-
-/-- gate q3.drop_gap_vs_1[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_time_s [s], q3.strategies[1].drop_time_s [s]
-    expression: (t - t1)**2 * ((t - t1)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_0 : (0 : Int) ≤ ((5 : Int) - (15 : Int)) * ((5 : Int) - (15 : Int)) * (((5 : Int) - (15 : Int)) * ((5 : Int) - (15 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_0
-
-/-- gate q3.drop_gap_vs_1[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].drop_time_s [s], q3.strategies[1].drop_time_s [s]
-    expression: (t - t1)**2 * ((t - t1)**2 - 1) >= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_2 : (0 : Int) ≤ ((35 : Int) - (15 : Int)) * ((35 : Int) - (15 : Int)) * (((35 : Int) - (15 : Int)) * ((35 : Int) - (15 : Int)) - (1 : Int) * (10 : Int) * (10 : Int)) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_gap_vs_1_2
-
-/-- gate q3.drop_order[0] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_time_s [s], q3.strategies[1].drop_time_s [s]
-    scale: 10^1; consecutive values scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_order_0 : 5 < 15 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_order_0
-
-/-- gate q3.drop_order[1] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_time_s [s], q3.strategies[2].drop_time_s [s]
-    scale: 10^1; consecutive values scaled by 10^d -/
-theorem cumcm_2025_a_smoke_screen_q3_drop_order_1 : 15 < 35 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_drop_order_1
-
-/-- gate q1.fy1_altitude (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q1_fy1_altitude : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fy1_altitude
-
-/-- gate q2.fy1_altitude (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q2_fy1_altitude : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_fy1_altitude
-
-/-- gate q3.fy1_altitude[0] (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_altitude_0 : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_altitude_0
-
-/-- gate q3.fy1_altitude[1] (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_altitude_1 : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_altitude_1
-
-/-- gate q3.fy1_altitude[2] (range, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].drop_z [m]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_altitude_2 : 1800 ≤ 1800 ∧ 1800 ≤ 1800 := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_altitude_2
-
-/-- gate q1.free_fall (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.drop_z [m], q1.strategy.explode_z [m], q1.strategy.fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_free_fall : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_free_fall
-
-/-- gate q1.horizontal_drift (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.explode_x [m], q1.strategy.explode_y [m], q1.strategy.drop_x [m], q1.strategy.drop_y [m], q1.strategy.speed_mps [m/s], q1.strategy.fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_horizontal_drift : (((171880 : Int) - (176200 : Int)) * ((171880 : Int) - (176200 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1200 : Int) * (36 : Int) * (1200 : Int) * (36 : Int)) * (((171880 : Int) - (176200 : Int)) * ((171880 : Int) - (176200 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1200 : Int) * (36 : Int) * (1200 : Int) * (36 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_horizontal_drift
-
-/-- gate q2.free_fall (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.drop_z [m], q2.strategy.explode_z [m], q2.strategy.fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_free_fall : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_free_fall
-
-/-- gate q2.horizontal_drift (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.explode_x [m], q2.strategy.explode_y [m], q2.strategy.drop_x [m], q2.strategy.drop_y [m], q2.strategy.speed_mps [m/s], q2.strategy.fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_horizontal_drift : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_horizontal_drift
-
-/-- gate q3.free_fall[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_z [m], q3.strategies[0].explode_z [m], q3.strategies[0].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_free_fall_0 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_free_fall_0
-
-/-- gate q3.free_fall[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_z [m], q3.strategies[1].explode_z [m], q3.strategies[1].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_free_fall_1 : ((18000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((17216 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (40 : Int) * (40 : Int))) * ((18000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((17216 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (40 : Int) * (40 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_free_fall_1
-
-/-- gate q3.free_fall[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].drop_z [m], q3.strategies[2].explode_z [m], q3.strategies[2].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_free_fall_2 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1687104 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (4800 : Int) * (4800 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1687104 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (4800 : Int) * (4800 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_free_fall_2
-
-/-- gate q3.horizontal_drift[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].explode_x [m], q3.strategies[0].explode_y [m], q3.strategies[0].drop_x [m], q3.strategies[0].drop_y [m], q3.strategies[0].speed_mps [m/s], q3.strategies[0].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_0 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_horizontal_drift_0
-
-/-- gate q3.horizontal_drift[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].explode_x [m], q3.strategies[1].explode_y [m], q3.strategies[1].drop_x [m], q3.strategies[1].drop_y [m], q3.strategies[1].speed_mps [m/s], q3.strategies[1].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_1 : (((17140042 : Int) - (17620011 : Int)) * ((17140042 : Int) - (17620011 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((7418 : Int) - (2023 : Int)) * ((7418 : Int) - (2023 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (4000 : Int) * (120000 : Int) * (4000 : Int)) * (((17140042 : Int) - (17620011 : Int)) * ((17140042 : Int) - (17620011 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((7418 : Int) - (2023 : Int)) * ((7418 : Int) - (2023 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (4000 : Int) * (120000 : Int) * (4000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_horizontal_drift_1
-
-/-- gate q3.horizontal_drift[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].explode_x [m], q3.strategies[2].explode_y [m], q3.strategies[2].drop_x [m], q3.strategies[2].drop_y [m], q3.strategies[2].speed_mps [m/s], q3.strategies[2].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_horizontal_drift_2 : (((16804063 : Int) - (17380027 : Int)) * ((16804063 : Int) - (17380027 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((11195 : Int) - (4721 : Int)) * ((11195 : Int) - (4721 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (4800 : Int) * (120000 : Int) * (4800 : Int)) * (((16804063 : Int) - (17380027 : Int)) * ((16804063 : Int) - (17380027 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((11195 : Int) - (4721 : Int)) * ((11195 : Int) - (4721 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (4800 : Int) * (120000 : Int) * (4800 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_horizontal_drift_2
-
-/-- gate q4.free_fall[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[0].drop_z [m], q4.strategies[0].explode_z [m], q4.strategies[0].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_free_fall_0 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_free_fall_0
-
-/-- gate q4.free_fall[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[1].drop_z [m], q4.strategies[1].explode_z [m], q4.strategies[1].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_free_fall_1 : ((14000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (70 : Int) * (70 : Int))) * ((14000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (70 : Int) * (70 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_free_fall_1
-
-/-- gate q4.free_fall[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[2].drop_z [m], q4.strategies[2].explode_z [m], q4.strategies[2].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_free_fall_2 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((104618 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11023 : Int) * (11023 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((104618 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (11023 : Int) * (11023 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_free_fall_2
-
-/-- gate q4.horizontal_drift[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[0].explode_x [m], q4.strategies[0].explode_y [m], q4.strategies[0].drop_x [m], q4.strategies[0].drop_y [m], q4.strategies[0].speed_mps [m/s], q4.strategies[0].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_0 : (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3600 : Int) * (120000 : Int) * (3600 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_horizontal_drift_0
-
-/-- gate q4.horizontal_drift[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[1].explode_x [m], q4.strategies[1].explode_y [m], q4.strategies[1].drop_x [m], q4.strategies[1].drop_y [m], q4.strategies[1].speed_mps [m/s], q4.strategies[1].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_1 : (((11510911 : Int) - (11822150 : Int)) * ((11510911 : Int) - (11822150 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((56240 : Int) - (911360 : Int)) * ((56240 : Int) - (911360 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (130000 : Int) * (7000 : Int) * (130000 : Int) * (7000 : Int)) * (((11510911 : Int) - (11822150 : Int)) * ((11510911 : Int) - (11822150 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((56240 : Int) - (911360 : Int)) * ((56240 : Int) - (911360 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (130000 : Int) * (7000 : Int) * (130000 : Int) * (7000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_horizontal_drift_1
-
-/-- gate q4.horizontal_drift[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q4.strategies[2].explode_x [m], q4.strategies[2].explode_y [m], q4.strategies[2].drop_x [m], q4.strategies[2].drop_y [m], q4.strategies[2].speed_mps [m/s], q4.strategies[2].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_horizontal_drift_2 : (((1002943 : Int) - (2283932 : Int)) * ((1002943 : Int) - (2283932 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((171963 : Int) + (641166 : Int)) * ((171963 : Int) + (641166 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (137646 : Int) * (11023 : Int) * (137646 : Int) * (11023 : Int)) * (((1002943 : Int) - (2283932 : Int)) * ((1002943 : Int) - (2283932 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((171963 : Int) + (641166 : Int)) * ((171963 : Int) + (641166 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (137646 : Int) * (11023 : Int) * (137646 : Int) * (11023 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_horizontal_drift_2
-
-/-- gate q5.free_fall[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[0].drop_z [m], q5.strategies[0].explode_z [m], q5.strategies[0].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_0 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((95400 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11108 : Int) * (11108 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((95400 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (11108 : Int) * (11108 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_free_fall_0
-
-/-- gate q5.free_fall[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[1].drop_z [m], q5.strategies[1].explode_z [m], q5.strategies[1].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_1 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((67657 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (11360 : Int) * (11360 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((67657 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (11360 : Int) * (11360 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_free_fall_1
-
-/-- gate q5.free_fall[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[2].drop_z [m], q5.strategies[2].explode_z [m], q5.strategies[2].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_2 : ((1800000 : Int) * (100 : Int) * (1000 : Int) - ((1736496 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (3600 : Int) * (3600 : Int))) * ((1800000 : Int) * (500 : Int) * (1000 : Int) - ((1736496 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (3600 : Int) * (3600 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_free_fall_2
-
-/-- gate q5.free_fall[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[3].drop_z [m], q5.strategies[3].explode_z [m], q5.strategies[3].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 50000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_3 : ((700000 : Int) * (100 : Int) * (1000 : Int) - ((267589 : Int) * (100 : Int) * (1000 : Int) + (489 : Int) * (9394 : Int) * (9394 : Int))) * ((700000 : Int) * (500 : Int) * (1000 : Int) - ((267589 : Int) * (500 : Int) * (1000 : Int) + (2458 : Int) * (9394 : Int) * (9394 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_free_fall_3
-
-/-- gate q5.free_fall[4] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[4].drop_z [m], q5.strategies[4].explode_z [m], q5.strategies[4].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_4 : ((14000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (70 : Int) * (70 : Int))) * ((14000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((11599 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (70 : Int) * (70 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_free_fall_4
-
-/-- gate q5.free_fall[5] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[5].drop_z [m], q5.strategies[5].explode_z [m], q5.strategies[5].fuse_time_s [s]
-    expression: (dz - ez - 489/100*f**2) * (dz - ez - 2458/500*f**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 500000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_free_fall_5 : ((18000 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (489 : Int) * (50 : Int) * (50 : Int))) * ((18000 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - ((16775 : Int) * (5 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (2458 : Int) * (50 : Int) * (50 : Int))) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_free_fall_5
-
-/-- gate q5.horizontal_drift[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[0].explode_x [m], q5.strategies[0].explode_y [m], q5.strategies[0].drop_x [m], q5.strategies[0].drop_y [m], q5.strategies[0].speed_mps [m/s], q5.strategies[0].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_0 : (((834536 : Int) - (2138581 : Int)) * ((834536 : Int) - (2138581 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((14947 : Int) + (746190 : Int)) * ((14947 : Int) + (746190 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135931 : Int) * (11108 : Int) * (135931 : Int) * (11108 : Int)) * (((834536 : Int) - (2138581 : Int)) * ((834536 : Int) - (2138581 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((14947 : Int) + (746190 : Int)) * ((14947 : Int) + (746190 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135931 : Int) * (11108 : Int) * (135931 : Int) * (11108 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_0
-
-/-- gate q5.horizontal_drift[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[1].explode_x [m], q5.strategies[1].explode_y [m], q5.strategies[1].drop_x [m], q5.strategies[1].drop_y [m], q5.strategies[1].speed_mps [m/s], q5.strategies[1].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_1 : (((599742 : Int) - (1933371 : Int)) * ((599742 : Int) - (1933371 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((151991 : Int) + (626414 : Int)) * ((151991 : Int) + (626414 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135931 : Int) * (11360 : Int) * (135931 : Int) * (11360 : Int)) * (((599742 : Int) - (1933371 : Int)) * ((599742 : Int) - (1933371 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((151991 : Int) + (626414 : Int)) * ((151991 : Int) + (626414 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135931 : Int) * (11360 : Int) * (135931 : Int) * (11360 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_1
-
-/-- gate q5.horizontal_drift[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[2].explode_x [m], q5.strategies[2].explode_y [m], q5.strategies[2].drop_x [m], q5.strategies[2].drop_y [m], q5.strategies[2].speed_mps [m/s], q5.strategies[2].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_2 : (((172260 : Int) - (177300 : Int)) * ((172260 : Int) - (177300 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1400 : Int) * (36 : Int) * (1400 : Int) * (36 : Int)) * (((172260 : Int) - (177300 : Int)) * ((172260 : Int) - (177300 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1400 : Int) * (36 : Int) * (1400 : Int) * (36 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_2
-
-/-- gate q5.horizontal_drift[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[3].explode_x [m], q5.strategies[3].explode_y [m], q5.strategies[3].drop_x [m], q5.strategies[3].drop_y [m], q5.strategies[3].speed_mps [m/s], q5.strategies[3].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_3 : (((2125902 : Int) - (3228728 : Int)) * ((2125902 : Int) - (3228728 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((1382481 : Int) - (738789 : Int)) * ((1382481 : Int) - (738789 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135931 : Int) * (9394 : Int) * (135931 : Int) * (9394 : Int)) * (((2125902 : Int) - (3228728 : Int)) * ((2125902 : Int) - (3228728 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((1382481 : Int) - (738789 : Int)) * ((1382481 : Int) - (738789 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135931 : Int) * (9394 : Int) * (135931 : Int) * (9394 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_3
-
-/-- gate q5.horizontal_drift[4] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[4].explode_x [m], q5.strategies[4].explode_y [m], q5.strategies[4].drop_x [m], q5.strategies[4].drop_y [m], q5.strategies[4].speed_mps [m/s], q5.strategies[4].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_4 : (((10273293 : Int) - (11079090 : Int)) * ((10273293 : Int) - (11079090 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((342121 : Int) - (835798 : Int)) * ((342121 : Int) - (835798 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (135000 : Int) * (7000 : Int) * (135000 : Int) * (7000 : Int)) * (((10273293 : Int) - (11079090 : Int)) * ((10273293 : Int) - (11079090 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + ((342121 : Int) - (835798 : Int)) * ((342121 : Int) - (835798 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (135000 : Int) * (7000 : Int) * (135000 : Int) * (7000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_4
-
-/-- gate q5.horizontal_drift[5] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q5.strategies[5].explode_x [m], q5.strategies[5].explode_y [m], q5.strategies[5].drop_x [m], q5.strategies[5].drop_y [m], q5.strategies[5].speed_mps [m/s], q5.strategies[5].fuse_time_s [s]
-    expression: ((ex - dx)**2 + (ey - dy)**2 - 99/100*(v*f)**2) * ((ex - dx)**2 + (ey - dy)**2 - 101/100*(v*f)**2) <= 0
-    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_horizontal_drift_5 : (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (99 : Int) * (140 : Int) * (5 : Int) * (140 : Int) * (5 : Int)) * (((16680 : Int) - (17380 : Int)) * ((16680 : Int) - (17380 : Int)) * (100 : Int) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int)) * (100 : Int) - (101 : Int) * (140 : Int) * (5 : Int) * (140 : Int) * (5 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_horizontal_drift_5
-
-/-- gate q1.fy1_drop_distance (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.drop_x [m], q1.strategy.drop_y [m], q1.strategy.speed_mps [m/s], q1.strategy.drop_time_s [s]
-    expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_fy1_drop_distance : (((176200 : Int) - (17800 : Int) * (10 : Int)) * ((176200 : Int) - (17800 : Int) * (10 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (0 : Int) * (0 : Int) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (99 : Int) * (1200 : Int) * (15 : Int) * (1200 : Int) * (15 : Int)) * (((176200 : Int) - (17800 : Int) * (10 : Int)) * ((176200 : Int) - (17800 : Int) * (10 : Int)) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) + (0 : Int) * (0 : Int) * (10 : Int) * (10 : Int) * (10 : Int) * (10 : Int) - (101 : Int) * (1200 : Int) * (15 : Int) * (1200 : Int) * (15 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fy1_drop_distance
-
-/-- gate q1.fy1_straight_line (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q1.strategy.drop_x [m], q1.strategy.drop_y [m], q1.strategy.explode_x [m], q1.strategy.explode_y [m]
-    expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_fy1_straight_line : (((17620 : Int) - (17800 : Int)) * ((0 : Int) - (0 : Int)) - (0 : Int) * ((17188 : Int) - (17620 : Int))) * (((17620 : Int) - (17800 : Int)) * ((0 : Int) - (0 : Int)) - (0 : Int) * ((17188 : Int) - (17620 : Int))) * (10000 : Int) ≤ (1 : Int) * (((17620 : Int) - (17800 : Int)) * ((17620 : Int) - (17800 : Int)) + (0 : Int) * (0 : Int)) * (((17188 : Int) - (17620 : Int)) * ((17188 : Int) - (17620 : Int)) + ((0 : Int) - (0 : Int)) * ((0 : Int) - (0 : Int))) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_fy1_straight_line
-
-/-- gate q2.fy1_drop_distance (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.drop_x [m], q2.strategy.drop_y [m], q2.strategy.speed_mps [m/s], q2.strategy.drop_time_s [s]
-    expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_fy1_drop_distance : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_fy1_drop_distance
-
-/-- gate q2.fy1_straight_line (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q2.strategy.drop_x [m], q2.strategy.drop_y [m], q2.strategy.explode_x [m], q2.strategy.explode_y [m]
-    expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_fy1_straight_line : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5530 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5530 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (10 : Int) * (1000 : Int) ≤ (1 : Int) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) + (674 : Int) * (674 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int))) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_fy1_straight_line
-
-/-- gate q3.fy1_drop_distance[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_x [m], q3.strategies[0].drop_y [m], q3.strategies[0].speed_mps [m/s], q3.strategies[0].drop_time_s [s]
-    expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_0 : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (674 : Int) * (674 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (500 : Int) * (120000 : Int) * (500 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_0
-
-/-- gate q3.fy1_drop_distance[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_x [m], q3.strategies[1].drop_y [m], q3.strategies[1].speed_mps [m/s], q3.strategies[1].drop_time_s [s]
-    expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_1 : (((17620011 : Int) - (17800 : Int) * (1000 : Int)) * ((17620011 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (2023 : Int) * (2023 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (1500 : Int) * (120000 : Int) * (1500 : Int)) * (((17620011 : Int) - (17800 : Int) * (1000 : Int)) * ((17620011 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (2023 : Int) * (2023 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (1500 : Int) * (120000 : Int) * (1500 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_1
-
-/-- gate q3.fy1_drop_distance[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].drop_x [m], q3.strategies[2].drop_y [m], q3.strategies[2].speed_mps [m/s], q3.strategies[2].drop_time_s [s]
-    expression: ((dx - 17800)**2 + dy**2 - 99/100*(v*t)**2) * ((dx - 17800)**2 + dy**2 - 101/100*(v*t)**2) <= 0
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_2 : (((17380027 : Int) - (17800 : Int) * (1000 : Int)) * ((17380027 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (4721 : Int) * (4721 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (99 : Int) * (120000 : Int) * (3500 : Int) * (120000 : Int) * (3500 : Int)) * (((17380027 : Int) - (17800 : Int) * (1000 : Int)) * ((17380027 : Int) - (17800 : Int) * (1000 : Int)) * (100 : Int) * (1000 : Int) * (1000 : Int) + (4721 : Int) * (4721 : Int) * (100 : Int) * (1000 : Int) * (1000 : Int) - (101 : Int) * (120000 : Int) * (3500 : Int) * (120000 : Int) * (3500 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_drop_distance_2
-
-/-- gate q3.fy1_straight_line[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[0].drop_x [m], q3.strategies[0].drop_y [m], q3.strategies[0].explode_x [m], q3.strategies[0].explode_y [m]
-    expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_0 : (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5530 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((5530 : Int) - (674 : Int)) - (674 : Int) * ((17308031 : Int) - (17740004 : Int))) * (10 : Int) * (1000 : Int) ≤ (1 : Int) * (((17740004 : Int) - (17800 : Int) * (1000 : Int)) * ((17740004 : Int) - (17800 : Int) * (1000 : Int)) + (674 : Int) * (674 : Int)) * (((17308031 : Int) - (17740004 : Int)) * ((17308031 : Int) - (17740004 : Int)) + ((5530 : Int) - (674 : Int)) * ((5530 : Int) - (674 : Int))) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_straight_line_0
-
-/-- gate q3.fy1_straight_line[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[1].drop_x [m], q3.strategies[1].drop_y [m], q3.strategies[1].explode_x [m], q3.strategies[1].explode_y [m]
-    expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1 : (((17620011 : Int) - (17800 : Int) * (1000 : Int)) * ((7418 : Int) - (2023 : Int)) - (2023 : Int) * ((17140042 : Int) - (17620011 : Int))) * (((17620011 : Int) - (17800 : Int) * (1000 : Int)) * ((7418 : Int) - (2023 : Int)) - (2023 : Int) * ((17140042 : Int) - (17620011 : Int))) * (10 : Int) * (1000 : Int) ≤ (1 : Int) * (((17620011 : Int) - (17800 : Int) * (1000 : Int)) * ((17620011 : Int) - (17800 : Int) * (1000 : Int)) + (2023 : Int) * (2023 : Int)) * (((17140042 : Int) - (17620011 : Int)) * ((17140042 : Int) - (17620011 : Int)) + ((7418 : Int) - (2023 : Int)) * ((7418 : Int) - (2023 : Int))) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_straight_line_1
-
-/-- gate q3.fy1_straight_line[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: q3.strategies[2].drop_x [m], q3.strategies[2].drop_y [m], q3.strategies[2].explode_x [m], q3.strategies[2].explode_y [m]
-    expression: ((dx - 17800)*(ey - dy) - dy*(ex - dx))**2 <= 1/10000*((dx - 17800)**2 + dy**2)*((ex - dx)**2 + (ey - dy)**2)
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_fy1_straight_line_2 : (((17380027 : Int) - (17800 : Int) * (1000 : Int)) * ((11195 : Int) - (4721 : Int)) - (4721 : Int) * ((16804063 : Int) - (17380027 : Int))) * (((17380027 : Int) - (17800 : Int) * (1000 : Int)) * ((11195 : Int) - (4721 : Int)) - (4721 : Int) * ((16804063 : Int) - (17380027 : Int))) * (10 : Int) * (1000 : Int) ≤ (1 : Int) * (((17380027 : Int) - (17800 : Int) * (1000 : Int)) * ((17380027 : Int) - (17800 : Int) * (1000 : Int)) + (4721 : Int) * (4721 : Int)) * (((16804063 : Int) - (17380027 : Int)) * ((16804063 : Int) - (17380027 : Int)) + ((11195 : Int) - (4721 : Int)) * ((11195 : Int) - (4721 : Int))) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_fy1_straight_line_2
-
-/-- gate q1.duration_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q1_duration_s [s], ?replay.q1.effective_duration_full_target_s [no unit], ?replay.q1.grid_slack_full_target_s [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q1_duration_replayed : ((1392000 : Int) - ((1391645 : Int) + (100000 : Int))) * ((1392000 : Int) + (100000 : Int) - (1391645 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q1_duration_replayed
-
-/-- gate q2.duration_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_duration_s [s], ?replay.q2.effective_duration_full_target_s [no unit], ?replay.q2.grid_slack_full_target_s [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 10000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q2_duration_replayed : ((427200 : Int) - ((427156 : Int) + (10000 : Int))) * ((427200 : Int) + (10000 : Int) - (427156 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q2_duration_replayed
-
-/-- gate q3.total_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q3_union_duration_s.total [s], ?replay.q3.union_duration_full_target_s.total [no unit], ?replay.q3.grid_slack_full_target_s.total [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q3_total_replayed : ((5744000 : Int) - ((5743752 : Int) + (100000 : Int))) * ((5744000 : Int) + (100000 : Int) - (5743752 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q3_total_replayed
-
-/-- gate q4.total_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q4_union_duration_s.total [s], ?replay.q4.union_duration_full_target_s.total [no unit], ?replay.q4.grid_slack_full_target_s.total [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q4_total_replayed : ((9065000 : Int) - ((9064613 : Int) + (300000 : Int))) * ((9065000 : Int) + (300000 : Int) - (9064613 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q4_total_replayed
-
-/-- gate q5.m1_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M1 [s], ?replay.q5.union_duration_full_target_s.M1 [no unit], ?replay.q5.grid_slack_full_target_s.M1 [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_m1_replayed : ((4281000 : Int) - ((4281105 : Int) + (100000 : Int))) * ((4281000 : Int) + (100000 : Int) - (4281105 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m1_replayed
-
-/-- gate q5.m2_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M2 [s], ?replay.q5.union_duration_full_target_s.M2 [no unit], ?replay.q5.grid_slack_full_target_s.M2 [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_m2_replayed : ((1991000 : Int) - ((1990556 : Int) + (100000 : Int))) * ((1991000 : Int) + (100000 : Int) - (1990556 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m2_replayed
-
-/-- gate q5.m3_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.M3 [s], ?replay.q5.union_duration_full_target_s.M3 [no unit], ?replay.q5.grid_slack_full_target_s.M3 [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_m3_replayed : ((793000 : Int) - ((793366 : Int) + (100000 : Int))) * ((793000 : Int) + (100000 : Int) - (793366 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_m3_replayed
-
-/-- gate q5.total_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q5_union_duration_s.total [s], ?replay.q5.union_duration_full_target_s.total [no unit], ?replay.q5.grid_slack_full_target_s.total [no unit]
-    expression: (claimed - full - slack) * (claimed - full + slack) <= 0
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000000000 to clear denominators -/
-theorem cumcm_2025_a_smoke_screen_q5_total_replayed : ((7065000 : Int) - ((7065027 : Int) + (300000 : Int))) * ((7065000 : Int) + (300000 : Int) - (7065027 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_a_smoke_screen_q5_total_replayed
 
 end Cumcm2025ASmokeScreen_PaperA196

@@ -3,353 +3,70 @@
   task: cumcm-2025-b-sic-thickness
   artifact: panel paper B157
   values from: anchors/cumcm-2025-b-sic-thickness/task.json, panel paper B157: values and context
-  obligations: 50 (50 stated as proved, 0 as refuted: the negation of a violated gate)
-  vouched checks, decided outside the kernel and not obligations: 7
-    - fits.sample[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
-    - fits.sample[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
-    - fits.sample[2] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
-    - fits.sample[3] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
-    - joint.sample[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95081 = 95081 || 95081 = 24340835
-    - joint.sample[1] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
-    - q3.multi_beam_labels[0] (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 24340835 = 95081 || 24340835 = 24340835
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 57
+    - q3.si_thickness_positive (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.si_recommended_thickness_um
+    - q3.sic_thickness_positive (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.sic_recommended_thickness_um
+    - fits.two_beam_positive[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].two_beam_thickness_um
+    - fits.two_beam_positive[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].two_beam_thickness_um
+    - fits.two_beam_positive[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].two_beam_thickness_um
+    - fits.two_beam_positive[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].two_beam_thickness_um
+    - fits.airy_positive[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].airy_thickness_um
+    - fits.airy_positive[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].airy_thickness_um
+    - fits.airy_positive[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].airy_thickness_um
+    - fits.airy_positive[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].airy_thickness_um
+    - joint.two_beam_positive[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[0].joint_two_beam_thickness_um
+    - joint.two_beam_positive[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[1].joint_two_beam_thickness_um
+    - joint.airy_positive[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[0].joint_airy_corrected_thickness_um
+    - joint.airy_positive[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[1].joint_airy_corrected_thickness_um
+    - fits.angle[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].angle_deg
+    - fits.angle[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].angle_deg
+    - fits.angle[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].angle_deg
+    - fits.angle[3] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].angle_deg
+    - fits.two_beam_rmse_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].two_beam_rmse_pct
+    - fits.two_beam_rmse_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].two_beam_rmse_pct
+    - fits.two_beam_rmse_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].two_beam_rmse_pct
+    - fits.two_beam_rmse_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].two_beam_rmse_pct
+    - fits.airy_rmse_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].airy_rmse_pct
+    - fits.airy_rmse_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].airy_rmse_pct
+    - fits.airy_rmse_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].airy_rmse_pct
+    - fits.airy_rmse_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].airy_rmse_pct
+    - fits.period_positive[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].period_cm_minus_1
+    - fits.period_positive[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].period_cm_minus_1
+    - fits.period_positive[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].period_cm_minus_1
+    - fits.period_positive[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].period_cm_minus_1
+    - fits.two_beam_fringe_relation[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].two_beam_thickness_um, single_angle_fits[0].period_cm_minus_1
+    - fits.two_beam_fringe_relation[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].two_beam_thickness_um, single_angle_fits[1].period_cm_minus_1
+    - fits.two_beam_fringe_relation[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].two_beam_thickness_um, single_angle_fits[2].period_cm_minus_1
+    - fits.two_beam_fringe_relation[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].two_beam_thickness_um, single_angle_fits[3].period_cm_minus_1
+    - fits.airy_fringe_relation[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].airy_thickness_um, single_angle_fits[0].period_cm_minus_1
+    - fits.airy_fringe_relation[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].airy_thickness_um, single_angle_fits[1].period_cm_minus_1
+    - fits.airy_fringe_relation[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].airy_thickness_um, single_angle_fits[2].period_cm_minus_1
+    - fits.airy_fringe_relation[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].airy_thickness_um, single_angle_fits[3].period_cm_minus_1
+    - fits.thickness_replayed_0 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].two_beam_thickness_um, ?replay.fit0.thickness_um
+    - fits.period_replayed_0 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].period_cm_minus_1, ?replay.fit0.period_cm_minus_1
+    - fits.thickness_replayed_1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].two_beam_thickness_um, ?replay.fit1.thickness_um
+    - fits.period_replayed_1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].period_cm_minus_1, ?replay.fit1.period_cm_minus_1
+    - fits.thickness_replayed_2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].two_beam_thickness_um, ?replay.fit2.thickness_um
+    - fits.period_replayed_2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].period_cm_minus_1, ?replay.fit2.period_cm_minus_1
+    - fits.thickness_replayed_3 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].two_beam_thickness_um, ?replay.fit3.thickness_um
+    - fits.period_replayed_3 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].period_cm_minus_1, ?replay.fit3.period_cm_minus_1
+    - joint.thickness_replayed_0 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[0].joint_two_beam_thickness_um, ?replay.joint0.thickness_um
+    - joint.thickness_replayed_1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[1].joint_two_beam_thickness_um, ?replay.joint1.thickness_um
+    - q3.si_thickness_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.si_recommended_thickness_um, ?replay.si.joint_thickness_um
+    - q3.sic_thickness_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.sic_recommended_thickness_um, ?replay.sic.joint_thickness_um
+    - fits.sample[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[0].sample
+    - fits.sample[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[1].sample
+    - fits.sample[2] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[2].sample
+    - fits.sample[3] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads single_angle_fits[3].sample
+    - joint.sample[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[0].sample
+    - joint.sample[1] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads joint_thickness_summary[1].sample
+    - q3.multi_beam_labels[0] (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.multi_beam_samples[0]
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2025BSicThickness_PaperB157
-
-/-- gate q3.si_thickness_positive (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.si_recommended_thickness_um [um]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_q3_si_thickness_positive : 0 < 3442 := by decide
-#print axioms cumcm_2025_b_sic_thickness_q3_si_thickness_positive
-
-/-- gate q3.sic_thickness_positive (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.sic_recommended_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_q3_sic_thickness_positive : 0 < 77942 := by decide
-#print axioms cumcm_2025_b_sic_thickness_q3_sic_thickness_positive
-
-/-- gate fits.two_beam_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].two_beam_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_positive_0 : 0 < 77864 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_positive_0
-
-/-- gate fits.two_beam_positive[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].two_beam_thickness_um [um]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_positive_1 : 0 < 7802 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_positive_1
-
-/-- gate fits.two_beam_positive[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].two_beam_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_positive_2 : 0 < 34638 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_positive_2
-
-/-- gate fits.two_beam_positive[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].two_beam_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_positive_3 : 0 < 34207 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_positive_3
-
-/-- gate fits.airy_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].airy_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_positive_0 : 0 < 77864 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_positive_0
-
-/-- gate fits.airy_positive[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].airy_thickness_um [um]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_positive_1 : 0 < 7802 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_positive_1
-
-/-- gate fits.airy_positive[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].airy_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_positive_2 : 0 < 34638 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_positive_2
-
-/-- gate fits.airy_positive[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].airy_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_positive_3 : 0 < 34207 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_positive_3
-
-/-- gate joint.two_beam_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[0].joint_two_beam_thickness_um [um]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_joint_two_beam_positive_0 : 0 < 3442 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_two_beam_positive_0
-
-/-- gate joint.two_beam_positive[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[1].joint_two_beam_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_joint_two_beam_positive_1 : 0 < 77942 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_two_beam_positive_1
-
-/-- gate joint.airy_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[0].joint_airy_corrected_thickness_um [um]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_joint_airy_positive_0 : 0 < 3442 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_airy_positive_0
-
-/-- gate joint.airy_positive[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[1].joint_airy_corrected_thickness_um [um]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_joint_airy_positive_1 : 0 < 77942 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_airy_positive_1
-
-/-- gate fits.angle[0] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].angle_deg [deg]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_angle_0 : 10 = 10 ∨ 10 = 15 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_angle_0
-
-/-- gate fits.angle[1] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].angle_deg [deg]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_angle_1 : 15 = 10 ∨ 15 = 15 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_angle_1
-
-/-- gate fits.angle[2] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].angle_deg [deg]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_angle_2 : 10 = 10 ∨ 10 = 15 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_angle_2
-
-/-- gate fits.angle[3] (finite_domain, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].angle_deg [deg]
-    scale: 10^0; value and numeric members scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_angle_3 : 15 = 10 ∨ 15 = 15 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_angle_3
-
-/-- gate fits.two_beam_rmse_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].two_beam_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_0 : 0 ≤ 164333 ∧ 164333 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_0
-
-/-- gate fits.two_beam_rmse_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].two_beam_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_1 : 0 ≤ 176696 ∧ 176696 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_1
-
-/-- gate fits.two_beam_rmse_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].two_beam_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_2 : 0 ≤ 122041 ∧ 122041 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_2
-
-/-- gate fits.two_beam_rmse_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].two_beam_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_3 : 0 ≤ 136137 ∧ 136137 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_rmse_range_3
-
-/-- gate fits.airy_rmse_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].airy_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_rmse_range_0 : 0 ≤ 164328 ∧ 164328 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_rmse_range_0
-
-/-- gate fits.airy_rmse_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].airy_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_rmse_range_1 : 0 ≤ 156836 ∧ 156836 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_rmse_range_1
-
-/-- gate fits.airy_rmse_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].airy_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_rmse_range_2 : 0 ≤ 122041 ∧ 122041 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_rmse_range_2
-
-/-- gate fits.airy_rmse_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].airy_rmse_pct [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_rmse_range_3 : 0 ≤ 136138 ∧ 136138 ≤ 1000000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_rmse_range_3
-
-/-- gate fits.period_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].period_cm_minus_1 [cm^-1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_period_positive_0 : 0 < 2524092 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_positive_0
-
-/-- gate fits.period_positive[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].period_cm_minus_1 [cm^-1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_period_positive_1 : 0 < 2526228 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_positive_1
-
-/-- gate fits.period_positive[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].period_cm_minus_1 [cm^-1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_period_positive_2 : 0 < 4226185 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_positive_2
-
-/-- gate fits.period_positive[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].period_cm_minus_1 [cm^-1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_b_sic_thickness_fits_period_positive_3 : 0 < 4286259 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_positive_3
-
-/-- gate fits.two_beam_fringe_relation[0] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].two_beam_thickness_um [um], single_angle_fits[0].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_0 : ((77864 : Int) * (2524092 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((77864 : Int) * (2524092 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_0
-
-/-- gate fits.two_beam_fringe_relation[1] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].two_beam_thickness_um [um], single_angle_fits[1].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_1 : ((78020 : Int) * (2526228 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((78020 : Int) * (2526228 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_1
-
-/-- gate fits.two_beam_fringe_relation[2] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].two_beam_thickness_um [um], single_angle_fits[2].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_2 : ((34638 : Int) * (4226185 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34638 : Int) * (4226185 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_2
-
-/-- gate fits.two_beam_fringe_relation[3] (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].two_beam_thickness_um [um], single_angle_fits[3].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_3 : ((34207 : Int) * (4286259 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34207 : Int) * (4286259 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_two_beam_fringe_relation_3
-
-/-- gate fits.airy_fringe_relation[0] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].airy_thickness_um [um], single_angle_fits[0].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_0 : ((77864 : Int) * (2524092 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((77864 : Int) * (2524092 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_0
-
-/-- gate fits.airy_fringe_relation[1] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].airy_thickness_um [um], single_angle_fits[1].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_1 : ((78020 : Int) * (2526228 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((78020 : Int) * (2526228 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_1
-
-/-- gate fits.airy_fringe_relation[2] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].airy_thickness_um [um], single_angle_fits[2].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2 : ((34638 : Int) * (4226185 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34638 : Int) * (4226185 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_2
-
-/-- gate fits.airy_fringe_relation[3] (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].airy_thickness_um [um], single_angle_fits[3].period_cm_minus_1 [cm^-1]
-    expression: (d*p - 1250) * (d*p - 2525) <= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000000000000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3 : ((34207 : Int) * (4286259 : Int) - (1250 : Int) * (10000 : Int) * (10000 : Int)) * ((34207 : Int) * (4286259 : Int) - (2525 : Int) * (10000 : Int) * (10000 : Int)) ≤ (0 : Int) := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_airy_fringe_relation_3
-
-/-- gate fits.thickness_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].two_beam_thickness_um [um], ?replay.fit0.thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_0 : 7786400 ≤ 7786351 + 1 * 5000 ∧ 7786351 ≤ 7786400 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_0
-
-/-- gate fits.period_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[0].period_cm_minus_1 [cm^-1], ?replay.fit0.period_cm_minus_1 [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_period_replayed_0 : 2524092 ≤ 2524092 + 1 * 500 ∧ 2524092 ≤ 2524092 + 1 * 500 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_0
-
-/-- gate fits.thickness_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].two_beam_thickness_um [um], ?replay.fit1.thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_1 : 7802 ≤ 7802 + 1 * 5 ∧ 7802 ≤ 7802 + 1 * 5 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_1
-
-/-- gate fits.period_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[1].period_cm_minus_1 [cm^-1], ?replay.fit1.period_cm_minus_1 [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_period_replayed_1 : 2526228 ≤ 2526228 + 1 * 500 ∧ 2526228 ≤ 2526228 + 1 * 500 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_1
-
-/-- gate fits.thickness_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].two_beam_thickness_um [um], ?replay.fit2.thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_2 : 3463800 ≤ 3463825 + 1 * 5000 ∧ 3463825 ≤ 3463800 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_2
-
-/-- gate fits.period_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[2].period_cm_minus_1 [cm^-1], ?replay.fit2.period_cm_minus_1 [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_period_replayed_2 : 4226185 ≤ 4226185 + 1 * 500 ∧ 4226185 ≤ 4226185 + 1 * 500 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_2
-
-/-- gate fits.thickness_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].two_beam_thickness_um [um], ?replay.fit3.thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_thickness_replayed_3 : 3420700 ≤ 3420682 + 1 * 5000 ∧ 3420682 ≤ 3420700 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_thickness_replayed_3
-
-/-- gate fits.period_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: single_angle_fits[3].period_cm_minus_1 [cm^-1], ?replay.fit3.period_cm_minus_1 [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.05
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_fits_period_replayed_3 : 4286259 ≤ 4286259 + 1 * 500 ∧ 4286259 ≤ 4286259 + 1 * 500 := by decide
-#print axioms cumcm_2025_b_sic_thickness_fits_period_replayed_3
-
-/-- gate joint.thickness_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[0].joint_two_beam_thickness_um [um], ?replay.joint0.thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_0 : 3442000 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 3442000 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_0
-
-/-- gate joint.thickness_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: joint_thickness_summary[1].joint_two_beam_thickness_um [um], ?replay.joint1.thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_joint_thickness_replayed_1 : 7794200 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 7794200 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_joint_thickness_replayed_1
-
-/-- gate q3.si_thickness_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.si_recommended_thickness_um [um], ?replay.si.joint_thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_q3_si_thickness_replayed : 3442000 ≤ 3441983 + 1 * 5000 ∧ 3441983 ≤ 3442000 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_q3_si_thickness_replayed
-
-/-- gate q3.sic_thickness_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.sic_recommended_thickness_um [um], ?replay.sic.joint_thickness_um [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.005
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_b_sic_thickness_q3_sic_thickness_replayed : 7794200 ≤ 7794159 + 1 * 5000 ∧ 7794159 ≤ 7794200 + 1 * 5000 := by decide
-#print axioms cumcm_2025_b_sic_thickness_q3_sic_thickness_replayed
 
 end Cumcm2025BSicThickness_PaperB157

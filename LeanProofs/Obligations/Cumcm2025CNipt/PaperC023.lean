@@ -3,731 +3,124 @@
   task: cumcm-2025-c-nipt
   artifact: panel paper C023
   values from: anchors/cumcm-2025-c-nipt/task.json, panel paper C023: values and context
-  obligations: 111 (110 stated as proved, 1 as refuted: the negation of a violated gate)
-  tautologies among them: 12 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 111
+    - q2.week_window[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].recommended_week
+    - q2.week_window[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].recommended_week
+    - q2.week_window[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].recommended_week
+    - q2.week_window[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].recommended_week
+    - q2.earliest_in_window (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week
+    - q2.latest_in_window (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week
+    - q3.qualified_probability_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].qualified_probability
+    - q3.qualified_probability_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].qualified_probability
+    - q3.qualified_probability_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].qualified_probability
+    - q3.qualified_probability_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].qualified_probability
+    - q3.failure_rate_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].failure_rate
+    - q3.failure_rate_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].failure_rate
+    - q3.failure_rate_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].failure_rate
+    - q3.failure_rate_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].failure_rate
+    - q4.accuracy_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.female_loo_accuracy
+    - q4.f1_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.leave_one_out_f1
+    - q1.pseudo_r2_max (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.male_pseudo_r2
+    - q1.rmse_nonneg (range): pass, the oracle's file states this same statement, same_as_oracle; reads male_lmm.rmse_fetal_fraction
+    - q2.group_sizes_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].sample_count
+    - q2.group_sizes_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].sample_count
+    - q2.group_sizes_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].sample_count
+    - q2.group_sizes_integer[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].sample_count
+    - q1.mother_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads male_lmm.mother_count
+    - q4.positive_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.positive_count
+    - q4.flag_predicted_binary[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[0].predicted_abnormal
+    - q4.flag_predicted_binary[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[1].predicted_abnormal
+    - q4.flag_predicted_binary[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[2].predicted_abnormal
+    - q4.flag_predicted_binary[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[3].predicted_abnormal
+    - q4.flag_predicted_binary[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[4].predicted_abnormal
+    - q4.flag_predicted_binary[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[5].predicted_abnormal
+    - q4.flag_predicted_binary[6] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[6].predicted_abnormal
+    - q4.flag_predicted_binary[7] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[7].predicted_abnormal
+    - q4.flag_predicted_binary[8] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[8].predicted_abnormal
+    - q4.flag_predicted_binary[9] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[9].predicted_abnormal
+    - q4.flag_predicted_binary[10] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[10].predicted_abnormal
+    - q4.flag_predicted_binary[11] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[11].predicted_abnormal
+    - q4.flag_predicted_binary[12] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[12].predicted_abnormal
+    - q4.flag_predicted_binary[13] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[13].predicted_abnormal
+    - q4.flag_predicted_binary[14] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[14].predicted_abnormal
+    - q4.flag_observed_binary[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[0].observed_abnormal
+    - q4.flag_observed_binary[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[1].observed_abnormal
+    - q4.flag_observed_binary[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[2].observed_abnormal
+    - q4.flag_observed_binary[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[3].observed_abnormal
+    - q4.flag_observed_binary[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[4].observed_abnormal
+    - q4.flag_observed_binary[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[5].observed_abnormal
+    - q4.flag_observed_binary[6] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[6].observed_abnormal
+    - q4.flag_observed_binary[7] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[7].observed_abnormal
+    - q4.flag_observed_binary[8] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[8].observed_abnormal
+    - q4.flag_observed_binary[9] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[9].observed_abnormal
+    - q4.flag_observed_binary[10] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[10].observed_abnormal
+    - q4.flag_observed_binary[11] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[11].observed_abnormal
+    - q4.flag_observed_binary[12] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[12].observed_abnormal
+    - q4.flag_observed_binary[13] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[13].observed_abnormal
+    - q4.flag_observed_binary[14] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[14].observed_abnormal
+    - q4.flag_probability_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[0].abnormal_probability
+    - q4.flag_probability_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[1].abnormal_probability
+    - q4.flag_probability_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[2].abnormal_probability
+    - q4.flag_probability_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[3].abnormal_probability
+    - q4.flag_probability_range[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[4].abnormal_probability
+    - q4.flag_probability_range[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[5].abnormal_probability
+    - q4.flag_probability_range[6] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[6].abnormal_probability
+    - q4.flag_probability_range[7] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[7].abnormal_probability
+    - q4.flag_probability_range[8] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[8].abnormal_probability
+    - q4.flag_probability_range[9] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[9].abnormal_probability
+    - q4.flag_probability_range[10] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[10].abnormal_probability
+    - q4.flag_probability_range[11] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[11].abnormal_probability
+    - q4.flag_probability_range[12] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[12].abnormal_probability
+    - q4.flag_probability_range[13] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[13].abnormal_probability
+    - q4.flag_probability_range[14] (range): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.top_flagged_cases[14].abnormal_probability
+    - q3.qualified_plus_failure[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].qualified_probability, bmi_timing.groups[0].failure_rate
+    - q3.qualified_plus_failure[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].qualified_probability, bmi_timing.groups[1].failure_rate
+    - q3.qualified_plus_failure[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].qualified_probability, bmi_timing.groups[2].failure_rate
+    - q3.qualified_plus_failure[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].qualified_probability, bmi_timing.groups[3].failure_rate
+    - q2.groups_partition_mothers (partition_sum): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].sample_count, bmi_timing.groups[1].sample_count, bmi_timing.groups[2].sample_count, bmi_timing.groups[3].sample_count, male_lmm.mother_count
+    - q2.groups_increasing_lower[0] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].bmi_min, bmi_timing.groups[1].bmi_min
+    - q2.groups_increasing_lower[1] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].bmi_min, bmi_timing.groups[2].bmi_min
+    - q2.groups_increasing_lower[2] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].bmi_min, bmi_timing.groups[3].bmi_min
+    - q2.groups_increasing_upper[0] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].bmi_max, bmi_timing.groups[1].bmi_max
+    - q2.groups_increasing_upper[1] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].bmi_max, bmi_timing.groups[2].bmi_max
+    - q2.groups_increasing_upper[2] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].bmi_max, bmi_timing.groups[3].bmi_max
+    - q2.group_min_le_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].bmi_min, bmi_timing.groups[0].bmi_max
+    - q2.group_min_le_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].bmi_min, bmi_timing.groups[1].bmi_max
+    - q2.group_min_le_max[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].bmi_min, bmi_timing.groups[2].bmi_max
+    - q2.group_min_le_max[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].bmi_min, bmi_timing.groups[3].bmi_max
+    - q2.earliest_is_min[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[0].recommended_week
+    - q2.earliest_is_min[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[1].recommended_week
+    - q2.earliest_is_min[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[2].recommended_week
+    - q2.earliest_is_min[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[3].recommended_week
+    - q2.latest_is_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[0].recommended_week
+    - q2.latest_is_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[1].recommended_week
+    - q2.latest_is_max[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[2].recommended_week
+    - q2.latest_is_max[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[3].recommended_week
+    - q1.summary_r2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.male_pseudo_r2, male_lmm.pseudo_r2
+    - q4.summary_accuracy (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.female_loo_accuracy, female_abnormality.leave_one_out_accuracy
+    - q4.positives_within_rows (order): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.positive_count, female_abnormality.rows
+    - q2.weeks_nondecreasing_with_bmi[0] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].recommended_week, bmi_timing.groups[1].recommended_week
+    - q2.weeks_nondecreasing_with_bmi[1] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].recommended_week, bmi_timing.groups[2].recommended_week
+    - q2.weeks_nondecreasing_with_bmi[2] (order): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].recommended_week, bmi_timing.groups[3].recommended_week
+    - q4.beats_majority_rule (identity): fail, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.leave_one_out_accuracy, female_abnormality.rows, female_abnormality.positive_count
+    - q2.group_bmi_min_replayed_0 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].bmi_min, ?replay.g0.bmi_min
+    - q2.group_bmi_max_replayed_0 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].bmi_max, ?replay.g0.bmi_max
+    - q2.group_bmi_min_replayed_1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].bmi_min, ?replay.g1.bmi_min
+    - q2.group_bmi_max_replayed_1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].bmi_max, ?replay.g1.bmi_max
+    - q2.group_bmi_min_replayed_2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].bmi_min, ?replay.g2.bmi_min
+    - q2.group_bmi_max_replayed_2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].bmi_max, ?replay.g2.bmi_max
+    - q2.group_bmi_min_replayed_3 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].bmi_min, ?replay.g3.bmi_min
+    - q2.group_bmi_max_replayed_3 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].bmi_max, ?replay.g3.bmi_max
+    - q2.group_count_replayed_0 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].sample_count, ?replay.g0.count
+    - q2.group_count_replayed_1 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].sample_count, ?replay.g1.count
+    - q2.group_count_replayed_2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].sample_count, ?replay.g2.count
+    - q2.group_count_replayed_3 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].sample_count, ?replay.g3.count
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Cumcm2025CNipt_PaperC023
-
-/-- gate q2.week_window[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].recommended_week [week]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_week_window_0 : 10 ≤ 12 ∧ 12 ≤ 25 := by decide
-#print axioms cumcm_2025_c_nipt_q2_week_window_0
-
-/-- gate q2.week_window[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].recommended_week [week]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_week_window_1 : 10 ≤ 12 ∧ 12 ≤ 25 := by decide
-#print axioms cumcm_2025_c_nipt_q2_week_window_1
-
-/-- gate q2.week_window[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].recommended_week [week]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_week_window_2 : 10 ≤ 12 ∧ 12 ≤ 25 := by decide
-#print axioms cumcm_2025_c_nipt_q2_week_window_2
-
-/-- gate q2.week_window[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].recommended_week [week]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_week_window_3 : 10 ≤ 20 ∧ 20 ≤ 25 := by decide
-#print axioms cumcm_2025_c_nipt_q2_week_window_3
-
-/-- gate q2.earliest_in_window (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_earliest_in_window : 10 ≤ 12 ∧ 12 ≤ 25 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_in_window
-
-/-- gate q2.latest_in_window (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_latest_in_window : 10 ≤ 20 ∧ 20 ≤ 25 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_in_window
-
-/-- gate q3.qualified_probability_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].qualified_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_qualified_probability_range_0 : 0 ≤ 7645 ∧ 7645 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_probability_range_0
-
-/-- gate q3.qualified_probability_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].qualified_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_qualified_probability_range_1 : 0 ≤ 7339 ∧ 7339 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_probability_range_1
-
-/-- gate q3.qualified_probability_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].qualified_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_qualified_probability_range_2 : 0 ≤ 7493 ∧ 7493 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_probability_range_2
-
-/-- gate q3.qualified_probability_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].qualified_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_qualified_probability_range_3 : 0 ≤ 809 ∧ 809 ≤ 1000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_probability_range_3
-
-/-- gate q3.failure_rate_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].failure_rate [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_failure_rate_range_0 : 0 ≤ 2355 ∧ 2355 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_failure_rate_range_0
-
-/-- gate q3.failure_rate_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].failure_rate [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_failure_rate_range_1 : 0 ≤ 2661 ∧ 2661 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_failure_rate_range_1
-
-/-- gate q3.failure_rate_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].failure_rate [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_failure_rate_range_2 : 0 ≤ 2507 ∧ 2507 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_failure_rate_range_2
-
-/-- gate q3.failure_rate_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].failure_rate [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q3_failure_rate_range_3 : 0 ≤ 191 ∧ 191 ≤ 1000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_failure_rate_range_3
-
-/-- gate q4.accuracy_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.female_loo_accuracy [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_accuracy_range : 0 ≤ 8659 ∧ 8659 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_accuracy_range
-
-/-- gate q4.f1_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.leave_one_out_f1 [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_f1_range : 0 ≤ 3721 ∧ 3721 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_f1_range
-
-/-- gate q1.pseudo_r2_max (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.male_pseudo_r2 [1]
-    scale: 10^5; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q1_pseudo_r2_max : 90064 ≤ 100000 := by decide
-#print axioms cumcm_2025_c_nipt_q1_pseudo_r2_max
-
-/-- gate q1.rmse_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: male_lmm.rmse_fetal_fraction [1]
-    scale: 10^5; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q1_rmse_nonneg : 0 ≤ 1056 := by decide
-#print axioms cumcm_2025_c_nipt_q1_rmse_nonneg
-
-/-- gate q2.group_sizes_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].sample_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_0 : 670 % 10 = 0 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_0
-
-/-- gate q2.group_sizes_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].sample_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_1 : 670 % 10 = 0 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_1
-
-/-- gate q2.group_sizes_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].sample_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_2 : 660 % 10 = 0 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_2
-
-/-- gate q2.group_sizes_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].sample_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2025_c_nipt_q2_group_sizes_integer_3 : 670 % 10 = 0 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_sizes_integer_3
-
-/-- gate q1.mother_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: male_lmm.mother_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2025_c_nipt_q1_mother_count_integer : 2670 % 10 = 0 := by decide
-#print axioms cumcm_2025_c_nipt_q1_mother_count_integer
-
-/-- gate q4.positive_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.positive_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem cumcm_2025_c_nipt_q4_positive_count_integer : 670 % 10 = 0 := by decide
-#print axioms cumcm_2025_c_nipt_q4_positive_count_integer
-
-/-- gate q4.flag_predicted_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[0].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_0 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_0
-
-/-- gate q4.flag_predicted_binary[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[1].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_1 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_1
-
-/-- gate q4.flag_predicted_binary[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[2].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_2 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_2
-
-/-- gate q4.flag_predicted_binary[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[3].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_3 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_3
-
-/-- gate q4.flag_predicted_binary[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[4].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_4 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_4
-
-/-- gate q4.flag_predicted_binary[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[5].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_5 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_5
-
-/-- gate q4.flag_predicted_binary[6] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[6].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_6 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_6
-
-/-- gate q4.flag_predicted_binary[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[7].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_7 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_7
-
-/-- gate q4.flag_predicted_binary[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[8].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_8 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_8
-
-/-- gate q4.flag_predicted_binary[9] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[9].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_9 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_9
-
-/-- gate q4.flag_predicted_binary[10] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[10].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_10 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_10
-
-/-- gate q4.flag_predicted_binary[11] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[11].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_11 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_11
-
-/-- gate q4.flag_predicted_binary[12] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[12].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_12 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_12
-
-/-- gate q4.flag_predicted_binary[13] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[13].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_13 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_13
-
-/-- gate q4.flag_predicted_binary[14] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[14].predicted_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_predicted_binary_14 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_predicted_binary_14
-
-/-- gate q4.flag_observed_binary[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[0].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_0 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_0
-
-/-- gate q4.flag_observed_binary[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[1].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_1 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_1
-
-/-- gate q4.flag_observed_binary[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[2].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_2 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_2
-
-/-- gate q4.flag_observed_binary[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[3].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_3 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_3
-
-/-- gate q4.flag_observed_binary[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[4].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_4 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_4
-
-/-- gate q4.flag_observed_binary[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[5].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_5 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_5
-
-/-- gate q4.flag_observed_binary[6] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[6].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_6 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_6
-
-/-- gate q4.flag_observed_binary[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[7].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_7 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_7
-
-/-- gate q4.flag_observed_binary[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[8].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_8 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_8
-
-/-- gate q4.flag_observed_binary[9] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[9].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_9 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_9
-
-/-- gate q4.flag_observed_binary[10] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[10].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_10 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_10
-
-/-- gate q4.flag_observed_binary[11] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[11].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_11 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_11
-
-/-- gate q4.flag_observed_binary[12] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[12].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_12 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_12
-
-/-- gate q4.flag_observed_binary[13] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[13].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_13 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_13
-
-/-- gate q4.flag_observed_binary[14] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[14].observed_abnormal [1]
-    scale: 10^0; x in ?0, 1?: x*10^d equals 0 or 1*10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_observed_binary_14 : 1 = 0 ∨ 1 = 1 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_observed_binary_14
-
-/-- gate q4.flag_probability_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[0].abnormal_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_0 : 0 ≤ 982 ∧ 982 ≤ 1000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_0
-
-/-- gate q4.flag_probability_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[1].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_1 : 0 ≤ 9746 ∧ 9746 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_1
-
-/-- gate q4.flag_probability_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[2].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_2 : 0 ≤ 9728 ∧ 9728 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_2
-
-/-- gate q4.flag_probability_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[3].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_3 : 0 ≤ 9715 ∧ 9715 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_3
-
-/-- gate q4.flag_probability_range[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[4].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_4 : 0 ≤ 9711 ∧ 9711 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_4
-
-/-- gate q4.flag_probability_range[5] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[5].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_5 : 0 ≤ 9706 ∧ 9706 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_5
-
-/-- gate q4.flag_probability_range[6] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[6].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_6 : 0 ≤ 9669 ∧ 9669 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_6
-
-/-- gate q4.flag_probability_range[7] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[7].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_7 : 0 ≤ 9664 ∧ 9664 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_7
-
-/-- gate q4.flag_probability_range[8] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[8].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_8 : 0 ≤ 9662 ∧ 9662 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_8
-
-/-- gate q4.flag_probability_range[9] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[9].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_9 : 0 ≤ 9654 ∧ 9654 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_9
-
-/-- gate q4.flag_probability_range[10] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[10].abnormal_probability [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_10 : 0 ≤ 965 ∧ 965 ≤ 1000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_10
-
-/-- gate q4.flag_probability_range[11] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[11].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_11 : 0 ≤ 9632 ∧ 9632 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_11
-
-/-- gate q4.flag_probability_range[12] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[12].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_12 : 0 ≤ 9627 ∧ 9627 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_12
-
-/-- gate q4.flag_probability_range[13] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[13].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_13 : 0 ≤ 9617 ∧ 9617 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_13
-
-/-- gate q4.flag_probability_range[14] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.top_flagged_cases[14].abnormal_probability [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_flag_probability_range_14 : 0 ≤ 9613 ∧ 9613 ≤ 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q4_flag_probability_range_14
-
-/-- gate q3.qualified_plus_failure[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].qualified_probability [1], bmi_timing.groups[0].failure_rate [1]
-    expression: q + f == 1
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_0 : 7645 + 2355 = 1 * 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_0
-
-/-- gate q3.qualified_plus_failure[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].qualified_probability [1], bmi_timing.groups[1].failure_rate [1]
-    expression: q + f == 1
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_1 : 7339 + 2661 = 1 * 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_1
-
-/-- gate q3.qualified_plus_failure[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].qualified_probability [1], bmi_timing.groups[2].failure_rate [1]
-    expression: q + f == 1
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_2 : 7493 + 2507 = 1 * 10000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_2
-
-/-- gate q3.qualified_plus_failure[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].qualified_probability [1], bmi_timing.groups[3].failure_rate [1]
-    expression: q + f == 1
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q3_qualified_plus_failure_3 : 809 + 191 = 1 * 1000 := by decide
-#print axioms cumcm_2025_c_nipt_q3_qualified_plus_failure_3
-
-/-- gate q2.groups_partition_mothers (partition_sum, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].sample_count [count], bmi_timing.groups[1].sample_count [count], bmi_timing.groups[2].sample_count [count], bmi_timing.groups[3].sample_count [count], male_lmm.mother_count [count]
-    scale: 10^0; parts and total scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_partition_mothers : 67 + 67 + 66 + 67 = 267 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_partition_mothers
-
-/-- gate q2.groups_increasing_lower[0] (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].bmi_min [kg/m^2], bmi_timing.groups[1].bmi_min [kg/m^2]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_increasing_lower_0 : 2070 < 3065 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_increasing_lower_0
-
-/-- gate q2.groups_increasing_lower[1] (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].bmi_min [kg/m^2], bmi_timing.groups[2].bmi_min [kg/m^2]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_increasing_lower_1 : 3065 < 3235 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_increasing_lower_1
-
-/-- gate q2.groups_increasing_lower[2] (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].bmi_min [kg/m^2], bmi_timing.groups[3].bmi_min [kg/m^2]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_increasing_lower_2 : 3235 < 3443 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_increasing_lower_2
-
-/-- gate q2.groups_increasing_upper[0] (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].bmi_max [kg/m^2], bmi_timing.groups[1].bmi_max [kg/m^2]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_increasing_upper_0 : 3052 < 3234 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_increasing_upper_0
-
-/-- gate q2.groups_increasing_upper[1] (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].bmi_max [kg/m^2], bmi_timing.groups[2].bmi_max [kg/m^2]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_increasing_upper_1 : 3234 < 3437 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_increasing_upper_1
-
-/-- gate q2.groups_increasing_upper[2] (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].bmi_max [kg/m^2], bmi_timing.groups[3].bmi_max [kg/m^2]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_groups_increasing_upper_2 : 3437 < 4688 := by decide
-#print axioms cumcm_2025_c_nipt_q2_groups_increasing_upper_2
-
-/-- gate q2.group_min_le_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].bmi_min [kg/m^2], bmi_timing.groups[0].bmi_max [kg/m^2]
-    expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_min_le_max_0 : 2070 ≤ 3052 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_min_le_max_0
-
-/-- gate q2.group_min_le_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].bmi_min [kg/m^2], bmi_timing.groups[1].bmi_max [kg/m^2]
-    expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_min_le_max_1 : 3065 ≤ 3234 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_min_le_max_1
-
-/-- gate q2.group_min_le_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].bmi_min [kg/m^2], bmi_timing.groups[2].bmi_max [kg/m^2]
-    expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_min_le_max_2 : 3235 ≤ 3437 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_min_le_max_2
-
-/-- gate q2.group_min_le_max[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].bmi_min [kg/m^2], bmi_timing.groups[3].bmi_max [kg/m^2]
-    expression: lo <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_min_le_max_3 : 3443 ≤ 4688 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_min_le_max_3
-
-/-- gate q2.earliest_is_min[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[0].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_0 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_0
-
-/-- gate q2.earliest_is_min[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[1].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_1 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_1
-
-/-- gate q2.earliest_is_min[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[2].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_2 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_2
-
-/-- gate q2.earliest_is_min[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[3].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_3 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_3
-
-/-- gate q2.latest_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[0].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_0 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_0
-
-/-- gate q2.latest_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[1].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_1 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_1
-
-/-- gate q2.latest_is_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[2].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_2 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_2
-
-/-- gate q2.latest_is_max[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[3].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_3 : 20 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_3
-
-/-- gate q1.summary_r2 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.male_pseudo_r2 [1], male_lmm.pseudo_r2 [1]
-    expression: a == b
-    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q1_summary_r2 : 90064 = 90064 := by decide
-#print axioms cumcm_2025_c_nipt_q1_summary_r2
-
-/-- gate q4.summary_accuracy (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.female_loo_accuracy [1], female_abnormality.leave_one_out_accuracy [1]
-    expression: a == b
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q4_summary_accuracy : 8659 = 8659 := by decide
-#print axioms cumcm_2025_c_nipt_q4_summary_accuracy
-
-/-- gate q4.positives_within_rows (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: female_abnormality.positive_count [count], female_abnormality.rows [count]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q4_positives_within_rows : 67 ≤ 604 := by decide
-#print axioms cumcm_2025_c_nipt_q4_positives_within_rows
-
-/-- gate q2.weeks_nondecreasing_with_bmi[0] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].recommended_week [week], bmi_timing.groups[1].recommended_week [week]
-    scale: 10^0; consecutive values scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_0 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_0
-
-/-- gate q2.weeks_nondecreasing_with_bmi[1] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].recommended_week [week], bmi_timing.groups[2].recommended_week [week]
-    scale: 10^0; consecutive values scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_1 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_1
-
-/-- gate q2.weeks_nondecreasing_with_bmi[2] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].recommended_week [week], bmi_timing.groups[3].recommended_week [week]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_2 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_weeks_nondecreasing_with_bmi_2
-
-/-- gate q4.beats_majority_rule (identity, level B, soft): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: female_abnormality.leave_one_out_accuracy [1], female_abnormality.rows [count], female_abnormality.positive_count [count]
-    expression: acc * rows >= rows - pos
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators; subtracted terms moved to the other side -/
-theorem cumcm_2025_c_nipt_q4_beats_majority_rule : ¬ (6040000 * 10000 ≤ 8659 * 6040000 + 670000 * 10000) := by decide
-#print axioms cumcm_2025_c_nipt_q4_beats_majority_rule
-
-/-- gate q2.group_count_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].sample_count [count], ?replay.g0.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_0 : 67 = 67 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_0
-
-/-- gate q2.group_bmi_min_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].bmi_min [kg/m^2], ?replay.g0.bmi_min [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0 : 20700000 ≤ 20703125 + 51 * 100 ∧ 20703125 ≤ 20700000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_0
-
-/-- gate q2.group_bmi_max_replayed_0 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[0].bmi_max [kg/m^2], ?replay.g0.bmi_max [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0 : 30520000 ≤ 30522986 + 51 * 100 ∧ 30522986 ≤ 30520000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_0
-
-/-- gate q2.group_count_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].sample_count [count], ?replay.g1.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_1 : 67 = 67 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_1
-
-/-- gate q2.group_bmi_min_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].bmi_min [kg/m^2], ?replay.g1.bmi_min [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1 : 30650000 ≤ 30647676 + 51 * 100 ∧ 30647676 ≤ 30650000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_1
-
-/-- gate q2.group_bmi_max_replayed_1 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[1].bmi_max [kg/m^2], ?replay.g1.bmi_max [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1 : 32340000 ≤ 32336576 + 51 * 100 ∧ 32336576 ≤ 32340000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_1
-
-/-- gate q2.group_count_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].sample_count [count], ?replay.g2.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_2 : 66 = 66 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_2
-
-/-- gate q2.group_bmi_min_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].bmi_min [kg/m^2], ?replay.g2.bmi_min [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2 : 32350000 ≤ 32346817 + 51 * 100 ∧ 32346817 ≤ 32350000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_2
-
-/-- gate q2.group_bmi_max_replayed_2 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[2].bmi_max [kg/m^2], ?replay.g2.bmi_max [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2 : 34370000 ≤ 34370776 + 51 * 100 ∧ 34370776 ≤ 34370000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_2
-
-/-- gate q2.group_count_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].sample_count [count], ?replay.g3.count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_group_count_replayed_3 : 67 = 67 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_count_replayed_3
-
-/-- gate q2.group_bmi_min_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].bmi_min [kg/m^2], ?replay.g3.bmi_min [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3 : 34430000 ≤ 34428155 + 51 * 100 ∧ 34428155 ≤ 34430000 + 51 * 100 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_min_replayed_3
-
-/-- gate q2.group_bmi_max_replayed_3 (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: bmi_timing.groups[3].bmi_max [kg/m^2], ?replay.g3.bmi_max [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0051
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3 : 46880 * 10 ≤ 46875 * 10 + 51 ∧ 46875 * 10 ≤ 46880 * 10 + 51 := by decide
-#print axioms cumcm_2025_c_nipt_q2_group_bmi_max_replayed_3
 
 end Cumcm2025CNipt_PaperC023

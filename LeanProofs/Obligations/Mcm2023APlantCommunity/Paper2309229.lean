@@ -3,313 +3,61 @@
   task: mcm-2023-a-plant-community
   artifact: panel paper 2309229
   values from: anchors/mcm-2023-a-plant-community/task.json, panel paper 2309229: values and context
-  obligations: 48 (48 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 48
+    - q1.optimal_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.optimal_species_count
+    - q1.optimal_count_positive (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.optimal_species_count
+    - q1.species_count_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[0].species_count
+    - q1.species_count_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[1].species_count
+    - q1.species_count_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[2].species_count
+    - q1.species_count_integer[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[3].species_count
+    - q1.species_count_integer[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[4].species_count
+    - q1.species_count_positive[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[0].species_count
+    - q1.species_count_positive[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[1].species_count
+    - q1.species_count_positive[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[2].species_count
+    - q1.species_count_positive[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[3].species_count
+    - q1.species_count_positive[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[4].species_count
+    - q2.pielou_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[0].pielou_evenness
+    - q2.pielou_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[1].pielou_evenness
+    - q2.pielou_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[2].pielou_evenness
+    - q2.pielou_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[3].pielou_evenness
+    - q2.pielou_range[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[4].pielou_evenness
+    - q2.pielou_five_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.five_species_pielou_evenness
+    - q1.cv_nonneg[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.coefficient_of_variation_1_to_5[0]
+    - q1.cv_nonneg[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.coefficient_of_variation_1_to_5[1]
+    - q1.biomass_nonneg[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[0].mean_total_biomass_last20y
+    - q1.biomass_nonneg[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[1].mean_total_biomass_last20y
+    - q1.biomass_nonneg[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[2].mean_total_biomass_last20y
+    - q1.biomass_nonneg[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[3].mean_total_biomass_last20y
+    - q1.biomass_nonneg[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.species_count_summary[4].mean_total_biomass_last20y
+    - q3.drought_frequency_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].drought_frequency_per_50y
+    - q3.drought_frequency_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].drought_frequency_per_50y
+    - q3.drought_frequency_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[2].drought_frequency_per_50y
+    - q3.drought_frequency_nonneg[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].drought_frequency_per_50y
+    - q3.drought_frequency_nonneg[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].drought_frequency_per_50y
+    - q3.drought_frequency_nonneg[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[2].drought_frequency_per_50y
+    - q3.mono_index_nonneg[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].monoculture_biomass_index
+    - q3.mono_index_nonneg[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].monoculture_biomass_index
+    - q3.mono_index_nonneg[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[2].monoculture_biomass_index
+    - q3.five_index_nonneg[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].five_species_biomass_index
+    - q3.five_index_nonneg[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].five_species_biomass_index
+    - q3.five_index_nonneg[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[2].five_species_biomass_index
+    - q4.beta_decline_max (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.beta_decline_pct
+    - q3.buffer_gain_definition[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].diversity_buffer_gain_pct, reproduced.drought_buffer[0].five_species_biomass_index, reproduced.drought_buffer[0].monoculture_biomass_index
+    - q3.buffer_gain_definition[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].diversity_buffer_gain_pct, reproduced.drought_buffer[1].five_species_biomass_index, reproduced.drought_buffer[1].monoculture_biomass_index
+    - q3.buffer_gain_definition[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[2].diversity_buffer_gain_pct, reproduced.drought_buffer[2].five_species_biomass_index, reproduced.drought_buffer[2].monoculture_biomass_index
+    - q1.cv_decrease_definition (identity): pass, the oracle's file states this same statement, same_as_oracle; reads target_comparison.cov_decrease_1_to_5.actual, reproduced.coefficient_of_variation_1_to_5[0], reproduced.coefficient_of_variation_1_to_5[1]
+    - q3.diversity_helps_under_drought[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].diversity_buffer_gain_pct
+    - q3.diversity_helps_under_drought[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].diversity_buffer_gain_pct
+    - q3.diversity_helps_under_drought[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[2].diversity_buffer_gain_pct
+    - q3.scenarios_by_frequency[0] (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[0].drought_frequency_per_50y, reproduced.drought_buffer[1].drought_frequency_per_50y
+    - q3.scenarios_by_frequency[1] (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.drought_buffer[1].drought_frequency_per_50y, reproduced.drought_buffer[2].drought_frequency_per_50y
+    - q1.cv_falls_with_richness (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.coefficient_of_variation_1_to_5[0], reproduced.coefficient_of_variation_1_to_5[1]
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2023APlantCommunity_Paper2309229
-
-/-- gate q1.optimal_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.optimal_species_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q1_optimal_count_integer : 20 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q1_optimal_count_integer
-
-/-- gate q1.optimal_count_positive (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.optimal_species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_optimal_count_positive : 1 ≤ 2 := by decide
-#print axioms mcm_2023_a_plant_community_q1_optimal_count_positive
-
-/-- gate q1.species_count_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[0].species_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_0 : 10 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_integer_0
-
-/-- gate q1.species_count_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[1].species_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_1 : 20 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_integer_1
-
-/-- gate q1.species_count_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[2].species_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_2 : 30 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_integer_2
-
-/-- gate q1.species_count_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[3].species_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_3 : 40 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_integer_3
-
-/-- gate q1.species_count_integer[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[4].species_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q1_species_count_integer_4 : 50 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_integer_4
-
-/-- gate q1.species_count_positive[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[0].species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_a_plant_community_q1_species_count_positive_0 : 1 ≤ 1 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_positive_0
-
-/-- gate q1.species_count_positive[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[1].species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_positive_1 : 1 ≤ 2 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_positive_1
-
-/-- gate q1.species_count_positive[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[2].species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_positive_2 : 1 ≤ 3 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_positive_2
-
-/-- gate q1.species_count_positive[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[3].species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_positive_3 : 1 ≤ 4 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_positive_3
-
-/-- gate q1.species_count_positive[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[4].species_count [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_species_count_positive_4 : 1 ≤ 5 := by decide
-#print axioms mcm_2023_a_plant_community_q1_species_count_positive_4
-
-/-- gate q2.pielou_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[0].pielou_evenness [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q2_pielou_range_0 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
-#print axioms mcm_2023_a_plant_community_q2_pielou_range_0
-
-/-- gate q2.pielou_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[1].pielou_evenness [1]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q2_pielou_range_1 : 0 ≤ 958 ∧ 958 ≤ 1000 := by decide
-#print axioms mcm_2023_a_plant_community_q2_pielou_range_1
-
-/-- gate q2.pielou_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[2].pielou_evenness [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q2_pielou_range_2 : 0 ≤ 9285 ∧ 9285 ≤ 10000 := by decide
-#print axioms mcm_2023_a_plant_community_q2_pielou_range_2
-
-/-- gate q2.pielou_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[3].pielou_evenness [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q2_pielou_range_3 : 0 ≤ 9066 ∧ 9066 ≤ 10000 := by decide
-#print axioms mcm_2023_a_plant_community_q2_pielou_range_3
-
-/-- gate q2.pielou_range[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[4].pielou_evenness [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q2_pielou_range_4 : 0 ≤ 8826 ∧ 8826 ≤ 10000 := by decide
-#print axioms mcm_2023_a_plant_community_q2_pielou_range_4
-
-/-- gate q2.pielou_five_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.five_species_pielou_evenness [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q2_pielou_five_range : 0 ≤ 8826 ∧ 8826 ≤ 10000 := by decide
-#print axioms mcm_2023_a_plant_community_q2_pielou_five_range
-
-/-- gate q1.cv_nonneg[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.coefficient_of_variation_1_to_5[0] [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_cv_nonneg_0 : 0 ≤ 1864 := by decide
-#print axioms mcm_2023_a_plant_community_q1_cv_nonneg_0
-
-/-- gate q1.cv_nonneg[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.coefficient_of_variation_1_to_5[1] [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_cv_nonneg_1 : 0 ≤ 653 := by decide
-#print axioms mcm_2023_a_plant_community_q1_cv_nonneg_1
-
-/-- gate q1.biomass_nonneg[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[0].mean_total_biomass_last20y [biomass]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_biomass_nonneg_0 : 0 ≤ 3715034 := by decide
-#print axioms mcm_2023_a_plant_community_q1_biomass_nonneg_0
-
-/-- gate q1.biomass_nonneg[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[1].mean_total_biomass_last20y [biomass]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_biomass_nonneg_1 : 0 ≤ 5000073 := by decide
-#print axioms mcm_2023_a_plant_community_q1_biomass_nonneg_1
-
-/-- gate q1.biomass_nonneg[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[2].mean_total_biomass_last20y [biomass]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_biomass_nonneg_2 : 0 ≤ 4521233 := by decide
-#print axioms mcm_2023_a_plant_community_q1_biomass_nonneg_2
-
-/-- gate q1.biomass_nonneg[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[3].mean_total_biomass_last20y [biomass]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_biomass_nonneg_3 : 0 ≤ 3940814 := by decide
-#print axioms mcm_2023_a_plant_community_q1_biomass_nonneg_3
-
-/-- gate q1.biomass_nonneg[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.species_count_summary[4].mean_total_biomass_last20y [biomass]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q1_biomass_nonneg_4 : 0 ≤ 3352487 := by decide
-#print axioms mcm_2023_a_plant_community_q1_biomass_nonneg_4
-
-/-- gate q3.drought_frequency_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].drought_frequency_per_50y [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_0 : 0 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q3_drought_frequency_integer_0
-
-/-- gate q3.drought_frequency_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].drought_frequency_per_50y [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_1 : 30 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q3_drought_frequency_integer_1
-
-/-- gate q3.drought_frequency_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[2].drought_frequency_per_50y [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_integer_2 : 60 % 10 = 0 := by decide
-#print axioms mcm_2023_a_plant_community_q3_drought_frequency_integer_2
-
-/-- gate q3.drought_frequency_nonneg[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].drought_frequency_per_50y [count]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_nonneg_0 : 0 ≤ 0 := by decide
-#print axioms mcm_2023_a_plant_community_q3_drought_frequency_nonneg_0
-
-/-- gate q3.drought_frequency_nonneg[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].drought_frequency_per_50y [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_nonneg_1 : 0 ≤ 3 := by decide
-#print axioms mcm_2023_a_plant_community_q3_drought_frequency_nonneg_1
-
-/-- gate q3.drought_frequency_nonneg[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[2].drought_frequency_per_50y [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_drought_frequency_nonneg_2 : 0 ≤ 6 := by decide
-#print axioms mcm_2023_a_plant_community_q3_drought_frequency_nonneg_2
-
-/-- gate q3.mono_index_nonneg[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].monoculture_biomass_index [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_mono_index_nonneg_0 : 0 ≤ 1 := by decide
-#print axioms mcm_2023_a_plant_community_q3_mono_index_nonneg_0
-
-/-- gate q3.mono_index_nonneg[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].monoculture_biomass_index [1]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_mono_index_nonneg_1 : 0 ≤ 82 := by decide
-#print axioms mcm_2023_a_plant_community_q3_mono_index_nonneg_1
-
-/-- gate q3.mono_index_nonneg[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[2].monoculture_biomass_index [1]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_mono_index_nonneg_2 : 0 ≤ 66 := by decide
-#print axioms mcm_2023_a_plant_community_q3_mono_index_nonneg_2
-
-/-- gate q3.five_index_nonneg[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].five_species_biomass_index [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_five_index_nonneg_0 : 0 ≤ 1 := by decide
-#print axioms mcm_2023_a_plant_community_q3_five_index_nonneg_0
-
-/-- gate q3.five_index_nonneg[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].five_species_biomass_index [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_five_index_nonneg_1 : 0 ≤ 8992 := by decide
-#print axioms mcm_2023_a_plant_community_q3_five_index_nonneg_1
-
-/-- gate q3.five_index_nonneg[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[2].five_species_biomass_index [1]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_five_index_nonneg_2 : 0 ≤ 8096 := by decide
-#print axioms mcm_2023_a_plant_community_q3_five_index_nonneg_2
-
-/-- gate q4.beta_decline_max (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.beta_decline_pct [%]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q4_beta_decline_max : 32 ≤ 100 := by decide
-#print axioms mcm_2023_a_plant_community_q4_beta_decline_max
-
-/-- gate q3.buffer_gain_definition[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].diversity_buffer_gain_pct [%], reproduced.drought_buffer[0].five_species_biomass_index [1], reproduced.drought_buffer[0].monoculture_biomass_index [1]
-    expression: gain == 100*(five - mono)
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_0 : (0 : Int) = (100 : Int) * ((1 : Int) - (1 : Int)) := by decide
-#print axioms mcm_2023_a_plant_community_q3_buffer_gain_definition_0
-
-/-- gate q3.buffer_gain_definition[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].diversity_buffer_gain_pct [%], reproduced.drought_buffer[1].five_species_biomass_index [1], reproduced.drought_buffer[1].monoculture_biomass_index [1]
-    expression: gain == 100*(five - mono)
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_1 : (79200 : Int) = (100 : Int) * ((8992 : Int) - (8200 : Int)) := by decide
-#print axioms mcm_2023_a_plant_community_q3_buffer_gain_definition_1
-
-/-- gate q3.buffer_gain_definition[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[2].diversity_buffer_gain_pct [%], reproduced.drought_buffer[2].five_species_biomass_index [1], reproduced.drought_buffer[2].monoculture_biomass_index [1]
-    expression: gain == 100*(five - mono)
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem mcm_2023_a_plant_community_q3_buffer_gain_definition_2 : (149600 : Int) = (100 : Int) * ((8096 : Int) - (6600 : Int)) := by decide
-#print axioms mcm_2023_a_plant_community_q3_buffer_gain_definition_2
-
-/-- gate q1.cv_decrease_definition (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: target_comparison.cov_decrease_1_to_5.actual [1], reproduced.coefficient_of_variation_1_to_5[0] [1], reproduced.coefficient_of_variation_1_to_5[1] [1]
-    expression: dec == cv1 - cv5
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators; subtracted terms moved to the other side -/
-theorem mcm_2023_a_plant_community_q1_cv_decrease_definition : 1211 + 653 = 1864 := by decide
-#print axioms mcm_2023_a_plant_community_q1_cv_decrease_definition
-
-/-- gate q3.diversity_helps_under_drought[0] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].diversity_buffer_gain_pct [%]
-    expression: gain >= 0
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_a_plant_community_q3_diversity_helps_under_drought_0 : 0 ≤ 0 := by decide
-#print axioms mcm_2023_a_plant_community_q3_diversity_helps_under_drought_0
-
-/-- gate q3.diversity_helps_under_drought[1] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].diversity_buffer_gain_pct [%]
-    expression: gain >= 0
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2023_a_plant_community_q3_diversity_helps_under_drought_1 : 0 ≤ 792 := by decide
-#print axioms mcm_2023_a_plant_community_q3_diversity_helps_under_drought_1
-
-/-- gate q3.diversity_helps_under_drought[2] (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[2].diversity_buffer_gain_pct [%]
-    expression: gain >= 0
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2023_a_plant_community_q3_diversity_helps_under_drought_2 : 0 ≤ 1496 := by decide
-#print axioms mcm_2023_a_plant_community_q3_diversity_helps_under_drought_2
-
-/-- gate q3.scenarios_by_frequency[0] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[0].drought_frequency_per_50y [count], reproduced.drought_buffer[1].drought_frequency_per_50y [count]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_scenarios_by_frequency_0 : 0 < 3 := by decide
-#print axioms mcm_2023_a_plant_community_q3_scenarios_by_frequency_0
-
-/-- gate q3.scenarios_by_frequency[1] (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.drought_buffer[1].drought_frequency_per_50y [count], reproduced.drought_buffer[2].drought_frequency_per_50y [count]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem mcm_2023_a_plant_community_q3_scenarios_by_frequency_1 : 3 < 6 := by decide
-#print axioms mcm_2023_a_plant_community_q3_scenarios_by_frequency_1
-
-/-- gate q1.cv_falls_with_richness (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.coefficient_of_variation_1_to_5[0] [1], reproduced.coefficient_of_variation_1_to_5[1] [1]
-    expression: cv1 >= cv5
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 10000 to clear denominators -/
-theorem mcm_2023_a_plant_community_q1_cv_falls_with_richness : 653 ≤ 1864 := by decide
-#print axioms mcm_2023_a_plant_community_q1_cv_falls_with_richness
 
 end Mcm2023APlantCommunity_Paper2309229

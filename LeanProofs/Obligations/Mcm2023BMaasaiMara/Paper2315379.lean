@@ -3,171 +3,38 @@
   task: mcm-2023-b-maasai-mara
   artifact: panel paper 2315379
   values from: anchors/mcm-2023-b-maasai-mara/task.json, panel paper 2315379: values and context
-  obligations: 25 (25 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 25
+    - q1.wildlife_sanctuary_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario2_counts.wildlife_sanctuary
+    - rows.wildlife_sanctuary_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].wildlife_sanctuary
+    - rows.wildlife_sanctuary_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].wildlife_sanctuary
+    - rows.wildlife_sanctuary_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[2].wildlife_sanctuary
+    - q1.agricultural_area_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario2_counts.agricultural_area
+    - rows.agricultural_area_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].agricultural_area
+    - rows.agricultural_area_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].agricultural_area
+    - rows.agricultural_area_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[2].agricultural_area
+    - q1.tourism_area_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario2_counts.tourism_area
+    - rows.tourism_area_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].tourism_area
+    - rows.tourism_area_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].tourism_area
+    - rows.tourism_area_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[2].tourism_area
+    - q1.hunting_area_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario2_counts.hunting_area
+    - rows.hunting_area_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].hunting_area
+    - rows.hunting_area_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].hunting_area
+    - rows.hunting_area_integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[2].hunting_area
+    - grid.count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads paper_targets.grid_count
+    - q1.zones_fill_grid (partition_sum): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario2_counts.wildlife_sanctuary, reproduced.scenario2_counts.agricultural_area, reproduced.scenario2_counts.tourism_area, reproduced.scenario2_counts.hunting_area, paper_targets.grid_count
+    - rows.zones_fill_grid[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].wildlife_sanctuary, reproduced.scenario_rows[0].agricultural_area, reproduced.scenario_rows[0].tourism_area, reproduced.scenario_rows[0].hunting_area, paper_targets.grid_count
+    - rows.zones_fill_grid[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].wildlife_sanctuary, reproduced.scenario_rows[1].agricultural_area, reproduced.scenario_rows[1].tourism_area, reproduced.scenario_rows[1].hunting_area, paper_targets.grid_count
+    - rows.zones_fill_grid[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[2].wildlife_sanctuary, reproduced.scenario_rows[2].agricultural_area, reproduced.scenario_rows[2].tourism_area, reproduced.scenario_rows[2].hunting_area, paper_targets.grid_count
+    - q2.best_is_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[0].paper_economic_benefit_million
+    - q2.best_is_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[1].paper_economic_benefit_million
+    - q2.best_is_max[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[2].paper_economic_benefit_million
+    - q2.distance_nonneg (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.mean_sanctuary_to_tourism_interaction_distance
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2023BMaasaiMara_Paper2315379
-
-/-- gate q1.wildlife_sanctuary_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario2_counts.wildlife_sanctuary [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_q1_wildlife_sanctuary_integer : 130 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_q1_wildlife_sanctuary_integer
-
-/-- gate rows.wildlife_sanctuary_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[0].wildlife_sanctuary [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_wildlife_sanctuary_integer_0 : 160 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_wildlife_sanctuary_integer_0
-
-/-- gate rows.wildlife_sanctuary_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[1].wildlife_sanctuary [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_wildlife_sanctuary_integer_1 : 130 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_wildlife_sanctuary_integer_1
-
-/-- gate rows.wildlife_sanctuary_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[2].wildlife_sanctuary [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_wildlife_sanctuary_integer_2 : 100 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_wildlife_sanctuary_integer_2
-
-/-- gate q1.agricultural_area_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario2_counts.agricultural_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_q1_agricultural_area_integer : 120 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_q1_agricultural_area_integer
-
-/-- gate rows.agricultural_area_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[0].agricultural_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_agricultural_area_integer_0 : 100 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_agricultural_area_integer_0
-
-/-- gate rows.agricultural_area_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[1].agricultural_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_agricultural_area_integer_1 : 120 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_agricultural_area_integer_1
-
-/-- gate rows.agricultural_area_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[2].agricultural_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_agricultural_area_integer_2 : 170 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_agricultural_area_integer_2
-
-/-- gate q1.tourism_area_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario2_counts.tourism_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_q1_tourism_area_integer : 90 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_q1_tourism_area_integer
-
-/-- gate rows.tourism_area_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[0].tourism_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_tourism_area_integer_0 : 70 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_tourism_area_integer_0
-
-/-- gate rows.tourism_area_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[1].tourism_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_tourism_area_integer_1 : 90 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_tourism_area_integer_1
-
-/-- gate rows.tourism_area_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[2].tourism_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_tourism_area_integer_2 : 70 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_tourism_area_integer_2
-
-/-- gate q1.hunting_area_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario2_counts.hunting_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_q1_hunting_area_integer : 20 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_q1_hunting_area_integer
-
-/-- gate rows.hunting_area_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[0].hunting_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_hunting_area_integer_0 : 30 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_hunting_area_integer_0
-
-/-- gate rows.hunting_area_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[1].hunting_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_hunting_area_integer_1 : 20 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_hunting_area_integer_1
-
-/-- gate rows.hunting_area_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[2].hunting_area [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_rows_hunting_area_integer_2 : 20 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_hunting_area_integer_2
-
-/-- gate grid.count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: paper_targets.grid_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_b_maasai_mara_grid_count_integer : 360 % 10 = 0 := by decide
-#print axioms mcm_2023_b_maasai_mara_grid_count_integer
-
-/-- gate q1.zones_fill_grid (partition_sum, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario2_counts.wildlife_sanctuary [count], reproduced.scenario2_counts.agricultural_area [count], reproduced.scenario2_counts.tourism_area [count], reproduced.scenario2_counts.hunting_area [count], paper_targets.grid_count [count]
-    scale: 10^0; parts and total scaled by 10^d -/
-theorem mcm_2023_b_maasai_mara_q1_zones_fill_grid : 13 + 12 + 9 + 2 = 36 := by decide
-#print axioms mcm_2023_b_maasai_mara_q1_zones_fill_grid
-
-/-- gate rows.zones_fill_grid[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[0].wildlife_sanctuary [count], reproduced.scenario_rows[0].agricultural_area [count], reproduced.scenario_rows[0].tourism_area [count], reproduced.scenario_rows[0].hunting_area [count], paper_targets.grid_count [count]
-    expression: w + a + t + h == n
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2023_b_maasai_mara_rows_zones_fill_grid_0 : 16 + 10 + 7 + 3 = 36 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_zones_fill_grid_0
-
-/-- gate rows.zones_fill_grid[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[1].wildlife_sanctuary [count], reproduced.scenario_rows[1].agricultural_area [count], reproduced.scenario_rows[1].tourism_area [count], reproduced.scenario_rows[1].hunting_area [count], paper_targets.grid_count [count]
-    expression: w + a + t + h == n
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2023_b_maasai_mara_rows_zones_fill_grid_1 : 13 + 12 + 9 + 2 = 36 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_zones_fill_grid_1
-
-/-- gate rows.zones_fill_grid[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.scenario_rows[2].wildlife_sanctuary [count], reproduced.scenario_rows[2].agricultural_area [count], reproduced.scenario_rows[2].tourism_area [count], reproduced.scenario_rows[2].hunting_area [count], paper_targets.grid_count [count]
-    expression: w + a + t + h == n
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2023_b_maasai_mara_rows_zones_fill_grid_2 : 10 + 17 + 7 + 2 = 36 := by decide
-#print axioms mcm_2023_b_maasai_mara_rows_zones_fill_grid_2
-
-/-- gate q2.best_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[0].paper_economic_benefit_million [million]
-    expression: best >= b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2023_b_maasai_mara_q2_best_is_max_0 : 141274438 ≤ 154948974 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_best_is_max_0
-
-/-- gate q2.best_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[1].paper_economic_benefit_million [million]
-    expression: best >= b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_b_maasai_mara_q2_best_is_max_1 : 154948974 ≤ 154948974 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_best_is_max_1
-
-/-- gate q2.best_is_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[2].paper_economic_benefit_million [million]
-    expression: best >= b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2023_b_maasai_mara_q2_best_is_max_2 : 130180760 ≤ 154948974 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_best_is_max_2
-
-/-- gate q2.distance_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.mean_sanctuary_to_tourism_interaction_distance [cell]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_b_maasai_mara_q2_distance_nonneg : 0 ≤ 27376 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_distance_nonneg
 
 end Mcm2023BMaasaiMara_Paper2315379

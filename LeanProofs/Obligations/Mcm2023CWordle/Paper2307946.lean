@@ -3,199 +3,42 @@
   task: mcm-2023-c-wordle
   artifact: panel paper 2307946
   values from: anchors/mcm-2023-c-wordle/task.json, panel paper 2307946: values and context
-  obligations: 28 (28 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 5 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 1
-    - q1.target_date (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 1445933204758260242788401 = 1445933204758260242788401
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 29
+    - q2.bins_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[0]
+    - q2.bins_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[1]
+    - q2.bins_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[2]
+    - q2.bins_range[3] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[3]
+    - q2.bins_range[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[4]
+    - q2.bins_range[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[5]
+    - q2.bins_range[6] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[6]
+    - q2.bins_sum_to_100 (partition_sum): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[0], reproduced.eerie.paper_aligned_distribution_pct[1], reproduced.eerie.paper_aligned_distribution_pct[2], reproduced.eerie.paper_aligned_distribution_pct[3], reproduced.eerie.paper_aligned_distribution_pct[4], reproduced.eerie.paper_aligned_distribution_pct[5], reproduced.eerie.paper_aligned_distribution_pct[6]
+    - q1.lower_nonneg (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.paper_aligned_80_lower
+    - q1.raw_lower_nonneg (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_80_lower
+    - q1.interval_contains_forecast (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.paper_aligned_80_lower, reproduced.forecast_record.raw_ma_forecast, reproduced.forecast_record.paper_aligned_80_upper
+    - q1.raw_interval_contains_forecast (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_80_lower, reproduced.forecast_record.raw_ma_forecast, reproduced.forecast_record.raw_80_upper
+    - q1.horizon_days (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.horizon_days
+    - q3.group_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.difficulty_group
+    - q3.group_nonneg (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.difficulty_group
+    - q3.accuracy_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.calibrated_lightgbm_like_accuracy
+    - q3.best_accuracy_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_tree_holdout_accuracy
+    - q3.holdout_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[0].holdout_accuracy
+    - q3.holdout_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[1].holdout_accuracy
+    - q3.train_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[0].train_accuracy
+    - q3.train_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[1].train_accuracy
+    - q3.best_is_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_tree_holdout_accuracy, reproduced.difficulty_metrics[0].holdout_accuracy
+    - q3.best_is_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_tree_holdout_accuracy, reproduced.difficulty_metrics[1].holdout_accuracy
+    - data.row_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.row_count
+    - q1.raw_forecast_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_ma_forecast, ?replay.q1.raw_ma_forecast
+    - q1.raw_lower_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_80_lower, ?replay.q1.raw_80_lower
+    - q1.raw_upper_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_80_upper, ?replay.q1.raw_80_upper
+    - q1.target_date (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.target_date
+    - data.row_count_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.row_count, ?replay.data.row_count
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2023CWordle_Paper2307946
-
-/-- gate q2.bins_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[0] [%]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_0 : 0 ≤ 649 ∧ 649 ≤ 100000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_0
-
-/-- gate q2.bins_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[1] [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_1 : 0 ≤ 75792 ∧ 75792 ≤ 1000000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_1
-
-/-- gate q2.bins_range[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[2] [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_2 : 0 ≤ 262985 ∧ 262985 ≤ 1000000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_2
-
-/-- gate q2.bins_range[3] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[3] [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_3 : 0 ≤ 326147 ∧ 326147 ≤ 1000000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_3
-
-/-- gate q2.bins_range[4] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[4] [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_4 : 0 ≤ 209304 ∧ 209304 ≤ 1000000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_4
-
-/-- gate q2.bins_range[5] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[5] [%]
-    scale: 10^4; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_5 : 0 ≤ 96302 ∧ 96302 ≤ 1000000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_5
-
-/-- gate q2.bins_range[6] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[6] [%]
-    scale: 10^3; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q2_bins_range_6 : 0 ≤ 2298 ∧ 2298 ≤ 100000 := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_range_6
-
-/-- gate q2.bins_sum_to_100 (partition_sum, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.paper_aligned_distribution_pct[0] [%], reproduced.eerie.paper_aligned_distribution_pct[1] [%], reproduced.eerie.paper_aligned_distribution_pct[2] [%], reproduced.eerie.paper_aligned_distribution_pct[3] [%], reproduced.eerie.paper_aligned_distribution_pct[4] [%], reproduced.eerie.paper_aligned_distribution_pct[5] [%], reproduced.eerie.paper_aligned_distribution_pct[6] [%]
-    declared tolerance (an audited assumption): 1
-    scale: 10^4; |sum of parts - total| <= tolerance, as two inequalities -/
-theorem mcm_2023_c_wordle_q2_bins_sum_to_100 : (6490 : Nat) + (75792 : Nat) + (262985 : Nat) + (326147 : Nat) + (209304 : Nat) + (96302 : Nat) + (22980 : Nat) ≤ (1000000 : Nat) + (10000 : Nat) ∧ (1000000 : Nat) ≤ (6490 : Nat) + (75792 : Nat) + (262985 : Nat) + (326147 : Nat) + (209304 : Nat) + (96302 : Nat) + (22980 : Nat) + (10000 : Nat) := by decide
-#print axioms mcm_2023_c_wordle_q2_bins_sum_to_100
-
-/-- gate q1.lower_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.paper_aligned_80_lower [count]
-    scale: 10^2; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q1_lower_nonneg : 0 ≤ 1013923 := by decide
-#print axioms mcm_2023_c_wordle_q1_lower_nonneg
-
-/-- gate q1.raw_lower_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.raw_80_lower [count]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_q1_raw_lower_nonneg : 0 ≤ 0 := by decide
-#print axioms mcm_2023_c_wordle_q1_raw_lower_nonneg
-
-/-- gate q1.interval_contains_forecast (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.paper_aligned_80_lower [count], reproduced.forecast_record.raw_ma_forecast [count], reproduced.forecast_record.paper_aligned_80_upper [count]
-    scale: 10^3; consecutive values scaled by 10^d -/
-theorem mcm_2023_c_wordle_q1_interval_contains_forecast : 10139230 ≤ 16662852 ∧ 16662852 ≤ 30808070 := by decide
-#print axioms mcm_2023_c_wordle_q1_interval_contains_forecast
-
-/-- gate q1.raw_interval_contains_forecast (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.raw_80_lower [count], reproduced.forecast_record.raw_ma_forecast [count], reproduced.forecast_record.raw_80_upper [count]
-    scale: 10^3; consecutive values scaled by 10^d -/
-theorem mcm_2023_c_wordle_q1_raw_interval_contains_forecast : 0 ≤ 16662852 ∧ 16662852 ≤ 59621565 := by decide
-#print axioms mcm_2023_c_wordle_q1_raw_interval_contains_forecast
-
-/-- gate q1.horizon_days (range, level A, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.horizon_days [day]
-    scale: 10^0; value and bounds scaled by 10^d
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_q1_horizon_days : 60 ≤ 60 ∧ 60 ≤ 60 := by decide
-#print axioms mcm_2023_c_wordle_q1_horizon_days
-
-/-- gate q3.group_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.difficulty_group [class]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_c_wordle_q3_group_integer : 20 % 10 = 0 := by decide
-#print axioms mcm_2023_c_wordle_q3_group_integer
-
-/-- gate q3.group_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.eerie.difficulty_group [class]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_group_nonneg : 0 ≤ 2 := by decide
-#print axioms mcm_2023_c_wordle_q3_group_nonneg
-
-/-- gate q3.accuracy_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.calibrated_lightgbm_like_accuracy [1]
-    scale: 10^1; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_accuracy_range : 0 ≤ 7 ∧ 7 ≤ 10 := by decide
-#print axioms mcm_2023_c_wordle_q3_accuracy_range
-
-/-- gate q3.best_accuracy_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_tree_holdout_accuracy [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_best_accuracy_range : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_best_accuracy_range
-
-/-- gate q3.holdout_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.difficulty_metrics[0].holdout_accuracy [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_holdout_range_0 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_holdout_range_0
-
-/-- gate q3.holdout_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.difficulty_metrics[1].holdout_accuracy [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_holdout_range_1 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_holdout_range_1
-
-/-- gate q3.train_range[0] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.difficulty_metrics[0].train_accuracy [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_train_range_0 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_train_range_0
-
-/-- gate q3.train_range[1] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.difficulty_metrics[1].train_accuracy [1]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2023_c_wordle_q3_train_range_1 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_train_range_1
-
-/-- gate q3.best_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_tree_holdout_accuracy [1], reproduced.difficulty_metrics[0].holdout_accuracy [1]
-    expression: best >= acc
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_q3_best_is_max_0 : 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_best_is_max_0
-
-/-- gate q3.best_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_tree_holdout_accuracy [1], reproduced.difficulty_metrics[1].holdout_accuracy [1]
-    expression: best >= acc
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_q3_best_is_max_1 : 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_best_is_max_1
-
-/-- gate data.row_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.row_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2023_c_wordle_data_row_count_integer : 3590 % 10 = 0 := by decide
-#print axioms mcm_2023_c_wordle_data_row_count_integer
-
-/-- gate data.row_count_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.row_count [count], ?replay.data.row_count [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_data_row_count_replayed : 359 = 359 := by decide
-#print axioms mcm_2023_c_wordle_data_row_count_replayed
-
-/-- gate q1.raw_forecast_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.raw_ma_forecast [count], ?replay.q1.raw_ma_forecast [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.002
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2023_c_wordle_q1_raw_forecast_replayed : 16662852 ≤ 16662852 + 1 * 2 ∧ 16662852 ≤ 16662852 + 1 * 2 := by decide
-#print axioms mcm_2023_c_wordle_q1_raw_forecast_replayed
-
-/-- gate q1.raw_lower_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.raw_80_lower [count], ?replay.q1.raw_80_lower [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.002
-    scale: 10^0; variables scaled by 10^0; the expression as written; both sides multiplied by 500 to clear denominators -/
-theorem mcm_2023_c_wordle_q1_raw_lower_replayed : 0 ≤ 0 + 1 ∧ 0 ≤ 0 + 1 := by decide
-#print axioms mcm_2023_c_wordle_q1_raw_lower_replayed
-
-/-- gate q1.raw_upper_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.forecast_record.raw_80_upper [count], ?replay.q1.raw_80_upper [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.002
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2023_c_wordle_q1_raw_upper_replayed : 59621565 ≤ 59621565 + 1 * 2 ∧ 59621565 ≤ 59621565 + 1 * 2 := by decide
-#print axioms mcm_2023_c_wordle_q1_raw_upper_replayed
 
 end Mcm2023CWordle_Paper2307946

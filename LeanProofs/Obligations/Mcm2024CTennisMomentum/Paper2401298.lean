@@ -3,128 +3,30 @@
   task: mcm-2024-c-tennis-momentum
   artifact: panel paper 2401298
   values from: anchors/mcm-2024-c-tennis-momentum/task.json, panel paper 2401298: values and context
-  obligations: 16 (16 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: 1
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 17
     - q3.top_feature_is_strongest[0] (identity): pass, independent of the artifact's values, independent_of_values; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[0].warning_correlation
+    - q2.rejecting_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.randomness_tests.matches_rejecting_iid_at_5pct
+    - q2.rejecting_at_most_matches (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.randomness_tests.matches_rejecting_iid_at_5pct, experiment_result.data_source.matches
+    - data.matches_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.matches
+    - data.points_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.points
+    - data.matches_within_file (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.matches
+    - q3.feature_correlation_sign[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[0].mean_when_warning, experiment_result.top_swing_features[0].mean_otherwise
+    - q3.top_feature_is_strongest[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[1].warning_correlation
+    - q3.top_feature_is_strongest[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[2].warning_correlation
+    - q3.top_feature_is_strongest[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[3].warning_correlation
+    - q3.top_feature_is_strongest[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.top_swing_features[0].warning_correlation, experiment_result.top_swing_features[4].warning_correlation
+    - q2.median_ljung_box_p_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.randomness_tests.median_ljung_box_p, ?replay.q2.median_ljung_box_p
+    - q2.median_runs_p_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.randomness_tests.median_runs_p, ?replay.q2.median_runs_p
+    - q1.final_momentum_range_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.momentum_model.final_momentum_range, ?replay.q1.final_momentum_range
+    - data.points_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.points, ?replay.data.points
+    - data.matches_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.matches, ?replay.data.matches
+    - q2.matches_rejecting_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.randomness_tests.matches_rejecting_iid_at_5pct, ?replay.q2.matches_rejecting_iid
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2024CTennisMomentum_Paper2401298
-
-/-- gate q2.rejecting_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.randomness_tests.matches_rejecting_iid_at_5pct [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2024_c_tennis_momentum_q2_rejecting_count_integer : 0 % 10 = 0 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q2_rejecting_count_integer
-
-/-- gate q2.rejecting_at_most_matches (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.randomness_tests.matches_rejecting_iid_at_5pct [count], experiment_result.data_source.matches [count]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem mcm_2024_c_tennis_momentum_q2_rejecting_at_most_matches : 0 ≤ 31 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q2_rejecting_at_most_matches
-
-/-- gate data.matches_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.matches [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2024_c_tennis_momentum_data_matches_integer : 310 % 10 = 0 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_matches_integer
-
-/-- gate data.points_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.points [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2024_c_tennis_momentum_data_points_integer : 72840 % 10 = 0 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_points_integer
-
-/-- gate data.matches_within_file (range, level C, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.matches [count]
-    scale: 10^0; value and bounds scaled by 10^d -/
-theorem mcm_2024_c_tennis_momentum_data_matches_within_file : 1 ≤ 31 ∧ 31 ≤ 31 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_matches_within_file
-
-/-- gate q3.feature_correlation_sign[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.top_swing_features[0].warning_correlation [1], experiment_result.top_swing_features[0].mean_when_warning [feature unit], experiment_result.top_swing_features[0].mean_otherwise [feature unit]
-    expression: corr * (warn - other) >= 0
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q3_feature_correlation_sign_0 : (0 : Int) ≤ (302 : Int) * ((3043 : Int) - (1257 : Int)) := by decide
-#print axioms mcm_2024_c_tennis_momentum_q3_feature_correlation_sign_0
-
-/-- gate q3.top_feature_is_strongest[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.top_swing_features[0].warning_correlation [1], experiment_result.top_swing_features[1].warning_correlation [1]
-    expression: c0**2 >= ck**2
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_1 : 223 * 223 ≤ 302 * 302 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_1
-
-/-- gate q3.top_feature_is_strongest[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.top_swing_features[0].warning_correlation [1], experiment_result.top_swing_features[2].warning_correlation [1]
-    expression: c0**2 >= ck**2
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_2 : 154 * 154 ≤ 302 * 302 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_2
-
-/-- gate q3.top_feature_is_strongest[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.top_swing_features[0].warning_correlation [1], experiment_result.top_swing_features[3].warning_correlation [1]
-    expression: c0**2 >= ck**2
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_3 : 126 * 126 ≤ 302 * 302 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_3
-
-/-- gate q3.top_feature_is_strongest[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.top_swing_features[0].warning_correlation [1], experiment_result.top_swing_features[4].warning_correlation [1]
-    expression: c0**2 >= ck**2
-    scale: 10^4; variables scaled by 10^4; the expression as written; both sides multiplied by 100000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_4 : 101 * 101 ≤ 302 * 302 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q3_top_feature_is_strongest_4
-
-/-- gate data.points_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.points [count], ?replay.data.points [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_c_tennis_momentum_data_points_replayed : 7284 = 7284 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_points_replayed
-
-/-- gate data.matches_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.data_source.matches [count], ?replay.data.matches [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_c_tennis_momentum_data_matches_replayed : 31 = 31 := by decide
-#print axioms mcm_2024_c_tennis_momentum_data_matches_replayed
-
-/-- gate q2.median_ljung_box_p_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.randomness_tests.median_ljung_box_p [1], ?replay.q2.median_ljung_box_p [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q2_median_ljung_box_p_replayed : 712832 ≤ 712832 + 1 * 2 ∧ 712832 ≤ 712832 + 1 * 2 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q2_median_ljung_box_p_replayed
-
-/-- gate q2.median_runs_p_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.randomness_tests.median_runs_p [1], ?replay.q2.median_runs_p [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.000002
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q2_median_runs_p_replayed : 290172 ≤ 290172 + 1 * 2 ∧ 290172 ≤ 290172 + 1 * 2 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q2_median_runs_p_replayed
-
-/-- gate q2.matches_rejecting_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.randomness_tests.matches_rejecting_iid_at_5pct [count], ?replay.q2.matches_rejecting_iid [no unit]
-    expression: claimed == replayed
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2024_c_tennis_momentum_q2_matches_rejecting_replayed : 0 = 0 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q2_matches_rejecting_replayed
-
-/-- gate q1.final_momentum_range_replayed (identity, level C, claim): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.momentum_model.final_momentum_range [1], ?replay.q1.final_momentum_range [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.0001
-    scale: 10^6; variables scaled by 10^6; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem mcm_2024_c_tennis_momentum_q1_final_momentum_range_replayed : 789500 ≤ 789481 + 1 * 100 ∧ 789481 ≤ 789500 + 1 * 100 := by decide
-#print axioms mcm_2024_c_tennis_momentum_q1_final_momentum_range_replayed
 
 end Mcm2024CTennisMomentum_Paper2401298

@@ -3,59 +3,21 @@
   task: mcm-2025-a-stair-wear
   artifact: panel paper 2501909
   values from: anchors/mcm-2025-a-stair-wear/task.json, panel paper 2501909: values and context
-  obligations: 6 (6 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 2 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  vouched checks, decided outside the kernel and not obligations: 2
-    - q2.direction_label (finite_domain, soft): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 95600 = 95600 || 95600 = 5979993966 || 95600 = 6147763813
-    - q3.simultaneous_label (finite_domain, soft): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 1569432560996 = 449009364152019788419918949 || 1569432560996 = 114946349961421184401609942117 || 1569432560996 = 1569432560996
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 8
+    - q5.age_within_interval (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.age_interval_years[0], experiment_result.estimated_age_years, experiment_result.age_interval_years[1]
+    - q6.repair_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.repair_candidate_count
+    - q5.age_reported_consistently (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.estimated_age_years, age_reliability.estimated_age_years
+    - q1.daily_users_reported_consistently (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.estimated_daily_users, wvm.estimated_daily_users
+    - q1.passages_from_wear_depth (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.estimated_passages_per_tread, wvm.specific_wear_mm_per_100k_passages, experiment_result.median_center_wear_depth_mm
+    - q5.age_consistent_with_history (order): pass, the oracle's file states this same statement, same_as_oracle; reads worked_example_assumptions.historical_age_range_years[0], experiment_result.estimated_age_years, worked_example_assumptions.historical_age_range_years[1]
+    - q2.direction_label (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.favored_direction
+    - q3.simultaneous_label (finite_domain): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.simultaneous_pattern
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2025AStairWear_Paper2501909
-
-/-- gate q5.age_within_interval (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.age_interval_years[0] [yr], experiment_result.estimated_age_years [yr], experiment_result.age_interval_years[1] [yr]
-    scale: 10^1; consecutive values scaled by 10^d -/
-theorem mcm_2025_a_stair_wear_q5_age_within_interval : 2836 ≤ 3403 ∧ 3403 ≤ 3970 := by decide
-#print axioms mcm_2025_a_stair_wear_q5_age_within_interval
-
-/-- gate q6.repair_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.repair_candidate_count [count]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_a_stair_wear_q6_repair_count_integer : 20 % 10 = 0 := by decide
-#print axioms mcm_2025_a_stair_wear_q6_repair_count_integer
-
-/-- gate q5.age_reported_consistently (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.estimated_age_years [yr], age_reliability.estimated_age_years [yr]
-    expression: summary == detail
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2025_a_stair_wear_q5_age_reported_consistently : 3403 = 3403 := by decide
-#print axioms mcm_2025_a_stair_wear_q5_age_reported_consistently
-
-/-- gate q1.daily_users_reported_consistently (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.estimated_daily_users [persons/day], wvm.estimated_daily_users [persons/day]
-    expression: summary == detail
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2025_a_stair_wear_q1_daily_users_reported_consistently : 7352 = 7352 := by decide
-#print axioms mcm_2025_a_stair_wear_q1_daily_users_reported_consistently
-
-/-- gate q1.passages_from_wear_depth (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.estimated_passages_per_tread [count], wvm.specific_wear_mm_per_100k_passages [mm/100k passages], experiment_result.median_center_wear_depth_mm [mm]
-    expression: passages * k == 100000 * depth
-    declared tolerance (an audited assumption): 0.0225
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000000 to clear denominators -/
-theorem mcm_2025_a_stair_wear_q1_passages_from_wear_depth : (9666667000 : Nat) * (45 : Nat) ≤ (100000 : Nat) * (4350 : Nat) * (1000 : Nat) + (9 : Nat) * (2500 : Nat) ∧ (100000 : Nat) * (4350 : Nat) * (1000 : Nat) ≤ (9666667000 : Nat) * (45 : Nat) + (9 : Nat) * (2500 : Nat) := by decide
-#print axioms mcm_2025_a_stair_wear_q1_passages_from_wear_depth
-
-/-- gate q5.age_consistent_with_history (order, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: worked_example_assumptions.historical_age_range_years[0] [yr], experiment_result.estimated_age_years [yr], worked_example_assumptions.historical_age_range_years[1] [yr]
-    scale: 10^1; consecutive values scaled by 10^d -/
-theorem mcm_2025_a_stair_wear_q5_age_consistent_with_history : 2500 ≤ 3403 ∧ 3403 ≤ 5200 := by decide
-#print axioms mcm_2025_a_stair_wear_q5_age_consistent_with_history
 
 end Mcm2025AStairWear_Paper2501909

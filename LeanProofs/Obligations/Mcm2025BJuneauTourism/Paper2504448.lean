@@ -3,78 +3,22 @@
   task: mcm-2025-b-juneau-tourism
   artifact: panel paper 2504448
   values from: anchors/mcm-2025-b-juneau-tourism/task.json, panel paper 2504448: values and context
-  obligations: 9 (9 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
-  gate instances without an obligation: none
+  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 9
+    - q1.daily_cap_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.optimal_daily_cap
+    - q1.visitors_within_daily_cap (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.annual_visitors, experiment_result.optimal_daily_cap
+    - q1.net_benefit_below_revenue (order): pass, the oracle's file states this same statement, same_as_oracle; reads dynamic_programming.optimal_terminal_policy.net_benefit_usd, dynamic_programming.optimal_terminal_policy.total_revenue_usd
+    - q1.terminal_year_in_horizon (order): pass, the oracle's file states this same statement, same_as_oracle; reads dynamic_programming.horizon_years[0], experiment_result.terminal_year, dynamic_programming.horizon_years[1]
+    - q1.summary_cap_is_policy_cap (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.optimal_daily_cap, dynamic_programming.optimal_terminal_policy.daily_cap
+    - q1.summary_visitors_are_policy_visitors (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.annual_visitors, dynamic_programming.optimal_terminal_policy.annual_visitors
+    - q1.summary_revenue_is_policy_revenue (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.total_revenue_usd, dynamic_programming.optimal_terminal_policy.total_revenue_usd
+    - q1.revenue_per_visitor_from_statement (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.total_revenue_usd, experiment_result.annual_visitors, experiment_result.optimal_visitor_fee_usd
+    - q1.cumulative_score_is_sum (partition_sum): pass, the oracle's file states this same statement, same_as_oracle; reads dynamic_programming.yearly_policy[0].sustainability_score, dynamic_programming.yearly_policy[1].sustainability_score, dynamic_programming.yearly_policy[2].sustainability_score, dynamic_programming.yearly_policy[3].sustainability_score, dynamic_programming.yearly_policy[4].sustainability_score, dynamic_programming.best_cumulative_score
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
 -/
 
 namespace Mcm2025BJuneauTourism_Paper2504448
-
-/-- gate q1.daily_cap_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.optimal_daily_cap [visitors/day]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_b_juneau_tourism_q1_daily_cap_integer : 110000 % 10 = 0 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_daily_cap_integer
-
-/-- gate q1.visitors_within_daily_cap (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.annual_visitors [visitors/year], experiment_result.optimal_daily_cap [visitors/day]
-    expression: visitors <= 365 * cap
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_b_juneau_tourism_q1_visitors_within_daily_cap : 1491526 ≤ 365 * 11000 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_visitors_within_daily_cap
-
-/-- gate q1.net_benefit_below_revenue (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: dynamic_programming.optimal_terminal_policy.net_benefit_usd [USD/year], dynamic_programming.optimal_terminal_policy.total_revenue_usd [USD/year]
-    scale: 10^2; consecutive values scaled by 10^d -/
-theorem mcm_2025_b_juneau_tourism_q1_net_benefit_below_revenue : 34104939955 ≤ 43161032783 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_net_benefit_below_revenue
-
-/-- gate q1.terminal_year_in_horizon (order, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: dynamic_programming.horizon_years[0] [year], experiment_result.terminal_year [year], dynamic_programming.horizon_years[1] [year]
-    scale: 10^0; consecutive values scaled by 10^d -/
-theorem mcm_2025_b_juneau_tourism_q1_terminal_year_in_horizon : 2024 ≤ 2028 ∧ 2028 ≤ 2028 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_terminal_year_in_horizon
-
-/-- gate q1.summary_cap_is_policy_cap (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.optimal_daily_cap [visitors/day], dynamic_programming.optimal_terminal_policy.daily_cap [visitors/day]
-    expression: summary == policy
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2025_b_juneau_tourism_q1_summary_cap_is_policy_cap : 11000 = 11000 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_summary_cap_is_policy_cap
-
-/-- gate q1.summary_visitors_are_policy_visitors (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.annual_visitors [visitors/year], dynamic_programming.optimal_terminal_policy.annual_visitors [visitors/year]
-    expression: summary == policy
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2025_b_juneau_tourism_q1_summary_visitors_are_policy_visitors : 1491526 = 1491526 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_summary_visitors_are_policy_visitors
-
-/-- gate q1.summary_revenue_is_policy_revenue (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.total_revenue_usd [USD/year], dynamic_programming.optimal_terminal_policy.total_revenue_usd [USD/year]
-    expression: summary == policy
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2025_b_juneau_tourism_q1_summary_revenue_is_policy_revenue : 43161032783 = 43161032783 := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_summary_revenue_is_policy_revenue
-
-/-- gate q1.revenue_per_visitor_from_statement (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.total_revenue_usd [USD/year], experiment_result.annual_visitors [visitors/year], experiment_result.optimal_visitor_fee_usd [USD/visitor]
-    expression: revenue == visitors * (234.375 + fee)
-    declared tolerance (an audited assumption): 145
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 20000 to clear denominators -/
-theorem mcm_2025_b_juneau_tourism_q1_revenue_per_visitor_from_statement : (43161032783 : Nat) * (2 : Nat) * (100 : Nat) ≤ (149152600 : Nat) * ((1875 : Nat) * (25 : Nat) + (5500 : Nat) * (2 : Nat)) + (145 : Nat) * (2 : Nat) * (100 : Nat) * (100 : Nat) ∧ (149152600 : Nat) * ((1875 : Nat) * (25 : Nat) + (5500 : Nat) * (2 : Nat)) ≤ (43161032783 : Nat) * (2 : Nat) * (100 : Nat) + (145 : Nat) * (2 : Nat) * (100 : Nat) * (100 : Nat) := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_revenue_per_visitor_from_statement
-
-/-- gate q1.cumulative_score_is_sum (partition_sum, level B, soft): gate verdict pass; the kernel proves the gate's claim
-    sources: dynamic_programming.yearly_policy[0].sustainability_score [1], dynamic_programming.yearly_policy[1].sustainability_score [1], dynamic_programming.yearly_policy[2].sustainability_score [1], dynamic_programming.yearly_policy[3].sustainability_score [1], dynamic_programming.yearly_policy[4].sustainability_score [1], dynamic_programming.best_cumulative_score [1]
-    declared tolerance (an audited assumption): 0.00025
-    scale: 10^6; |sum of parts - total| <= tolerance, as two inequalities -/
-theorem mcm_2025_b_juneau_tourism_q1_cumulative_score_is_sum : (850900 : Nat) + (946100 : Nat) + (990700 : Nat) + (998800 : Nat) + (1007000 : Nat) ≤ (4793367 : Nat) + (250 : Nat) ∧ (4793367 : Nat) ≤ (850900 : Nat) + (946100 : Nat) + (990700 : Nat) + (998800 : Nat) + (1007000 : Nat) + (250 : Nat) := by decide
-#print axioms mcm_2025_b_juneau_tourism_q1_cumulative_score_is_sum
 
 end Mcm2025BJuneauTourism_Paper2504448

@@ -3,8 +3,143 @@
   task: mcm-2025-c-olympic-medals
   artifact: panel paper 2505964
   values from: anchors/mcm-2025-c-olympic-medals/task.json, panel paper 2505964: values and context
-  obligations: 150 (150 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: none
+  obligations: 15 (15 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 135
+    - q1.total_interval_low_le_expected[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].total_interval95_low, monte_carlo_summary_top_total[0].expected_total
+    - q1.total_interval_low_le_expected[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].total_interval95_low, monte_carlo_summary_top_total[1].expected_total
+    - q1.total_interval_low_le_expected[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].total_interval95_low, monte_carlo_summary_top_total[2].expected_total
+    - q1.total_interval_low_le_expected[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].total_interval95_low, monte_carlo_summary_top_total[3].expected_total
+    - q1.total_interval_low_le_expected[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].total_interval95_low, monte_carlo_summary_top_total[4].expected_total
+    - q1.total_interval_low_le_expected[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].total_interval95_low, monte_carlo_summary_top_total[5].expected_total
+    - q1.total_interval_low_le_expected[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].total_interval95_low, monte_carlo_summary_top_total[6].expected_total
+    - q1.total_interval_low_le_expected[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].total_interval95_low, monte_carlo_summary_top_total[7].expected_total
+    - q1.total_interval_low_le_expected[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].total_interval95_low, monte_carlo_summary_top_total[8].expected_total
+    - q1.total_interval_low_le_expected[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].total_interval95_low, monte_carlo_summary_top_total[9].expected_total
+    - q1.total_interval_low_le_expected[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].total_interval95_low, monte_carlo_summary_top_total[10].expected_total
+    - q1.total_interval_low_le_expected[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].total_interval95_low, monte_carlo_summary_top_total[11].expected_total
+    - q1.total_interval_low_le_expected[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].total_interval95_low, monte_carlo_summary_top_total[12].expected_total
+    - q1.total_interval_low_le_expected[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].total_interval95_low, monte_carlo_summary_top_total[13].expected_total
+    - q1.total_interval_low_le_expected[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].total_interval95_low, monte_carlo_summary_top_total[14].expected_total
+    - q1.total_expected_le_interval_high[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].expected_total, monte_carlo_summary_top_total[0].total_interval95_high
+    - q1.total_expected_le_interval_high[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].expected_total, monte_carlo_summary_top_total[1].total_interval95_high
+    - q1.total_expected_le_interval_high[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].expected_total, monte_carlo_summary_top_total[2].total_interval95_high
+    - q1.total_expected_le_interval_high[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].expected_total, monte_carlo_summary_top_total[3].total_interval95_high
+    - q1.total_expected_le_interval_high[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].expected_total, monte_carlo_summary_top_total[4].total_interval95_high
+    - q1.total_expected_le_interval_high[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].expected_total, monte_carlo_summary_top_total[5].total_interval95_high
+    - q1.total_expected_le_interval_high[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].expected_total, monte_carlo_summary_top_total[6].total_interval95_high
+    - q1.total_expected_le_interval_high[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].expected_total, monte_carlo_summary_top_total[7].total_interval95_high
+    - q1.total_expected_le_interval_high[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].expected_total, monte_carlo_summary_top_total[8].total_interval95_high
+    - q1.total_expected_le_interval_high[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].expected_total, monte_carlo_summary_top_total[9].total_interval95_high
+    - q1.total_expected_le_interval_high[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].expected_total, monte_carlo_summary_top_total[10].total_interval95_high
+    - q1.total_expected_le_interval_high[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].expected_total, monte_carlo_summary_top_total[11].total_interval95_high
+    - q1.total_expected_le_interval_high[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].expected_total, monte_carlo_summary_top_total[12].total_interval95_high
+    - q1.total_expected_le_interval_high[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].expected_total, monte_carlo_summary_top_total[13].total_interval95_high
+    - q1.total_expected_le_interval_high[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].expected_total, monte_carlo_summary_top_total[14].total_interval95_high
+    - q1.gold_interval_low_le_expected[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].gold_interval95_low, monte_carlo_summary_top_total[0].expected_gold
+    - q1.gold_interval_low_le_expected[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].gold_interval95_low, monte_carlo_summary_top_total[1].expected_gold
+    - q1.gold_interval_low_le_expected[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].gold_interval95_low, monte_carlo_summary_top_total[2].expected_gold
+    - q1.gold_interval_low_le_expected[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].gold_interval95_low, monte_carlo_summary_top_total[3].expected_gold
+    - q1.gold_interval_low_le_expected[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].gold_interval95_low, monte_carlo_summary_top_total[4].expected_gold
+    - q1.gold_interval_low_le_expected[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].gold_interval95_low, monte_carlo_summary_top_total[5].expected_gold
+    - q1.gold_interval_low_le_expected[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].gold_interval95_low, monte_carlo_summary_top_total[6].expected_gold
+    - q1.gold_interval_low_le_expected[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].gold_interval95_low, monte_carlo_summary_top_total[7].expected_gold
+    - q1.gold_interval_low_le_expected[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].gold_interval95_low, monte_carlo_summary_top_total[8].expected_gold
+    - q1.gold_interval_low_le_expected[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].gold_interval95_low, monte_carlo_summary_top_total[9].expected_gold
+    - q1.gold_interval_low_le_expected[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].gold_interval95_low, monte_carlo_summary_top_total[10].expected_gold
+    - q1.gold_interval_low_le_expected[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].gold_interval95_low, monte_carlo_summary_top_total[11].expected_gold
+    - q1.gold_interval_low_le_expected[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].gold_interval95_low, monte_carlo_summary_top_total[12].expected_gold
+    - q1.gold_interval_low_le_expected[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].gold_interval95_low, monte_carlo_summary_top_total[13].expected_gold
+    - q1.gold_interval_low_le_expected[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].gold_interval95_low, monte_carlo_summary_top_total[14].expected_gold
+    - q1.gold_expected_le_interval_high[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].expected_gold, monte_carlo_summary_top_total[0].gold_interval95_high
+    - q1.gold_expected_le_interval_high[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].expected_gold, monte_carlo_summary_top_total[1].gold_interval95_high
+    - q1.gold_expected_le_interval_high[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].expected_gold, monte_carlo_summary_top_total[2].gold_interval95_high
+    - q1.gold_expected_le_interval_high[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].expected_gold, monte_carlo_summary_top_total[3].gold_interval95_high
+    - q1.gold_expected_le_interval_high[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].expected_gold, monte_carlo_summary_top_total[4].gold_interval95_high
+    - q1.gold_expected_le_interval_high[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].expected_gold, monte_carlo_summary_top_total[5].gold_interval95_high
+    - q1.gold_expected_le_interval_high[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].expected_gold, monte_carlo_summary_top_total[6].gold_interval95_high
+    - q1.gold_expected_le_interval_high[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].expected_gold, monte_carlo_summary_top_total[7].gold_interval95_high
+    - q1.gold_expected_le_interval_high[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].expected_gold, monte_carlo_summary_top_total[8].gold_interval95_high
+    - q1.gold_expected_le_interval_high[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].expected_gold, monte_carlo_summary_top_total[9].gold_interval95_high
+    - q1.gold_expected_le_interval_high[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].expected_gold, monte_carlo_summary_top_total[10].gold_interval95_high
+    - q1.gold_expected_le_interval_high[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].expected_gold, monte_carlo_summary_top_total[11].gold_interval95_high
+    - q1.gold_expected_le_interval_high[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].expected_gold, monte_carlo_summary_top_total[12].gold_interval95_high
+    - q1.gold_expected_le_interval_high[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].expected_gold, monte_carlo_summary_top_total[13].gold_interval95_high
+    - q1.gold_expected_le_interval_high[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].expected_gold, monte_carlo_summary_top_total[14].gold_interval95_high
+    - q1.gold_le_total[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].expected_gold, monte_carlo_summary_top_total[0].expected_total
+    - q1.gold_le_total[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].expected_gold, monte_carlo_summary_top_total[1].expected_total
+    - q1.gold_le_total[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].expected_gold, monte_carlo_summary_top_total[2].expected_total
+    - q1.gold_le_total[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].expected_gold, monte_carlo_summary_top_total[3].expected_total
+    - q1.gold_le_total[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].expected_gold, monte_carlo_summary_top_total[4].expected_total
+    - q1.gold_le_total[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].expected_gold, monte_carlo_summary_top_total[5].expected_total
+    - q1.gold_le_total[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].expected_gold, monte_carlo_summary_top_total[6].expected_total
+    - q1.gold_le_total[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].expected_gold, monte_carlo_summary_top_total[7].expected_total
+    - q1.gold_le_total[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].expected_gold, monte_carlo_summary_top_total[8].expected_total
+    - q1.gold_le_total[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].expected_gold, monte_carlo_summary_top_total[9].expected_total
+    - q1.gold_le_total[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].expected_gold, monte_carlo_summary_top_total[10].expected_total
+    - q1.gold_le_total[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].expected_gold, monte_carlo_summary_top_total[11].expected_total
+    - q1.gold_le_total[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].expected_gold, monte_carlo_summary_top_total[12].expected_total
+    - q1.gold_le_total[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].expected_gold, monte_carlo_summary_top_total[13].expected_total
+    - q1.gold_le_total[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].expected_gold, monte_carlo_summary_top_total[14].expected_total
+    - q1.gold_interval_low_le_total_low[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].gold_interval95_low, monte_carlo_summary_top_total[0].total_interval95_low
+    - q1.gold_interval_low_le_total_low[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].gold_interval95_low, monte_carlo_summary_top_total[1].total_interval95_low
+    - q1.gold_interval_low_le_total_low[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].gold_interval95_low, monte_carlo_summary_top_total[2].total_interval95_low
+    - q1.gold_interval_low_le_total_low[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].gold_interval95_low, monte_carlo_summary_top_total[3].total_interval95_low
+    - q1.gold_interval_low_le_total_low[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].gold_interval95_low, monte_carlo_summary_top_total[4].total_interval95_low
+    - q1.gold_interval_low_le_total_low[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].gold_interval95_low, monte_carlo_summary_top_total[5].total_interval95_low
+    - q1.gold_interval_low_le_total_low[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].gold_interval95_low, monte_carlo_summary_top_total[6].total_interval95_low
+    - q1.gold_interval_low_le_total_low[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].gold_interval95_low, monte_carlo_summary_top_total[7].total_interval95_low
+    - q1.gold_interval_low_le_total_low[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].gold_interval95_low, monte_carlo_summary_top_total[8].total_interval95_low
+    - q1.gold_interval_low_le_total_low[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].gold_interval95_low, monte_carlo_summary_top_total[9].total_interval95_low
+    - q1.gold_interval_low_le_total_low[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].gold_interval95_low, monte_carlo_summary_top_total[10].total_interval95_low
+    - q1.gold_interval_low_le_total_low[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].gold_interval95_low, monte_carlo_summary_top_total[11].total_interval95_low
+    - q1.gold_interval_low_le_total_low[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].gold_interval95_low, monte_carlo_summary_top_total[12].total_interval95_low
+    - q1.gold_interval_low_le_total_low[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].gold_interval95_low, monte_carlo_summary_top_total[13].total_interval95_low
+    - q1.gold_interval_low_le_total_low[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].gold_interval95_low, monte_carlo_summary_top_total[14].total_interval95_low
+    - q1.gold_interval_high_le_total_high[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[0].gold_interval95_high, monte_carlo_summary_top_total[0].total_interval95_high
+    - q1.gold_interval_high_le_total_high[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].gold_interval95_high, monte_carlo_summary_top_total[1].total_interval95_high
+    - q1.gold_interval_high_le_total_high[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[2].gold_interval95_high, monte_carlo_summary_top_total[2].total_interval95_high
+    - q1.gold_interval_high_le_total_high[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].gold_interval95_high, monte_carlo_summary_top_total[3].total_interval95_high
+    - q1.gold_interval_high_le_total_high[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].gold_interval95_high, monte_carlo_summary_top_total[4].total_interval95_high
+    - q1.gold_interval_high_le_total_high[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].gold_interval95_high, monte_carlo_summary_top_total[5].total_interval95_high
+    - q1.gold_interval_high_le_total_high[6] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].gold_interval95_high, monte_carlo_summary_top_total[6].total_interval95_high
+    - q1.gold_interval_high_le_total_high[7] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[7].gold_interval95_high, monte_carlo_summary_top_total[7].total_interval95_high
+    - q1.gold_interval_high_le_total_high[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].gold_interval95_high, monte_carlo_summary_top_total[8].total_interval95_high
+    - q1.gold_interval_high_le_total_high[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].gold_interval95_high, monte_carlo_summary_top_total[9].total_interval95_high
+    - q1.gold_interval_high_le_total_high[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].gold_interval95_high, monte_carlo_summary_top_total[10].total_interval95_high
+    - q1.gold_interval_high_le_total_high[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].gold_interval95_high, monte_carlo_summary_top_total[11].total_interval95_high
+    - q1.gold_interval_high_le_total_high[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].gold_interval95_high, monte_carlo_summary_top_total[12].total_interval95_high
+    - q1.gold_interval_high_le_total_high[13] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].gold_interval95_high, monte_carlo_summary_top_total[13].total_interval95_high
+    - q1.gold_interval_high_le_total_high[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].gold_interval95_high, monte_carlo_summary_top_total[14].total_interval95_high
+    - q1.actual_2024_gold_le_total[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].actual_2024_gold, monte_carlo_summary_top_total[1].actual_2024_total
+    - q1.actual_2024_gold_le_total[4] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].actual_2024_gold, monte_carlo_summary_top_total[4].actual_2024_total
+    - q1.actual_2024_gold_le_total[5] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].actual_2024_gold, monte_carlo_summary_top_total[5].actual_2024_total
+    - q1.actual_2024_gold_le_total[8] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].actual_2024_gold, monte_carlo_summary_top_total[8].actual_2024_total
+    - q1.actual_2024_gold_le_total[9] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].actual_2024_gold, monte_carlo_summary_top_total[9].actual_2024_total
+    - q1.actual_2024_gold_le_total[10] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].actual_2024_gold, monte_carlo_summary_top_total[10].actual_2024_total
+    - q1.actual_2024_gold_le_total[11] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].actual_2024_gold, monte_carlo_summary_top_total[11].actual_2024_total
+    - q1.actual_2024_gold_le_total[12] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].actual_2024_gold, monte_carlo_summary_top_total[12].actual_2024_total
+    - q1.actual_2024_gold_le_total[14] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].actual_2024_gold, monte_carlo_summary_top_total[14].actual_2024_total
+    - q1.actual_2024_total_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].actual_2024_total
+    - q1.actual_2024_total_integer[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].actual_2024_total
+    - q1.actual_2024_total_integer[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].actual_2024_total
+    - q1.actual_2024_total_integer[8] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].actual_2024_total
+    - q1.actual_2024_total_integer[9] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].actual_2024_total
+    - q1.actual_2024_total_integer[10] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].actual_2024_total
+    - q1.actual_2024_total_integer[11] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].actual_2024_total
+    - q1.actual_2024_total_integer[12] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].actual_2024_total
+    - q1.actual_2024_total_integer[14] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].actual_2024_total
+    - q1.actual_2024_gold_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[1].actual_2024_gold
+    - q1.actual_2024_gold_integer[3] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[3].actual_2024_gold
+    - q1.actual_2024_gold_integer[4] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[4].actual_2024_gold
+    - q1.actual_2024_gold_integer[5] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[5].actual_2024_gold
+    - q1.actual_2024_gold_integer[6] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[6].actual_2024_gold
+    - q1.actual_2024_gold_integer[8] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[8].actual_2024_gold
+    - q1.actual_2024_gold_integer[9] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[9].actual_2024_gold
+    - q1.actual_2024_gold_integer[10] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[10].actual_2024_gold
+    - q1.actual_2024_gold_integer[11] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[11].actual_2024_gold
+    - q1.actual_2024_gold_integer[12] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[12].actual_2024_gold
+    - q1.actual_2024_gold_integer[13] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[13].actual_2024_gold
+    - q1.actual_2024_gold_integer[14] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads monte_carlo_summary_top_total[14].actual_2024_gold
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
@@ -12,754 +147,12 @@
 
 namespace Mcm2025COlympicMedals_Paper2505964
 
-/-- gate q1.total_interval_low_le_expected[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].total_interval95_low [medals], monte_carlo_summary_top_total[0].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_0 : 123475 ≤ 139012 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_0
-
-/-- gate q1.total_interval_low_le_expected[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].total_interval95_low [medals], monte_carlo_summary_top_total[1].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_1 : 80000 ≤ 92274 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_1
-
-/-- gate q1.total_interval_low_le_expected[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].total_interval95_low [medals], monte_carlo_summary_top_total[2].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_2 : 52000 ≤ 64286 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_2
-
-/-- gate q1.total_interval_low_le_expected[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].total_interval95_low [medals], monte_carlo_summary_top_total[3].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_3 : 45000 ≤ 56168 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_3
-
-/-- gate q1.total_interval_low_le_expected[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].total_interval95_low [medals], monte_carlo_summary_top_total[4].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_4 : 41475 ≤ 50126 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_4
-
-/-- gate q1.total_interval_low_le_expected[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].total_interval95_low [medals], monte_carlo_summary_top_total[5].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_5 : 36000 ≤ 47986 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_5
-
-/-- gate q1.total_interval_low_le_expected[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].total_interval95_low [medals], monte_carlo_summary_top_total[6].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_6 : 37000 ≤ 47918 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_6
-
-/-- gate q1.total_interval_low_le_expected[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].total_interval95_low [medals], monte_carlo_summary_top_total[7].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_7 : 30475 ≤ 40318 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_7
-
-/-- gate q1.total_interval_low_le_expected[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].total_interval95_low [medals], monte_carlo_summary_top_total[8].expected_total [medals]
-    expression: lo <= x
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_8 : 2400 ≤ 3254 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_8
-
-/-- gate q1.total_interval_low_le_expected[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].total_interval95_low [medals], monte_carlo_summary_top_total[9].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_9 : 19475 ≤ 26632 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_9
-
-/-- gate q1.total_interval_low_le_expected[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].total_interval95_low [medals], monte_carlo_summary_top_total[10].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_10 : 16000 ≤ 23198 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_10
-
-/-- gate q1.total_interval_low_le_expected[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].total_interval95_low [medals], monte_carlo_summary_top_total[11].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_11 : 14000 ≤ 19744 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_11
-
-/-- gate q1.total_interval_low_le_expected[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].total_interval95_low [medals], monte_carlo_summary_top_total[12].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_12 : 13000 ≤ 19554 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_12
-
-/-- gate q1.total_interval_low_le_expected[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].total_interval95_low [medals], monte_carlo_summary_top_total[13].expected_total [medals]
-    expression: lo <= x
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_13 : 1300 ≤ 1872 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_13
-
-/-- gate q1.total_interval_low_le_expected[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].total_interval95_low [medals], monte_carlo_summary_top_total[14].expected_total [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_14 : 11475 ≤ 17542 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_interval_low_le_expected_14
-
-/-- gate q1.total_expected_le_interval_high[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].expected_total [medals], monte_carlo_summary_top_total[0].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_0 : 139012 ≤ 155000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_0
-
-/-- gate q1.total_expected_le_interval_high[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].expected_total [medals], monte_carlo_summary_top_total[1].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_1 : 92274 ≤ 104000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_1
-
-/-- gate q1.total_expected_le_interval_high[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].expected_total [medals], monte_carlo_summary_top_total[2].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_2 : 64286 ≤ 77000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_2
-
-/-- gate q1.total_expected_le_interval_high[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].expected_total [medals], monte_carlo_summary_top_total[3].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_3 : 56168 ≤ 67000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_3
-
-/-- gate q1.total_expected_le_interval_high[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].expected_total [medals], monte_carlo_summary_top_total[4].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_4 : 50126 ≤ 60000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_4
-
-/-- gate q1.total_expected_le_interval_high[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].expected_total [medals], monte_carlo_summary_top_total[5].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_5 : 47986 ≤ 58000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_5
-
-/-- gate q1.total_expected_le_interval_high[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].expected_total [medals], monte_carlo_summary_top_total[6].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_6 : 47918 ≤ 59000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_6
-
-/-- gate q1.total_expected_le_interval_high[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].expected_total [medals], monte_carlo_summary_top_total[7].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_7 : 40318 ≤ 50000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_7
-
-/-- gate q1.total_expected_le_interval_high[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].expected_total [medals], monte_carlo_summary_top_total[8].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_8 : 3254 ≤ 4100 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_8
-
-/-- gate q1.total_expected_le_interval_high[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].expected_total [medals], monte_carlo_summary_top_total[9].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_9 : 26632 ≤ 34000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_9
-
-/-- gate q1.total_expected_le_interval_high[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].expected_total [medals], monte_carlo_summary_top_total[10].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_10 : 23198 ≤ 30000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_10
-
-/-- gate q1.total_expected_le_interval_high[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].expected_total [medals], monte_carlo_summary_top_total[11].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_11 : 19744 ≤ 26525 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_11
-
-/-- gate q1.total_expected_le_interval_high[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].expected_total [medals], monte_carlo_summary_top_total[12].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_12 : 19554 ≤ 27000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_12
-
-/-- gate q1.total_expected_le_interval_high[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].expected_total [medals], monte_carlo_summary_top_total[13].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_13 : 1872 ≤ 2500 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_13
-
-/-- gate q1.total_expected_le_interval_high[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].expected_total [medals], monte_carlo_summary_top_total[14].total_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_14 : 17542 ≤ 25000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_total_expected_le_interval_high_14
-
-/-- gate q1.gold_interval_low_le_expected[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].gold_interval95_low [medals], monte_carlo_summary_top_total[0].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_0 : 44000 ≤ 53846 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_0
-
-/-- gate q1.gold_interval_low_le_expected[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].gold_interval95_low [medals], monte_carlo_summary_top_total[1].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_1 : 28475 ≤ 36554 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_1
-
-/-- gate q1.gold_interval_low_le_expected[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].gold_interval95_low [medals], monte_carlo_summary_top_total[2].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_2 : 14000 ≤ 20546 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_2
-
-/-- gate q1.gold_interval_low_le_expected[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].gold_interval95_low [medals], monte_carlo_summary_top_total[3].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_3 : 13000 ≤ 19652 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_3
-
-/-- gate q1.gold_interval_low_le_expected[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].gold_interval95_low [medals], monte_carlo_summary_top_total[4].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_4 : 13000 ≤ 19756 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_4
-
-/-- gate q1.gold_interval_low_le_expected[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].gold_interval95_low [medals], monte_carlo_summary_top_total[5].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_5 : 9000 ≤ 14686 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_5
-
-/-- gate q1.gold_interval_low_le_expected[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].gold_interval95_low [medals], monte_carlo_summary_top_total[6].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_6 : 10475 ≤ 17078 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_6
-
-/-- gate q1.gold_interval_low_le_expected[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].gold_interval95_low [medals], monte_carlo_summary_top_total[7].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_7 : 8000 ≤ 12716 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_7
-
-/-- gate q1.gold_interval_low_le_expected[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].gold_interval95_low [medals], monte_carlo_summary_top_total[8].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_8 : 800 ≤ 1276 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_8
-
-/-- gate q1.gold_interval_low_le_expected[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].gold_interval95_low [medals], monte_carlo_summary_top_total[9].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_9 : 70 ≤ 106 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_9
-
-/-- gate q1.gold_interval_low_le_expected[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].gold_interval95_low [medals], monte_carlo_summary_top_total[10].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_10 : 300 ≤ 664 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_10
-
-/-- gate q1.gold_interval_low_le_expected[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].gold_interval95_low [medals], monte_carlo_summary_top_total[11].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_11 : 400 ≤ 791 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_11
-
-/-- gate q1.gold_interval_low_le_expected[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].gold_interval95_low [medals], monte_carlo_summary_top_total[12].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_12 : 2000 ≤ 5456 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_12
-
-/-- gate q1.gold_interval_low_le_expected[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].gold_interval95_low [medals], monte_carlo_summary_top_total[13].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_13 : 4000 ≤ 7082 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_13
-
-/-- gate q1.gold_interval_low_le_expected[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].gold_interval95_low [medals], monte_carlo_summary_top_total[14].expected_gold [medals]
-    expression: lo <= x
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_14 : 1000 ≤ 4488 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_expected_14
-
-/-- gate q1.gold_expected_le_interval_high[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].expected_gold [medals], monte_carlo_summary_top_total[0].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_0 : 53846 ≤ 64000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_0
-
-/-- gate q1.gold_expected_le_interval_high[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].expected_gold [medals], monte_carlo_summary_top_total[1].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_1 : 36554 ≤ 45000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_1
-
-/-- gate q1.gold_expected_le_interval_high[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].expected_gold [medals], monte_carlo_summary_top_total[2].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_2 : 20546 ≤ 28000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_2
-
-/-- gate q1.gold_expected_le_interval_high[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].expected_gold [medals], monte_carlo_summary_top_total[3].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_3 : 19652 ≤ 27000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_3
-
-/-- gate q1.gold_expected_le_interval_high[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].expected_gold [medals], monte_carlo_summary_top_total[4].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_4 : 19756 ≤ 26000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_4
-
-/-- gate q1.gold_expected_le_interval_high[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].expected_gold [medals], monte_carlo_summary_top_total[5].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_5 : 14686 ≤ 21000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_5
-
-/-- gate q1.gold_expected_le_interval_high[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].expected_gold [medals], monte_carlo_summary_top_total[6].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_6 : 17078 ≤ 24000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_6
-
-/-- gate q1.gold_expected_le_interval_high[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].expected_gold [medals], monte_carlo_summary_top_total[7].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_7 : 12716 ≤ 18525 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_7
-
-/-- gate q1.gold_expected_le_interval_high[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].expected_gold [medals], monte_carlo_summary_top_total[8].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_8 : 1276 ≤ 1800 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_8
-
-/-- gate q1.gold_expected_le_interval_high[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].expected_gold [medals], monte_carlo_summary_top_total[9].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^1; variables scaled by 10^1; the expression as written; both sides multiplied by 10 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_9 : 106 ≤ 150 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_9
-
-/-- gate q1.gold_expected_le_interval_high[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].expected_gold [medals], monte_carlo_summary_top_total[10].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_10 : 664 ≤ 1100 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_10
-
-/-- gate q1.gold_expected_le_interval_high[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].expected_gold [medals], monte_carlo_summary_top_total[11].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_11 : 791 ≤ 1200 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_11
-
-/-- gate q1.gold_expected_le_interval_high[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].expected_gold [medals], monte_carlo_summary_top_total[12].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_12 : 5456 ≤ 10000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_12
-
-/-- gate q1.gold_expected_le_interval_high[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].expected_gold [medals], monte_carlo_summary_top_total[13].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_13 : 7082 ≤ 11000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_13
-
-/-- gate q1.gold_expected_le_interval_high[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].expected_gold [medals], monte_carlo_summary_top_total[14].gold_interval95_high [medals]
-    expression: x <= hi
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_14 : 4488 ≤ 9000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_expected_le_interval_high_14
-
-/-- gate q1.gold_le_total[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].expected_gold [medals], monte_carlo_summary_top_total[0].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_0 : 53846 ≤ 139012 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_0
-
-/-- gate q1.gold_le_total[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].expected_gold [medals], monte_carlo_summary_top_total[1].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_1 : 36554 ≤ 92274 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_1
-
-/-- gate q1.gold_le_total[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].expected_gold [medals], monte_carlo_summary_top_total[2].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_2 : 20546 ≤ 64286 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_2
-
-/-- gate q1.gold_le_total[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].expected_gold [medals], monte_carlo_summary_top_total[3].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_3 : 19652 ≤ 56168 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_3
-
-/-- gate q1.gold_le_total[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].expected_gold [medals], monte_carlo_summary_top_total[4].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_4 : 19756 ≤ 50126 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_4
-
-/-- gate q1.gold_le_total[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].expected_gold [medals], monte_carlo_summary_top_total[5].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_5 : 14686 ≤ 47986 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_5
-
-/-- gate q1.gold_le_total[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].expected_gold [medals], monte_carlo_summary_top_total[6].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_6 : 17078 ≤ 47918 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_6
-
-/-- gate q1.gold_le_total[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].expected_gold [medals], monte_carlo_summary_top_total[7].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_7 : 12716 ≤ 40318 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_7
-
-/-- gate q1.gold_le_total[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].expected_gold [medals], monte_carlo_summary_top_total[8].expected_total [medals]
-    expression: g <= t
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_8 : 1276 ≤ 3254 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_8
-
-/-- gate q1.gold_le_total[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].expected_gold [medals], monte_carlo_summary_top_total[9].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_9 : 10600 ≤ 26632 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_9
-
-/-- gate q1.gold_le_total[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].expected_gold [medals], monte_carlo_summary_top_total[10].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_10 : 6640 ≤ 23198 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_10
-
-/-- gate q1.gold_le_total[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].expected_gold [medals], monte_carlo_summary_top_total[11].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_11 : 7910 ≤ 19744 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_11
-
-/-- gate q1.gold_le_total[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].expected_gold [medals], monte_carlo_summary_top_total[12].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_12 : 5456 ≤ 19554 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_12
-
-/-- gate q1.gold_le_total[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].expected_gold [medals], monte_carlo_summary_top_total[13].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_13 : 7082 ≤ 18720 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_13
-
-/-- gate q1.gold_le_total[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].expected_gold [medals], monte_carlo_summary_top_total[14].expected_total [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_le_total_14 : 4488 ≤ 17542 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_le_total_14
-
-/-- gate q1.gold_interval_low_le_total_low[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].gold_interval95_low [medals], monte_carlo_summary_top_total[0].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_0 : 44000 ≤ 123475 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_0
-
-/-- gate q1.gold_interval_low_le_total_low[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].gold_interval95_low [medals], monte_carlo_summary_top_total[1].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_1 : 28475 ≤ 80000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_1
-
-/-- gate q1.gold_interval_low_le_total_low[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].gold_interval95_low [medals], monte_carlo_summary_top_total[2].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_2 : 14 ≤ 52 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_2
-
-/-- gate q1.gold_interval_low_le_total_low[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].gold_interval95_low [medals], monte_carlo_summary_top_total[3].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_3 : 13 ≤ 45 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_3
-
-/-- gate q1.gold_interval_low_le_total_low[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].gold_interval95_low [medals], monte_carlo_summary_top_total[4].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_4 : 13000 ≤ 41475 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_4
-
-/-- gate q1.gold_interval_low_le_total_low[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].gold_interval95_low [medals], monte_carlo_summary_top_total[5].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_5 : 9 ≤ 36 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_5
-
-/-- gate q1.gold_interval_low_le_total_low[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].gold_interval95_low [medals], monte_carlo_summary_top_total[6].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_6 : 10475 ≤ 37000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_6
-
-/-- gate q1.gold_interval_low_le_total_low[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].gold_interval95_low [medals], monte_carlo_summary_top_total[7].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_7 : 8000 ≤ 30475 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_7
-
-/-- gate q1.gold_interval_low_le_total_low[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].gold_interval95_low [medals], monte_carlo_summary_top_total[8].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_8 : 8 ≤ 24 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_8
-
-/-- gate q1.gold_interval_low_le_total_low[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].gold_interval95_low [medals], monte_carlo_summary_top_total[9].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_9 : 7000 ≤ 19475 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_9
-
-/-- gate q1.gold_interval_low_le_total_low[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].gold_interval95_low [medals], monte_carlo_summary_top_total[10].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_10 : 3 ≤ 16 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_10
-
-/-- gate q1.gold_interval_low_le_total_low[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].gold_interval95_low [medals], monte_carlo_summary_top_total[11].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_11 : 4 ≤ 14 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_11
-
-/-- gate q1.gold_interval_low_le_total_low[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].gold_interval95_low [medals], monte_carlo_summary_top_total[12].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_12 : 2 ≤ 13 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_12
-
-/-- gate q1.gold_interval_low_le_total_low[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].gold_interval95_low [medals], monte_carlo_summary_top_total[13].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_13 : 4 ≤ 13 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_13
-
-/-- gate q1.gold_interval_low_le_total_low[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].gold_interval95_low [medals], monte_carlo_summary_top_total[14].total_interval95_low [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_14 : 1000 ≤ 11475 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_low_le_total_low_14
-
-/-- gate q1.gold_interval_high_le_total_high[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[0].gold_interval95_high [medals], monte_carlo_summary_top_total[0].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_0 : 64 ≤ 155 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_0
-
-/-- gate q1.gold_interval_high_le_total_high[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].gold_interval95_high [medals], monte_carlo_summary_top_total[1].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_1 : 45 ≤ 104 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_1
-
-/-- gate q1.gold_interval_high_le_total_high[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[2].gold_interval95_high [medals], monte_carlo_summary_top_total[2].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_2 : 28 ≤ 77 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_2
-
-/-- gate q1.gold_interval_high_le_total_high[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].gold_interval95_high [medals], monte_carlo_summary_top_total[3].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_3 : 27 ≤ 67 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_3
-
-/-- gate q1.gold_interval_high_le_total_high[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].gold_interval95_high [medals], monte_carlo_summary_top_total[4].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_4 : 26 ≤ 60 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_4
-
-/-- gate q1.gold_interval_high_le_total_high[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].gold_interval95_high [medals], monte_carlo_summary_top_total[5].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_5 : 21 ≤ 58 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_5
-
-/-- gate q1.gold_interval_high_le_total_high[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].gold_interval95_high [medals], monte_carlo_summary_top_total[6].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_6 : 24 ≤ 59 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_6
-
-/-- gate q1.gold_interval_high_le_total_high[7] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[7].gold_interval95_high [medals], monte_carlo_summary_top_total[7].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_7 : 18525 ≤ 50000 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_7
-
-/-- gate q1.gold_interval_high_le_total_high[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].gold_interval95_high [medals], monte_carlo_summary_top_total[8].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_8 : 18 ≤ 41 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_8
-
-/-- gate q1.gold_interval_high_le_total_high[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].gold_interval95_high [medals], monte_carlo_summary_top_total[9].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_9 : 15 ≤ 34 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_9
-
-/-- gate q1.gold_interval_high_le_total_high[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].gold_interval95_high [medals], monte_carlo_summary_top_total[10].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_10 : 11 ≤ 30 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_10
-
-/-- gate q1.gold_interval_high_le_total_high[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].gold_interval95_high [medals], monte_carlo_summary_top_total[11].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_11 : 12000 ≤ 26525 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_11
-
-/-- gate q1.gold_interval_high_le_total_high[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].gold_interval95_high [medals], monte_carlo_summary_top_total[12].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_12 : 10 ≤ 27 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_12
-
-/-- gate q1.gold_interval_high_le_total_high[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].gold_interval95_high [medals], monte_carlo_summary_top_total[13].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_13 : 11 ≤ 25 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_13
-
-/-- gate q1.gold_interval_high_le_total_high[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].gold_interval95_high [medals], monte_carlo_summary_top_total[14].total_interval95_high [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_14 : 9 ≤ 25 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_gold_interval_high_le_total_high_14
-
 /-- gate q1.actual_2024_gold_le_total[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals], monte_carlo_summary_top_total[0].actual_2024_total [medals]
     expression: g <= t
     scale: 10^0; variables scaled by 10^0; the expression as written -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0 : 39 ≤ 122 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_0
-
-/-- gate q1.actual_2024_gold_le_total[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].actual_2024_gold [medals], monte_carlo_summary_top_total[1].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_1 : 40 ≤ 91 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_1
 
 /-- gate q1.actual_2024_gold_le_total[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_gold [medals], monte_carlo_summary_top_total[2].actual_2024_total [medals]
@@ -775,20 +168,6 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_2 : 13 ≤ 63 := 
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3 : 18 ≤ 52 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_3
 
-/-- gate q1.actual_2024_gold_le_total[4] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].actual_2024_gold [medals], monte_carlo_summary_top_total[4].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_4 : 20 ≤ 45 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_4
-
-/-- gate q1.actual_2024_gold_le_total[5] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].actual_2024_gold [medals], monte_carlo_summary_top_total[5].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_5 : 16 ≤ 64 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_5
-
 /-- gate q1.actual_2024_gold_le_total[6] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[6].actual_2024_gold [medals], monte_carlo_summary_top_total[6].actual_2024_total [medals]
     expression: g <= t
@@ -803,41 +182,6 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_6 : 12 ≤ 36 := 
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7 : 11 ≤ 31 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_7
 
-/-- gate q1.actual_2024_gold_le_total[8] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].actual_2024_gold [medals], monte_carlo_summary_top_total[8].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_8 : 15 ≤ 34 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_8
-
-/-- gate q1.actual_2024_gold_le_total[9] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].actual_2024_gold [medals], monte_carlo_summary_top_total[9].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_9 : 13 ≤ 32 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_9
-
-/-- gate q1.actual_2024_gold_le_total[10] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].actual_2024_gold [medals], monte_carlo_summary_top_total[10].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_10 : 3 ≤ 20 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_10
-
-/-- gate q1.actual_2024_gold_le_total[11] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].actual_2024_gold [medals], monte_carlo_summary_top_total[11].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_11 : 10 ≤ 20 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_11
-
-/-- gate q1.actual_2024_gold_le_total[12] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].actual_2024_gold [medals], monte_carlo_summary_top_total[12].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_12 : 9 ≤ 27 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_12
-
 /-- gate q1.actual_2024_gold_le_total[13] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[13].actual_2024_gold [medals], monte_carlo_summary_top_total[13].actual_2024_total [medals]
     expression: g <= t
@@ -845,24 +189,11 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_12 : 9 ≤ 27 := 
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13 : 6 ≤ 18 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_13
 
-/-- gate q1.actual_2024_gold_le_total[14] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].actual_2024_gold [medals], monte_carlo_summary_top_total[14].actual_2024_total [medals]
-    expression: g <= t
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_14 : 5 ≤ 18 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_le_total_14
-
 /-- gate q1.actual_2024_total_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0 : 1220 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_0
-
-/-- gate q1.actual_2024_total_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_1 : 910 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_1
 
 /-- gate q1.actual_2024_total_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_total [medals]
@@ -876,18 +207,6 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_2 : 630 % 10 = 0 
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3 : 520 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_3
 
-/-- gate q1.actual_2024_total_integer[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_4 : 450 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_4
-
-/-- gate q1.actual_2024_total_integer[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_5 : 640 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_5
-
 /-- gate q1.actual_2024_total_integer[6] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[6].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
@@ -900,47 +219,11 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_6 : 360 % 10 = 0 
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7 : 310 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_7
 
-/-- gate q1.actual_2024_total_integer[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_8 : 340 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_8
-
-/-- gate q1.actual_2024_total_integer[9] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_9 : 320 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_9
-
-/-- gate q1.actual_2024_total_integer[10] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_10 : 200 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_10
-
-/-- gate q1.actual_2024_total_integer[11] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_11 : 200 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_11
-
-/-- gate q1.actual_2024_total_integer[12] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_12 : 270 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_12
-
 /-- gate q1.actual_2024_total_integer[13] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[13].actual_2024_total [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13 : 180 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_13
-
-/-- gate q1.actual_2024_total_integer[14] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].actual_2024_total [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_14 : 180 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_14
 
 /-- gate q1.actual_2024_gold_integer[0] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[0].actual_2024_gold [medals]
@@ -948,88 +231,16 @@ theorem mcm_2025_c_olympic_medals_q1_actual_2024_total_integer_14 : 180 % 10 = 0
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0 : 390 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_0
 
-/-- gate q1.actual_2024_gold_integer[1] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[1].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_1 : 400 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_1
-
 /-- gate q1.actual_2024_gold_integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[2].actual_2024_gold [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2 : 130 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_2
 
-/-- gate q1.actual_2024_gold_integer[3] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[3].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_3 : 180 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_3
-
-/-- gate q1.actual_2024_gold_integer[4] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[4].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_4 : 200 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_4
-
-/-- gate q1.actual_2024_gold_integer[5] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[5].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_5 : 160 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_5
-
-/-- gate q1.actual_2024_gold_integer[6] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[6].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_6 : 120 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_6
-
 /-- gate q1.actual_2024_gold_integer[7] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: monte_carlo_summary_top_total[7].actual_2024_gold [medals]
     scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
 theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7 : 110 % 10 = 0 := by decide
 #print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_7
-
-/-- gate q1.actual_2024_gold_integer[8] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[8].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_8 : 150 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_8
-
-/-- gate q1.actual_2024_gold_integer[9] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[9].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_9 : 130 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_9
-
-/-- gate q1.actual_2024_gold_integer[10] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[10].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_10 : 30 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_10
-
-/-- gate q1.actual_2024_gold_integer[11] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[11].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_11 : 100 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_11
-
-/-- gate q1.actual_2024_gold_integer[12] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[12].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_12 : 90 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_12
-
-/-- gate q1.actual_2024_gold_integer[13] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[13].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_13 : 60 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_13
-
-/-- gate q1.actual_2024_gold_integer[14] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: monte_carlo_summary_top_total[14].actual_2024_gold [medals]
-    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
-theorem mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14 : 50 % 10 = 0 := by decide
-#print axioms mcm_2025_c_olympic_medals_q1_actual_2024_gold_integer_14
 
 end Mcm2025COlympicMedals_Paper2505964
