@@ -38,6 +38,7 @@ import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # tests.helpers
 
 from bench_common import fmt, load_avg, log, machine  # noqa: E402
 
@@ -52,27 +53,6 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
 """
 
 # the command, reporting its own peak RSS and its workers' (children) at exit
-PEAK = r"""
-import resource, sys
-from mmverify.cli import main
-files = open(sys.argv[1], encoding="utf-8").read().split("\n")
-code = 0
-try:
-    main(["score", *files, *sys.argv[2:]], prog_name="mmverify")
-except SystemExit as exc:
-    code = exc.code
-# the peak of this process's own memory map (VmHWM; ru_maxrss on Linux also
-# counts the parent's pages at the fork that started this process)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-try:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        peak = next(int(l.split()[1]) for l in fh if l.startswith("VmHWM:"))
-except (OSError, StopIteration):
-    pass
-r, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-sys.stderr.write("\nPEAK %d %d %s %f %f\n" % (peak, c.ru_maxrss, code, r.ru_utime + r.ru_stime,
-                                               c.ru_utime + c.ru_stime))
-"""
 
 
 def usable_tasks() -> tuple[list[Any], list[str]]:
@@ -127,10 +107,12 @@ def _child(argv: list[str]) -> tuple[float, float, str]:
 def run_command(listing: str, out: str, *extra: str) -> dict[str, Any]:
     if os.path.exists(out):
         os.unlink(out)
-    wall, cpu, err = _child([sys.executable, "-c", PEAK, listing, "--output", out, *extra])
-    peak = err.rsplit("PEAK", 1)[1].split()
-    return {"wall_s": wall, "cpu_s": cpu, "rss_mib": int(peak[0]) / 1024, "workers_rss_mib": int(peak[1]) / 1024,
-            "driver_cpu_s": float(peak[3]), "workers_cpu_s": float(peak[4])}
+    from tests.helpers import peakrss
+
+    wall, cpu, err = _child([sys.executable, "-c", peakrss.SCRIPT, listing, "--output", out, *extra])
+    peak = peakrss.parse(err)
+    return {"wall_s": wall, "cpu_s": cpu, "rss_mib": peak.kib / 1024, "workers_rss_mib": peak.children_kib / 1024,
+            "driver_cpu_s": peak.cpu, "workers_cpu_s": peak.children_cpu}
 
 
 def run_floor(listing: str, out: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import peakrss
 from tests.helpers.hostile import oracle_bytes, write_batch_inputs
 from mmverify import batch, engine
 from mmverify.executors import LocalExecutor, ProcessExecutor, make_executor
@@ -279,34 +280,16 @@ def test_sigkilled_jobs_run_resumes_exactly(tmp_path, monkeypatch):
 # command line: the interpreter keeps several copies of its own argv (about
 # 1.5 KB per path at its start, before any of mmverify runs), which is no part
 # of what the batch holds.
-_PEAK = """
-import resource, sys
-from mmverify.cli import main
-files = open(sys.argv[1], encoding="utf-8").read().split("\\n")
-try:
-    main(["score", *files, *sys.argv[2:]], prog_name="mmverify")
-except SystemExit:
-    pass
-# this process's own peak (VmHWM): ru_maxrss on Linux also counts the pages
-# of the parent (the test process) at the fork that started this one
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-try:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        peak = next(int(l.split()[1]) for l in fh if l.startswith("VmHWM:"))
-except (OSError, StopIteration):
-    pass
-sys.stderr.write("\\nPEAK_KIB %d\\n" % peak)
-"""
 
 
 def _peak_kib(paths, out, *extra) -> int:
     listing = out.with_suffix(".txt")
     listing.write_text("\n".join(paths), encoding="utf-8")
-    r = subprocess.run([sys.executable, "-c", _PEAK, str(listing), "--output", str(out), *extra],
+    r = subprocess.run([sys.executable, "-c", peakrss.SCRIPT, str(listing), "--output", str(out), *extra],
                        capture_output=True, text=True, timeout=1800)
     assert "Traceback" not in r.stderr, r.stderr[-2000:]
     assert out.read_bytes().count(b"\n") == len(paths)
-    return int(r.stderr.rsplit("PEAK_KIB", 1)[1].split()[0])
+    return peakrss.parse(r.stderr).kib
 
 
 def _copies(folder, task, n) -> list[str]:
