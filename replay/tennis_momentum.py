@@ -75,7 +75,8 @@ def replay(data: Mapping[str, Any], official: Mapping[str, Any]) -> Derived:
     method, why = read_method(data)
     if method is None:
         return Derived(values, {n: why for n in WITNESSED})
-    series = {m: point_series(s, v, matches, method) for m, (s, v) in matches.items()}
+    overall = _server_rates((s, v) for ss, vv in matches.values() for s, v in zip(ss, vv))
+    series = {m: point_series(s, v, overall, method) for m, (s, v) in matches.items()}
     lb = [ljung_box_p(x, method["ljung_box_lags"]) for x in series.values()]
     runs = [runs_p(x) for x in series.values()]
     values["q2.median_ljung_box_p"] = exact(_median([round(p, PLACES) for p in lb]))
@@ -130,13 +131,15 @@ def _span(v: Any) -> float | None:
     return float(v) if type(v) is Decimal and v.is_finite() and 1 <= v <= 1000 else None
 
 
-def point_series(servers: Sequence[int], victors: Sequence[int], matches: Mapping[str, Any],
+def point_series(servers: Sequence[int], victors: Sequence[int], overall: Mapping[int, float],
                  method: Mapping[str, Any]) -> list[float]:
+    """One match's series: the point winner, or its residual against the
+    serve-adjusted expectation (``overall``: each server's rate over all the
+    matches, :func:`_server_rates`)."""
     wins = [1.0 if v == 1 else 0.0 for v in victors]
     if method["series"] == "point_winner":
         return wins
     w = method["context_weight"]
-    overall = _server_rates((s, v) for ss, vv in matches.values() for s, v in zip(ss, vv))
     local = _server_rates(zip(servers, victors))
     expected = {s: w * local[s] + (1 - w) * overall[s] for s in local}
     return [x - expected[s] for x, s in zip(wins, servers)]
