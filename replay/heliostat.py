@@ -210,13 +210,16 @@ def _designed(q: str, index: int, data: Mapping[str, Any], sun: Any, values: dic
 
 class Official:
     """The attachment's positions and the sun's 60 instants; Q1's values are
-    computed once, on first use, and kept (they do not depend on an artifact)."""
+    read from ``Q1_FILE`` where it is stored (a test recomputes them from the
+    positions and requires the same decimals), else computed once, on first
+    use, and kept (they do not depend on an artifact)."""
 
-    def __init__(self, positions: list[tuple[float, float]] | None):
+    def __init__(self, positions: list[tuple[float, float]] | None,
+                 stored_q1: Mapping[str, Fraction] | None = None):
         import threading
 
         self.positions = positions
-        self._q1: list[dict[str, Fraction]] = []
+        self._q1: list[dict[str, Fraction]] = [dict(stored_q1)] if stored_q1 else []
         self._lock = threading.Lock()
         self._sun: list[Any] = []
 
@@ -229,18 +232,55 @@ class Official:
             return self._sun[0]
 
     def q1(self) -> dict[str, Fraction]:
-        import numpy as np
-
-        from .heliostat_optics import Field, annual
-
-        sun = self.sun()
+        with self._lock:
+            if self._q1:
+                return dict(self._q1[0])
+        values = compute_q1(self.positions, self.sun())
         with self._lock:
             if not self._q1:
-                xy = np.array(self.positions, dtype=float)
-                n = len(xy)
-                field = Field(xy, np.full(n, Q1_SIZE), np.full(n, Q1_SIZE), np.full(n, Q1_MOUNT), np.zeros(2))
-                self._q1.append(_optics_values("q1", annual(field, sun)))
+                self._q1.append(values)
             return dict(self._q1[0])
+
+
+def compute_q1(positions: list[tuple[float, float]], sun: Any) -> dict[str, Fraction]:
+    """Q1's values from the attachment's positions (about 1.4 s)."""
+    import numpy as np
+
+    from .heliostat_optics import Field, annual
+
+    xy = np.array(positions, dtype=float)
+    n = len(xy)
+    field = Field(xy, np.full(n, Q1_SIZE), np.full(n, Q1_SIZE), np.full(n, Q1_MOUNT), np.zeros(2))
+    return _optics_values("q1", annual(field, sun))
+
+
+Q1_FILE = "q1_replayed.json"
+
+
+def read_q1(path: str) -> dict[str, Fraction]:
+    """``q1_replayed.json``: ``{"values": {name: decimal text}}`` for every Q1 name."""
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)["values"]
+    names = {n for n in DERIVED if n.startswith("q1.")}
+    if set(raw) != names:
+        raise ValueError(f"{path}: names differ from the replay's Q1 names")
+    return {n: Fraction(Decimal(v)) for n, v in raw.items()}
+
+
+def q1_file_text(values: Mapping[str, Fraction]) -> str:
+    """The text of ``Q1_FILE`` for ``values`` (exact decimals, sorted names)."""
+    import json
+
+    def text(v: Fraction) -> str:
+        places = max(EFF_PLACES, *PLACES.values())
+        return format(Decimal(v.numerator) / Decimal(v.denominator), f".{places}f").rstrip("0").rstrip(".")
+
+    body = {"about": "CUMCM 2023 A, question 1: the replay's values at the attachment's 1,745 positions "
+                     "(6 m mirrors at 4 m, the tower at the centre); recomputed and compared by the tests",
+            "values": {n: text(values[n]) for n in sorted(values)}}
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
 
 
 def read_positions(path: str) -> list[tuple[float, float]]:
@@ -257,7 +297,19 @@ def read_positions(path: str) -> list[tuple[float, float]]:
 
 def load_official(data_dir: str) -> Official:
     path = os.path.join(data_dir, "heliostat_positions.csv")
-    return Official(read_positions(path) if os.path.isfile(path) else None)
+    if not os.path.isfile(path):
+        return Official(None)
+    stored = os.path.join(data_dir, Q1_FILE)
+    return Official(read_positions(path), read_q1(stored) if os.path.isfile(stored) else None)
+
+
+if __name__ == "__main__":   # python -m mmverify.replay.heliostat DATA_DIR: (re)write Q1_FILE
+    import sys
+
+    folder = sys.argv[1]
+    fresh = Official(read_positions(os.path.join(folder, "heliostat_positions.csv")))
+    with open(os.path.join(folder, Q1_FILE), "w", encoding="utf-8") as out:
+        out.write(q1_file_text(fresh.q1()))
 
 
 def replay(data: Mapping[str, Any], official: Official) -> Derived:

@@ -111,6 +111,28 @@ def test_q1_replay_values():
     assert Fraction("0.57") < v["q1.annual_optical_efficiency"] < Fraction("0.585")
 
 
+def test_stored_q1_values_are_the_computation():
+    """Q1's values are read from data/q1_replayed.json (no start-up cost, the
+    same decimals on every machine); computed afresh from the attachment they
+    are the same, and the file is what the writer makes of them."""
+    assert OFFICIAL._q1, "the stored Q1 values were not read"
+    fresh = hs.compute_q1(OFFICIAL.positions, SUN)
+    assert fresh == OFFICIAL.q1()
+    with open(os.path.join(TASK_DIR, "data", hs.Q1_FILE), encoding="utf-8") as fh:
+        assert fh.read() == hs.q1_file_text(fresh)
+    computed = hs.Official(OFFICIAL.positions)       # without the file: computed on first use
+    assert not computed._q1 and computed.q1() == fresh
+
+
+def test_a_stored_q1_file_with_other_names_is_refused(tmp_path):
+    import json
+
+    bad = tmp_path / hs.Q1_FILE
+    bad.write_text(json.dumps({"values": {"q1.annual_optical_efficiency": "0.5"}}), encoding="utf-8")
+    with pytest.raises(ValueError, match="names differ"):
+        hs.read_q1(str(bad))
+
+
 def test_oracle_replays_within_tolerance(task, oracle):
     report = evaluate_gates(task, oracle)
     got = {i.gate_id: i.verdict for i in report.instances}
