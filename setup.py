@@ -21,7 +21,7 @@ CODE = ("scoring", "gates", "lean_gen", "replay")
 # named by task id (not identifiers, never importable): one package holds them
 # all. The Lean project's folders are identifiers, so each is a package of its
 # own files (else the build warns that an importable folder is left out).
-ANCHORS = ("anchors", ["**/*.json", "**/*.md", "**/*.csv", "**/*.txt", "**/*.tsv"])
+ANCHORS = ("anchors", ["**/*.json", "**/*.md", "**/*.csv", "**/*.txt", "**/*.tsv", "**/*.csv.gz"])
 DATA = {"LeanProofs": ["lean-toolchain", "lakefile.toml", "*.md", "*.lean"]}
 SKIP = {"__pycache__", ".lake", ".hypothesis", ".pytest_cache"}
 

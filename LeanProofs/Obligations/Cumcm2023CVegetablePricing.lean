@@ -3,8 +3,19 @@
   task: cumcm-2023-c-vegetable-pricing
   artifact: oracle artifact
   values from: anchors/cumcm-2023-c-vegetable-pricing/oracle.json
-  obligations: 10 (10 stated as proved, 0 as refuted: the negation of a violated gate)
+  obligations: 12 (12 stated as proved, 0 as refuted: the negation of a violated gate)
   tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  vouched checks, decided outside the kernel and not obligations: 10
+    - q3.plan_item_count_range (range, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 27 <= 29 && 29 <= 33
+    - q3.plan_item_count_claimed (identity, hard): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 29 = 29
+    - q3.plan_no_duplicate_items (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q3.plan_items_sellable (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q3.plan_min_display (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q3.plan_sales_within_stock (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q2.plan_covers_week (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q2.plan_no_duplicate_cells (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q2.plan_known_cells (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
+    - q2.plan_sales_within_stock (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 0 = 0
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -74,5 +85,21 @@ theorem cumcm_2023_c_vegetable_pricing_q2_corr_range_5 : (-10000 : Int) ≤ (-23
     scale: 10^1; value and bounds scaled by 10^d -/
 theorem cumcm_2023_c_vegetable_pricing_q2_week_profit_nonnegative : 0 ≤ 51056 := by decide
 #print axioms cumcm_2023_c_vegetable_pricing_q2_week_profit_nonnegative
+
+/-- gate q3.profit_is_plan_arithmetic (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.july1_profit_yuan [yuan], ?replay.q3.plan_profit_yuan [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.01
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
+theorem cumcm_2023_c_vegetable_pricing_q3_profit_is_plan_arithmetic : 128226310 ≤ 128226007 + 1 * 1000 ∧ 128226007 ≤ 128226310 + 1 * 1000 := by decide
+#print axioms cumcm_2023_c_vegetable_pricing_q3_profit_is_plan_arithmetic
+
+/-- gate q2.profit_is_plan_arithmetic (identity, level C, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.future_week_profit_yuan [yuan], ?replay.q2.plan_profit_yuan [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.01
+    scale: 10^5; variables scaled by 10^5; the expression as written; both sides multiplied by 100000 to clear denominators -/
+theorem cumcm_2023_c_vegetable_pricing_q2_profit_is_plan_arithmetic : 510560000 ≤ 510559702 + 1 * 1000 ∧ 510559702 ≤ 510560000 + 1 * 1000 := by decide
+#print axioms cumcm_2023_c_vegetable_pricing_q2_profit_is_plan_arithmetic
 
 end Cumcm2023CVegetablePricing_Oracle

@@ -4,7 +4,7 @@
   artifact: panel paper C050
   values from: anchors/cumcm-2023-c-vegetable-pricing/task.json, panel paper C050: values and context
   obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 10
+  gate instances without an obligation: 13
     - data.category_count (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.category_count
     - q3.item_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.selected_item_count
     - q3.item_count_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.selected_item_count
@@ -15,6 +15,9 @@
     - q2.corr_range[4] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[4].actual_sales_markup_corr
     - q2.corr_range[5] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.correlation_comparison[5].actual_sales_markup_corr
     - q2.week_profit_nonnegative (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.future_week_profit_yuan
+    - q3.profit_is_plan_arithmetic (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.july1_profit_yuan, ?replay.q3.plan_profit_yuan
+    - q2.profit_is_plan_arithmetic (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.future_week_profit_yuan, ?replay.q2.plan_profit_yuan
+    - q3.plan_item_count_claimed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.selected_item_count, ?replay.q3.plan_items
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
   Prelude only: no imports.
