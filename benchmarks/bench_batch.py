@@ -57,7 +57,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
 
 def usable_tasks() -> tuple[list[Any], list[str]]:
     """The anchored tasks whose oracle scores, and the ids of those that fail to load."""
-    from mmverify.batch import score_one
+    from mmverify.batch.score_files import score_one
     from mmverify.tasks import TaskLoadError, load_task, task_ids
 
     ok, bad = [], []
@@ -136,15 +136,18 @@ def _summary(runs: list[dict[str, Any]], key: str) -> dict[str, float]:
 def stages(paths: list[str], work: str) -> dict[str, Any]:
     """CPU and wall time per stage, each stage run on its own over ``paths``
     (inputs prepared by the stage before it, outside its clock)."""
-    from mmverify import digest, replay, violations
-    from mmverify.artifact import parse_bytes, read_bounded
-    from mmverify.batch import _anchors_root, _batch_block, _known_ids, anchors_fingerprint, row_key
-    from mmverify.engine import FSYNC_INTERVAL_S, OutputLock, row_line
-    from mmverify.evaluate import infer_task_id, score_artifact
+    from mmverify import replay
+    from mmverify.reading import digest
+    from mmverify.pipeline import violations
+    from mmverify.reading.artifact import parse_bytes, read_bounded
+    from mmverify.batch.score_files import _anchors_root, _batch_block, _known_ids, anchors_fingerprint, row_key
+    from mmverify.batch.engine import FSYNC_INTERVAL_S, OutputLock, row_line
+    from mmverify.pipeline.evaluate import infer_task_id, score_artifact
     from mmverify.gates import compile_gates, evaluate_gates
     from mmverify.scoring.panel import score_panel
-    from mmverify.tasks import _load_task_cached, load_task
-    from mmverify.validate import validate_artifact
+    from mmverify.tasks import load_task
+    from mmverify.tasks.load import _load_task_cached
+    from mmverify.pipeline.validate import validate_artifact
 
     out: dict[str, dict[str, float]] = {}
 

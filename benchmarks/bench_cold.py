@@ -35,7 +35,7 @@ clock = time.process_time
 t = [clock()]
 import click, mmverify.cli, mmverify.commands.score
 t.append(clock())
-import mmverify.evaluate, mmverify.report, mmverify.batch
+import mmverify.pipeline.evaluate, mmverify.pipeline.report, mmverify.batch.score_files
 t.append(clock())
 from mmverify.tasks import load_task
 task = load_task(sys.argv[1])
@@ -43,11 +43,11 @@ t.append(clock())
 from mmverify.gates import compile_gates
 compile_gates(task)
 t.append(clock())
-from mmverify.evaluate import score_artifact
-from mmverify.artifact import parse_file
+from mmverify.pipeline.evaluate import score_artifact
+from mmverify.reading.artifact import parse_file
 report = score_artifact(task, parse_file(task.oracle_path))
 t.append(clock())
-mmverify.report.render(report, "table")
+mmverify.pipeline.report.render(report, "table")
 report.to_json()
 t.append(clock())
 names = ["import click + CLI", "import pipeline", "load task (cached checks, oracle check)",

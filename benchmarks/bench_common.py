@@ -110,7 +110,7 @@ def versions() -> dict[str, str]:
 
 def load_oracles() -> list[tuple[Any, Any, bytes]]:
     """(task, parsed oracle artifact, oracle bytes) for every anchored task."""
-    from mmverify.artifact import parse_bytes
+    from mmverify.reading.artifact import parse_bytes
     from mmverify.tasks import load_all
 
     out = []
@@ -137,7 +137,7 @@ def _decimal_leaves(data: Any) -> list[tuple]:
     """Segments of every number in ``data`` written with a fractional part."""
     from decimal import Decimal
 
-    from mmverify import paths
+    from mmverify.reading import paths
 
     out = []
     for segs in node_paths(data):
@@ -154,7 +154,7 @@ def _nudged(data: Any, leaves: list[tuple], k: int) -> Any:
     import copy
     from decimal import Decimal
 
-    from mmverify import paths
+    from mmverify.reading import paths
 
     out = copy.deepcopy(data)
     for segs in leaves:
@@ -170,9 +170,9 @@ def _nudge_plan(task: Any, data: Any, copies: int) -> list[tuple]:
     after the largest move, else only the scored ones no gate reads (a replay
     or a schema bound may read the others), else the first single number
     whose move keeps them."""
-    from mmverify import paths
+    from mmverify.reading import paths
     from mmverify.gates import compile_gates, evaluate_gates
-    from mmverify.validate import is_valid
+    from mmverify.pipeline.validate import is_valid
 
     gated = [p for g in compile_gates(task) for p in g.inputs]
     free = [segs for segs in _decimal_leaves(data)
@@ -198,7 +198,7 @@ def varied(oracles: list[tuple[Any, Any, bytes]], copies: int) -> list[tuple[Any
     where a scored number moved, and no two artifacts are alike, so no cache
     keyed on an artifact's content could make a rate look better than
     scoring new artifacts does."""
-    from mmverify.artifact import parse_bytes
+    from mmverify.reading.artifact import parse_bytes
     from mmverify.plugin.exactjson import dumps_exact
 
     plans = {task.id: _nudge_plan(task, art.data, copies) for task, art, _raw in oracles}
@@ -222,8 +222,8 @@ def failing(oracles: list[tuple[Any, Any, bytes]]) -> list[tuple[Any, Any, bytes
     import copy
     from decimal import Decimal
 
-    from mmverify import paths
-    from mmverify.artifact import parse_bytes
+    from mmverify.reading import paths
+    from mmverify.reading.artifact import parse_bytes
     from mmverify.gates import compile_gates, evaluate_gates
     from mmverify.plugin.exactjson import dumps_exact
 

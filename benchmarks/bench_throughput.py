@@ -22,7 +22,7 @@ from typing import Any, Iterator
 from bench_common import Clock, log, median
 
 def _score_all(oracles, rounds: int, per_task: dict[str, list[float]] | None = None) -> tuple[float, float, int]:
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
 
     n = 0
     with Clock() as clk:
@@ -47,10 +47,10 @@ def stage_split(oracles, rounds: int) -> dict[str, dict[str, float]]:
     same calls: the gate report and the panel whose records are made when the
     report is rendered), and of rendering the report (``render``: its JSON
     form, the gate instances and panel records made then)."""
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
     from mmverify.gates import score_gates
     from mmverify.scoring.panel import deferred_panel
-    from mmverify.validate import validate_artifact
+    from mmverify.pipeline.validate import validate_artifact
 
     out = {}
     pc = time.process_time
@@ -114,7 +114,7 @@ def bench_throughput(oracles, quick: bool) -> dict[str, Any]:
 
 
 def _throughput(oracles, quick: bool) -> dict[str, Any]:
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
 
     n_tasks = len(oracles)
     for task, art, _raw in oracles:        # warm: task load, compiled gates, validators
@@ -201,7 +201,7 @@ def bench_rendered(oracles, rounds: int) -> dict[str, Any]:
     """``score_artifact(..., records=True)`` and the report's JSON form
     (``as_dict``): what a batch row or the verifier pays, every gate instance
     and panel record made."""
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
 
     n = 0
     with Clock() as clk:
@@ -215,7 +215,7 @@ def bench_rendered(oracles, rounds: int) -> dict[str, Any]:
 def bench_reward(oracles, rounds: int) -> dict[str, Any]:
     """The verdict-only path of ``mmverify.reward`` on pre-parsed artifacts
     (``evaluate.reward_of``: no report, no schema error list, no detail text)."""
-    from mmverify.evaluate import reward_of, score_artifact
+    from mmverify.pipeline.evaluate import reward_of, score_artifact
 
     for task, art, _raw in oracles:
         assert reward_of(task, art) == score_artifact(task, art).reward
@@ -224,7 +224,7 @@ def bench_reward(oracles, rounds: int) -> dict[str, Any]:
 
 def _rewards(corpus, rounds: int) -> dict[str, Any]:
     """The rate of ``reward_of`` over ``corpus``, ``rounds`` times."""
-    from mmverify.evaluate import reward_of
+    from mmverify.pipeline.evaluate import reward_of
 
     n = 0
     with Clock() as clk:
@@ -241,7 +241,7 @@ def bench_failing(oracles, rounds: int) -> dict[str, Any]:
     instance up to the failing one, the all-pass check having declined."""
     from bench_common import failing
 
-    from mmverify.evaluate import reward_of
+    from mmverify.pipeline.evaluate import reward_of
 
     corpus = failing(oracles)
     for task, art, _raw in corpus:
@@ -255,7 +255,7 @@ def bench_varied(oracles, copies: int) -> dict[str, Any]:
     ``copies`` variants per task), each scored once: the rates of new work."""
     from bench_common import varied
 
-    from mmverify.evaluate import reward_of, score_artifact
+    from mmverify.pipeline.evaluate import reward_of, score_artifact
 
     corpus = varied(oracles, copies)
     out = {}
@@ -285,7 +285,7 @@ def bench_floor(oracles, rounds: int) -> dict[str, Any]:
     reading every field the task reads, and nothing else."""
     from decimal import Decimal
 
-    from mmverify.paths import get, items
+    from mmverify.reading.paths import get, items
 
     fields = [(raw, _read_fields(task)) for task, _art, raw in oracles]
     n = 0
@@ -301,8 +301,8 @@ def bench_floor(oracles, rounds: int) -> dict[str, Any]:
 
 def bench_parse_score(oracles, rounds: int) -> dict[str, Any]:
     """The strict parse plus ``score_artifact``, from the same bytes as the floor."""
-    from mmverify.artifact import parse_bytes
-    from mmverify.evaluate import score_artifact
+    from mmverify.reading.artifact import parse_bytes
+    from mmverify.pipeline.evaluate import score_artifact
 
     n = 0
     with Clock() as clk:

@@ -19,8 +19,8 @@ import json
 import time
 
 from mmverify.adversary import ATTEMPTS, STRATEGIES, attack_task, to_json
-from mmverify.artifact import parse_bytes
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.tasks import load_all, load_task
 
 COLUMNS = ("verified", "paper_ruleset", "mean_per_attempt", "best_of_5", "best_of_20")

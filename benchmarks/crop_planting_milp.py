@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from mmverify.numbers import fraction_text
+from mmverify.reading.numbers import fraction_text
 from mmverify.replay import crop_planting as cp
 from mmverify.replay import crop_planting_milp as milp
 

@@ -1,6 +1,6 @@
 """Differential check of the schema pre-check against jsonschema.
 
-``mmverify.validate`` answers "valid" from a compiled pre-check and falls back
+``mmverify.pipeline.validate`` answers "valid" from a compiled pre-check and falls back
 to jsonschema whenever the pre-check is unsure. The pre-check must be
 one-sided: whenever it says valid, jsonschema must find no error. This script
 mutates every oracle artifact many times (type swaps, boundary and
@@ -124,7 +124,7 @@ def random_instance(rng: random.Random, depth: int = 0) -> Any:
 
 def synthetic(n: int, rng: random.Random) -> tuple[int, int, int]:
     """Random schemas x random instances: (pairs, unsound, unsure-on-valid)."""
-    from mmverify.validate import ExactValidator, fast_check_for
+    from mmverify.pipeline.validate import ExactValidator, fast_check_for
 
     pairs = unsound = unsure = 0
     for _ in range(n):
@@ -156,9 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--schemas", type=int, default=3000, help="random schemas for the synthetic check")
     args = ap.parse_args(argv)
 
-    from mmverify.artifact import parse_file
+    from mmverify.reading.artifact import parse_file
     from mmverify.tasks import load_all
-    from mmverify.validate import fast_check_for, validator_for
+    from mmverify.pipeline.validate import fast_check_for, validator_for
 
     rng = random.Random(args.seed)
     total = unsound = slow_valid = invalid = 0

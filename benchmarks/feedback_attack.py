@@ -23,8 +23,8 @@ from bench_common import log
 def run(task_ids: list[str] | None, budget: int, attempts: int) -> dict:
     from mmverify.adversary import STRATEGIES, attack_task
     from mmverify.adversary.feedback import climb
-    from mmverify.artifact import from_python
-    from mmverify.evaluate import reward_of
+    from mmverify.reading.artifact import from_python
+    from mmverify.pipeline.evaluate import reward_of
     from mmverify.tasks import load_all, load_task
 
     tasks = [load_task(t) for t in task_ids] if task_ids else load_all()

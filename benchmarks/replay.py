@@ -17,8 +17,8 @@ import statistics
 import time
 from fractions import Fraction
 
-from mmverify.artifact import parse_file
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import parse_file
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.replay import run_replay
 from mmverify.scoring.verified import VERIFIED
 from mmverify.tasks import DIRECTIONAL, load_all

@@ -40,7 +40,7 @@ def documents(task, leaf_budget: int):
     """(name, bytes) of every document of the corpus for ``task``."""
     from tests.helpers.hostile import Raw, dump, leaf_documents, oracle_data, perturbed, set_at, whole_documents
 
-    from mmverify import paths
+    from mmverify.reading import paths
 
     base = oracle_data(task.directory)
     yield "oracle", dump(base).encode("utf-8")
@@ -78,14 +78,14 @@ def _has_replay(task) -> bool:
 
 
 def digests(leaf_budget: int = 30, light_replay: bool = False) -> dict[str, str]:
-    from mmverify.artifact import ArtifactError, parse_bytes
+    from mmverify.reading.artifact import ArtifactError, parse_bytes
     from mmverify.commands.gate import render_gate
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
     from mmverify.gates import evaluate_gates
     from mmverify.plugin.reward import reward
-    from mmverify.report import dumps, render
+    from mmverify.pipeline.report import dumps, render
     from mmverify.tasks import load_all
-    from mmverify.validate import validate_artifact
+    from mmverify.pipeline.validate import validate_artifact
 
     out: dict[str, str] = {}
     for task in load_all():

@@ -118,8 +118,8 @@ def _to_json_bytes(data: Any) -> bytes:
 
 
 def bench_size(oracles, quick: bool) -> dict[str, Any]:
-    from mmverify.artifact import parse_bytes
-    from mmverify.evaluate import score_artifact
+    from mmverify.reading.artifact import parse_bytes
+    from mmverify.pipeline.evaluate import score_artifact
 
     factors = (1, 10, 100)
     reps = {1: 5, 10: 3, 100: 1} if quick else {1: 15, 10: 7, 100: 3}
@@ -190,8 +190,8 @@ def bench_board(oracles, quick: bool) -> dict[str, Any]:
         from mmverify.scoring.board_render import render
     except ImportError as exc:
         return {"available": False, "reason": f"board not available ({exc})"}
-    from mmverify.artifact import ArtifactError, parse_file
-    from mmverify.evaluate import score_artifact
+    from mmverify.reading.artifact import ArtifactError, parse_file
+    from mmverify.pipeline.evaluate import score_artifact
 
     for task, art, _raw in oracles:        # warm: task load, compiled gates, validators
         score_artifact(task, art)
@@ -315,8 +315,8 @@ except ImportError:
     resource = None
 sys.path.insert(0, sys.argv[1])
 import run as bench
-from mmverify.artifact import parse_bytes
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
 oracles = bench.load_oracles()
 k = int(sys.argv[2])
 if len(sys.argv) > 3:
@@ -356,7 +356,7 @@ def profile(oracles, top: int, rounds: int = 5) -> dict[str, Any]:
     import cProfile
     import pstats
 
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
 
     for task, art, _ in oracles:
         score_artifact(task, art)

@@ -48,7 +48,7 @@ def make_board(folder: str, rows_wanted: int) -> tuple[str, int]:
 
 
 def timed_board(manifest: str, out: str, executor=None) -> float:
-    from mmverify.manifest import load_tasks_for, read_manifest, score_manifest
+    from mmverify.batch.manifest import load_tasks_for, read_manifest, score_manifest
     from mmverify.tasks import task_ids
 
     man = read_manifest(manifest, task_ids())
@@ -77,13 +77,13 @@ def throughput(manifest: str, n: int, folder: str, workers: list[int], engines: 
             if engine == "ray":
                 import ray
 
-                from mmverify.executors import RayExecutor
+                from mmverify.batch.executors import RayExecutor
                 ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False)
                 ex = RayExecutor()
             else:
                 from distributed import Client, LocalCluster
 
-                from mmverify.executors import DaskExecutor
+                from mmverify.batch.executors import DaskExecutor
                 cluster = LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=None)
                 client = Client(cluster)
                 ex = DaskExecutor(client=client)

@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from mmverify import paths
-from mmverify.artifact import from_python, parse_file
-from mmverify.evaluate import score_artifact
+from mmverify.reading import paths
+from mmverify.reading.artifact import from_python, parse_file
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.tasks import default_anchors_dir, load_index, load_task, schema_at
-from mmverify.validate import validate_artifact
+from mmverify.pipeline.validate import validate_artifact
 
 ANCHORS = default_anchors_dir()
 INDEX = load_index(ANCHORS)

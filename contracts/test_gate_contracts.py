@@ -22,8 +22,8 @@ import pytest
 from click.testing import CliRunner
 from tests.helpers.gatekit import run_cli
 
-from mmverify import paths
-from mmverify.artifact import parse_file
+from mmverify.reading import paths
+from mmverify.reading.artifact import parse_file
 from mmverify.cli import main
 from mmverify.gates import compile_gates, evaluate_gates
 from mmverify.gates.audit import audit_task

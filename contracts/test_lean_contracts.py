@@ -60,7 +60,7 @@ def test_every_file_is_well_formed_and_every_statement_true(files):
 
 
 def test_every_decided_instance_has_an_obligation(files):
-    from mmverify.artifact import parse_file
+    from mmverify.reading.artifact import parse_file
     from mmverify.gates import evaluate_gates
     from mmverify.tasks import load_task
 

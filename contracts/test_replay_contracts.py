@@ -17,10 +17,10 @@ from decimal import Decimal
 
 import pytest
 
-from mmverify import paths
+from mmverify.reading import paths
 from mmverify.adversary.attack import to_json
-from mmverify.artifact import parse_bytes, parse_file
-from mmverify.evaluate import reward_of, score_artifact
+from mmverify.reading.artifact import parse_bytes, parse_file
+from mmverify.pipeline.evaluate import reward_of, score_artifact
 from mmverify.gates import compile_gates, evaluate_gates
 from mmverify.replay import run_replay
 from mmverify.scoring.rules import RULESETS

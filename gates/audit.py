@@ -1,68 +1,13 @@
 """``mmverify audit``: the engine audits its own references.
 
-For every task of an anchors folder:
-
-1. load it (every semantic check of the loader) and compile its gates;
-2. run the gates on the oracle artifact, and validate it against its schema;
-3. for every panel paper, build *the paper's artifact* — the oracle artifact
-   with the paper's metric values substituted at the metric paths and its
-   ``context`` values at their paths (everything the paper does not report
-   stays the oracle's) — then run the gates and the schema on it; an instance
-   is the paper's when it reads a value the paper supplied;
-4. for every ``audit`` record with an ``original`` value, build the same
-   artifact with the original substituted and show which gate (or schema
-   bound) the original breaks: the evidence that the correction is justified;
-5. check the scoring side: degenerate bands, incomparable units, literature
-   splits, and directional metrics that nothing bounds.
-
-Findings carry a severity: ``problem`` (an unaudited defect: exit 1),
-``audited`` (a defect the anchor documents: an audit record, a declared
-reason) or ``info`` (reported only).
-
-Kinds
------
-``task_error``             the task does not load or a gate does not compile (problem)
-``oracle_gate_failure``    a gate fails on the oracle artifact (hard or claim: problem unless an
-                           oracle paper's audit record names the gate or the field; soft: info/audited)
-``oracle_gate_gap``        a hard or claim gate cannot be checked on the oracle (input absent) (problem)
-``oracle_schema``          the oracle artifact breaks its schema (problem)
-``infeasible_anchor``      a paper's value fails a hard gate (problem unless audited);
-                           ``anchor_soft_failure`` for a soft gate (info/audited)
-``schema_violation``       a paper's value is outside its field's schema (problem unless audited)
-``replay_refuted_anchor``  a paper's value fails a claim gate: the replay of what the statement
-                           determines refutes it (problem unless an audit record corrects it)
-``replay_correction``      an anchor corrected to the replayed value (record ``corrected_by:
-                           replay``): "paper reported X; replay Y; corrected" (audited)
-``audit_justified``        an audit record's original value breaks a gate or the schema (audited)
-``audit_not_reproduced``   a record names a gate that its original value does not break (problem)
-``audit_unknown_gate``     a record names a gate the task does not have (problem)
-``audit_not_gate_backed``  an original value breaks nothing checkable (info: the reason is external)
-``degenerate_band``        a band narrower than 2 % of an anchor (info: the named rule widens it)
-``incomparable_units``     a metric removed for everyone (audited)
-``literature_split``       a split panel; audited when the task is out of the headline, else problem
-``ungated_directional``    a higher/lower_is_better metric that no hard gate bounds in its good
-                           direction and whose schema has no bound there (problem unless
-                           ``ungated_reason``: audited)
-``optional_gate_input``    hard gates an artifact may dodge by omitting an input (info)
-``context_unapplied``      a context value the audit could not place (info)
-``anchor_leak``            a panel value written in the artifact schema's prose, which agents
-                           read (problem; see :mod:`mmverify.gates.leaks`)
-``pinned_metric``          a scored metric every artifact passing the hard gates must hold (problem
-                           unless ``guess_reason``: audited; see :mod:`mmverify.gates.guessable`)
-``guessable_metric``       a metric with a small answer space, or whose paying set covers more than
-                           1/6 of its bounded range (problem; info when ``supported_by``; audited
-                           when ``guess_reason``)
-``printed_bound_in_band``  a constant a gate prints or a schema bound, x (1, 0.9 or 1.1), scores
-                           r >= 1/2 against a panel anchor (problem unless ``guess_reason``: audited)
-``unfinished_placeholder``, ``unitless_field``, ``unranged_field``, ``unjustified_direction``
-                           what a task in progress still lacks (see :mod:`mmverify.gates.authoring`)
+Design notes: docs/architecture.md, `gates/audit.py`.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from mmverify import paths
-from mmverify.artifact import ArtifactError, parse_file
+from mmverify.reading import paths
+from mmverify.reading.artifact import ArtifactError, parse_file
 from mmverify.tasks import TaskLoadError, default_anchors_dir, load_index, load_task
 
 from .compile import compile_gates
@@ -183,7 +128,7 @@ def audit_task(task) -> TaskAudit:
 
 
 def _schema_errors(task, data: Any):
-    from mmverify.validate import validate_artifact
+    from mmverify.pipeline.validate import validate_artifact
 
     return validate_artifact(task.artifact_schema, data, limit=200)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from mmverify import paths
+from mmverify.reading import paths
 from mmverify.tasks import DIRECTIONAL
 
 from .audit_model import Finding
@@ -74,7 +74,7 @@ def gate_bounds(gate: Gate, metric_path: paths.FieldPath, direction: str) -> boo
     hits = [k for k, p in enumerate(gate.inputs) if paths.matches(p, metric_path)]
     if not hits:
         return False
-    from .formtable import FORM_TABLE
+    from .registry import FORM_TABLE
 
     return FORM_TABLE[gate.form].bounds_field(gate, hits, up)
 

@@ -1,27 +1,6 @@
 """Authoring checks: what a task in progress still lacks.
 
-``mmverify new-task`` and ``mmverify schema-from`` write drafts in which every
-decision left to the task's author is a string holding the marker
-:data:`PLACEHOLDER` (``TODO(author)``). The audit runs these checks on every
-task, in the order an author fixes them:
-
-``unfinished_placeholder``  a ``TODO(author)`` left in task.json, the artifact schema, the
-                            oracle, README.md or problem.md (problem)
-``unitless_field``          a number field of the artifact schema whose ``x-unit`` is still a
-                            placeholder (problem), or that has no ``x-unit`` while a gate reads
-                            it (info)
-``unranged_field``          a number field whose ``x-range`` note is still a placeholder: pin the
-                            statement's ``minimum``/``maximum``, or say why none applies (problem)
-``unjustified_direction``   a ``higher_is_better``/``lower_is_better`` metric with no row in a
-                            table of the task's README naming both the metric and its direction
-                            (problem; info once for a task without a README, such as a generated
-                            test task)
-
-(``ungated_directional``, ``anchor_leak`` and the guessability kinds of
-:mod:`.guessable` come from the main audit; the guide below lists them in
-their place.) :func:`render_guide` turns an audit
-report into the ordered to-do list that ``mmverify audit`` prints last, ending
-with the command that runs the task's contracts.
+Design notes: docs/architecture.md, `gates/authoring.py`.
 """
 from __future__ import annotations
 
@@ -29,7 +8,7 @@ import json
 import os
 from typing import Any, Iterator, Mapping
 
-from mmverify import paths
+from mmverify.reading import paths
 from mmverify.tasks import DIRECTIONAL
 
 from .audit_model import Finding, FindingSeverity

@@ -1,24 +1,7 @@
 """Compiling the gate specs of a task: every defect is a TaskLoadError naming
 ``task.json``, the gate and the field.
 
-Checks, beyond what the shipped ``task.schema.json`` already enforces:
-
-* only the keys of the gate's form (plus the common ones and ``$comment``);
-  a misspelt ``min_strict`` or a ``max`` on an integer gate is an error;
-* every path parses and is described by the task's artifact schema;
-* ``[*]`` paths read together (an order chain, identity vars, a per-element
-  partition) walk the same list, so elements pair by index;
-* range: min <= max, and a non-empty interval;
-* order: a single ``path`` must hold ``[*]``;
-* identity: the restricted parse of :mod:`mmverify.gates.identity`, compiled
-  into an exact closure, and sympy's reading of it (its result cached on disk
-  with the anchors' content, one record for all the identities of a task, see
-  :mod:`mmverify.cache`);
-* finite_domain: members distinct after trim + case-fold;
-* partition_sum: a ``[*]`` total needs its ``[*]`` parts on the same list.
-
-Compiled gates are cached per (task id, task directory) and recompiled when
-the task object's gate list changes.
+Design notes: docs/architecture.md, `gates/compile.py`.
 """
 from __future__ import annotations
 
@@ -28,9 +11,9 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Mapping
 
-from mmverify.paths import FieldPath, PathError, WILDCARD, parse_path
-from mmverify.labels import normalise_label
-from mmverify.numbers import is_decimal_text, to_fraction
+from mmverify.reading.paths import FieldPath, PathError, WILDCARD, parse_path
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.numbers import is_decimal_text, to_fraction
 from mmverify.tasks import TaskLoadError, TaskSpec
 
 from mmverify.replay import ROOT as REPLAY_ROOT
@@ -38,6 +21,7 @@ from mmverify.replay import declared_names, statement_names
 
 from .identity import IdentityError, load_side_texts, side_texts
 from .model import Bound, Gate, identity_of
+from .registry import FORM_TABLE
 
 COMMON_KEYS = {"id", "form", "level", "severity", "description", "tolerance", "tolerance_reason", "verifies",
                "$comment"}
@@ -307,5 +291,3 @@ def _verifies(spec: Mapping[str, Any], ctx: _Ctx) -> tuple[FieldPath, ...]:
         raise ctx.fail("verifies", "a verifying gate must read a replayed value ($replay....)")
     return tuple(out)
 
-
-from .formtable import FORM_TABLE  # noqa: E402  (the table refers to the functions above)

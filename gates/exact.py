@@ -15,8 +15,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from mmverify import paths
-from mmverify.numbers import decimal_places, decimal_text, point_text, to_fraction
+from mmverify.reading import paths
+from mmverify.reading.numbers import decimal_places, decimal_text, point_text, to_fraction
 
 ABSENT, NUMBER, LABEL, WRONG = "absent", "number", "label", "wrong"
 LABEL_SHOW = 60

@@ -1,29 +1,15 @@
-"""Per-form evaluation of compiled gates on parsed artifact data.
+"""Per-form evaluation of compiled gates on parsed artifact data. Not split
+(about 540 lines): the six forms' decisions share one reader and one row walk.
 
-``evaluate_gates(task, data)`` is pure and exact. For every gate it builds the
-rows of values the gate reads (one row per scalar gate, one per list element
-for ``[*]`` paths), reads each value without interpreting strings, and decides:
-
-1. any input of the wrong JSON type -> ``fail`` (``not_a_number`` /
-   ``not_a_label``): the artifact is malformed exactly where it is checked;
-2. otherwise any input absent or null -> ``gap`` (``missing``); a ``[*]`` list
-   that is absent, null or empty -> one ``gap`` instance (``missing`` /
-   ``empty_list``), one that is not a list -> one ``fail`` (``not_a_list``);
-3. otherwise the form's predicate in exact rationals -> ``pass`` or ``fail``
-   (``violated``; ``undefined`` when an identity divides by zero).
-
-An ``order`` gate over one ``[*]`` list yields one instance per adjacent pair;
-a one-element list has no pair and yields no instance (nothing can be violated).
-A ``partition_sum`` whose total is a scalar sums every element of its ``[*]``
-parts; an empty parts list contributes 0 (the empty sum), not a gap.
+Design notes: docs/architecture.md, `gates/forms.py`.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any, Sequence
 
-from mmverify import paths
-from mmverify.numbers import pair_fraction
+from mmverify.reading import paths
+from mmverify.reading.numbers import pair_fraction
 
 from . import identity
 from .compile import compile_gates
@@ -31,6 +17,7 @@ from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, t
 from .model import Gate, GateInstance, GateReport, GateVerdict, make_instance
 from .predicates import (ZERO, domain_member, fraction, identity_verdict, integer_holds, order_broken, partition_holds,
                          range_holds, verdict_identity, verdict_integer, verdict_of, verdict_order, verdict_range)
+from .registry import FORM_TABLE
 
 _RUN = object()  # evaluate_gates default: run the task's replay
 
@@ -189,7 +176,7 @@ def _light(gate: Gate, index: int | None, reads: list[Read], verdict: str, reaso
 
 def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[GateInstance]:
     reader = reader if reader is not None and reader.data is data else _Reader(data)
-    expand = formtable.FORM_TABLE[gate.form].expand
+    expand = FORM_TABLE[gate.form].expand
     if expand is not None:
         whole = expand(gate, data, reader)
         if whole is not None:
@@ -203,7 +190,7 @@ def evaluate_gate(gate: Gate, data: Any, reader: _Reader | None = None) -> list[
 def _decide_rows(gate: Gate, rows: list[tuple[int | None, Any]], light: bool) -> list[GateInstance | GateVerdict]:
     """``_decide(gate, index, reads, light)`` for every row, in one loop: rows of
     numbers go straight to the form's predicate (``light``) or record."""
-    entry = formtable.FORM_TABLE[gate.form]
+    entry = FORM_TABLE[gate.form]
     verdict, decide, tol = entry.verdict, entry.decide, gate.tolerance or ZERO
     out: list[GateInstance | GateVerdict] = []
     for index, reads in rows:
@@ -304,7 +291,7 @@ def values_of(reads: Sequence[Read]) -> list[Any]:
 # ------------------------------------------------------------------ decide
 
 def _decide(gate: Gate, index: int | None, reads: list[Read], light: bool = False) -> GateInstance | GateVerdict:
-    entry = formtable.FORM_TABLE[gate.form]
+    entry = FORM_TABLE[gate.form]
     for r in reads:
         if r.kind != NUMBER:
             screened = _screen(gate, index, reads, entry.reads_labels, light)
@@ -551,5 +538,3 @@ def _partition_whole(gate: Gate, data: Any, reader: _Reader) -> GateInstance:
         return _light(gate, None, reads, *verdict_of(partition_holds(parts, total, gate.tolerance or ZERO)[1]))
     return _partition(gate, base, parts, total, gate.tolerance or ZERO)
 
-
-from . import formtable  # noqa: E402  (the table refers to the functions above)

@@ -1,35 +1,13 @@
 """The gate forms, one record each: everything that differs from form to form.
 
-Every module that treats forms differently dispatches through :data:`FORM_TABLE`
-(as :data:`mmverify.scoring.kernels.DIRECTIONS` does for metric directions):
-
-* :mod:`.compile` checks a spec's keys against ``keys`` and calls ``compile``;
-* :mod:`.forms` calls ``expand`` (a gate that is not one instance per row of
-  its inputs), ``verdict`` (the exact predicate on the values of one row of
-  usable reads, in :mod:`.predicates`) and ``decide`` (the same verdict as an
-  instance with its exact data and detail); ``reads_labels`` says a string
-  input is a label, not a wrong type;
-* :mod:`.quick` calls ``verdict`` on every row, and ``quick`` (for a gate
-  ``expand`` expands, its one-sided all-pass check);
-* :class:`.model.GateInstance` reports ``bounds(instance)`` under ``exact``;
-* :mod:`.audit_scoring` asks ``bounds_field(gate, hits, up)`` whether a hard gate bounds
-  a metric field in its good direction (``hits``: the operand positions that
-  read it);
-* :mod:`mmverify.lean_gen.claims` states ``claim(instance, tol)`` in Lean.
-
-Adding a form: its ``build_<form>`` in :mod:`.compile`, its ``verdict_<form>``
-in :mod:`.predicates`, its ``decide_<form>`` in :mod:`.forms` (and, if it
-expands, ``expand_<form>`` there and ``quick_<form>`` in :mod:`.quick`), its claim builder in :mod:`mmverify.lean_gen.claims`, its fields on
-:class:`.model.Gate` / :class:`.model.GateInstance`, its ``form`` value in
-``schemas/task.schema.json``, and one :class:`Form` row below.
+Design notes: docs/architecture.md, `gates/formtable.py`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Literal, get_args
+from typing import Any
 
-from mmverify.numbers import exact_text
+from mmverify.reading.numbers import exact_text
 
 from .compile import (build_finite_domain, build_identity, build_integer, build_order, build_partition_sum,
                       build_range)
@@ -39,27 +17,7 @@ from .predicates import (verdict_finite_domain, verdict_identity, verdict_intege
                          verdict_partition_sum, verdict_range)
 from .quick import quick_order, quick_partition_sum
 from .model import Gate, GateInstance
-
-# the form names, in table order (a test keeps them equal to the table's keys
-# and to the task schema's enum)
-FormName = Literal["range", "integer", "order", "identity", "finite_domain", "partition_sum"]
-
-
-@dataclass(frozen=True)
-class Form:
-    """One gate form (see the module doc for who calls which field)."""
-
-    name: FormName
-    keys: frozenset[str]
-    compile: Callable[..., Gate]
-    decide: Callable[..., GateInstance]
-    bounds: Callable[[GateInstance], dict[str, Any]]
-    claim: Callable[[GateInstance, Fraction], tuple]
-    bounds_field: Callable[[Gate, list[int], bool], bool]
-    verdict: Callable[..., tuple[str, str | None]]
-    expand: Callable[..., list[GateInstance] | None] | None = None
-    quick: Callable[[Gate], Any] | None = None
-    reads_labels: bool = False
+from .registry import FORM_TABLE, FORMS, Form, FormName  # noqa: F401  (the table's names, also read from here)
 
 
 # ------------------------------------------------------------ report bounds
@@ -108,7 +66,7 @@ def _claim_identity(i: GateInstance, tol: Fraction) -> tuple:
 
 def _claim_domain(i: GateInstance, tol: Fraction) -> tuple:
     from mmverify.lean_gen.claims import claim_domain_label, claim_domain_number
-    from mmverify.labels import normalise_label
+    from mmverify.reading.labels import normalise_label
 
     if i.label is not None:
         return claim_domain_label(i.label, [normalise_label(m) for m in i.domain], i.paths)
@@ -135,7 +93,7 @@ def _relates(gate: Gate, hits: list[int], up: bool) -> bool:
     return True  # relates the field to other values
 
 
-FORM_TABLE: dict[FormName, Form] = {f.name: f for f in (
+FORM_TABLE.update({f.name: f for f in (
     Form("range", frozenset({"path", "min", "max", "min_strict", "max_strict"}),
          build_range, decide_range, _range_bounds, _claim_range,
          lambda g, hits, up: (g.upper if up else g.lower) is not None, verdict=verdict_range),
@@ -156,6 +114,4 @@ FORM_TABLE: dict[FormName, Form] = {f.name: f for f in (
          build_partition_sum, decide_partition_sum,
          lambda i: {"parts_sum": exact_text(i.parts_sum), "total": exact_text(i.total)}, _claim_partition,
          _relates, verdict=verdict_partition_sum, expand=expand_partition_sum, quick=quick_partition_sum),
-)}
-
-FORMS: tuple[FormName, ...] = get_args(FormName)
+)})

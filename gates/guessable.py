@@ -1,50 +1,6 @@
 """Scored metrics a blind guess can hit: the audit's guessability checks.
 
-An agent that never sees the anchors still reads the statement, the artifact
-schema and what ``mmverify gate`` prints. Three kinds of finding name the
-metrics such an agent is paid for without doing the work:
-
-``pinned_metric``
-    every artifact that passes the hard gates must hold the metric's value: a
-    hard identity ``var == <expression of no other variable>`` reads it, a hard
-    range (or the schema) has ``min == max``, or an integer gate plus the range
-    leave one whole number. It carries no information beyond feasibility.
-
-``guessable_metric``
-    its answer space is small: an ``exact_value`` label (or label list) over an
-    enum of at most :data:`SMALL_SPACE` members (schema ``enum``, ``boolean``,
-    or a hard ``finite_domain`` gate); an integer-valued field whose range holds
-    at most :data:`SMALL_SPACE` whole numbers; or a bounded field (integer or
-    not) whose paying set *covers* more than :data:`COVER_LIMIT` of its range.
-
-``printed_bound_in_band``
-    a constant the agent can read, times ``1``, ``1 - 10 %`` or ``1 + 10 %``,
-    scores ``r >= 1/2`` against some panel anchor. The constants are every
-    number a gate reading the field prints (range bounds, identity constants
-    and constant sides, finite-domain members, partition totals; hard and soft
-    gates alike) and the field's schema bounds.
-
-*Covers*: for one panel anchor ``a`` the paying set is the set of values ``x``
-with ``r(x) >= 1/2`` under the default ``verified`` ruleset. With the band
-``w`` at ``a``, and for a one-sided metric the panel's best ``B`` and the band
-``w_B`` there (``unverified_improvement`` pays half at one and a half bands
-past ``B``), it is the interval
-
-* target_value: ``[a - w/2, a + w/2]``;
-* higher_is_better: ``[a - w/2, B + 3 w_B / 2]``;
-* lower_is_better: ``[B - 3 w_B / 2, a + w/2]``;
-* exact_value (numbers): ``{a}``.
-
-The coverage is the width of that interval clipped to the range ``[min, max]``
-(the tightest of the schema bounds and the hard range gates) over ``max - min``;
-for an integer-valued field it is the count of whole numbers in the clipped
-interval over the count in the range. The largest coverage over the anchors
-is the one reported.
-
-Severity: a ``guessable_metric`` is a ``problem`` unless the metric is
-``supported_by`` other metrics (``info``: its credit is worth what the numbers
-behind it are worth) or carries a ``guess_reason`` (``audited``). The other two
-kinds are problems unless a ``guess_reason`` documents them (``audited``).
+Design notes: docs/architecture.md, `gates/guessable.py`.
 """
 from __future__ import annotations
 
@@ -54,8 +10,8 @@ from fractions import Fraction
 from math import ceil, floor
 from typing import Iterator
 
-from mmverify import paths
-from mmverify.numbers import fraction_text
+from mmverify.reading import paths
+from mmverify.reading.numbers import fraction_text
 from mmverify.tasks import DIRECTIONAL
 
 from .audit_model import Finding

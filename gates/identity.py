@@ -1,33 +1,7 @@
 """Identity gates: restricted parsing of the relation (anchor text, trusted) and
 exact evaluation at artifact values (untrusted, never parsed).
 
-Parsing happens in two steps, so that the anchor text is checked before any of
-it is evaluated:
-
-1. a whitelist over Python's ``ast`` of the text: exactly one comparison
-   (``==``, ``<=``, ``>=``, ``<``, ``>``); on each side only names declared in
-   ``vars``, decimal literals, unary ``+``/``-``, binary ``+ - * /`` and ``**``
-   with an integer literal exponent (|n| <= 64). Calls, attributes, subscripts,
-   ``^``, strings, floats written as ``1e-3j`` etc. are rejected with a message;
-2. each side is handed to ``sympy.parsing.sympy_parser.parse_expr`` with a
-   restricted namespace: ``local_dict`` holds exactly one Symbol per declared
-   variable, ``global_dict`` only ``Rational`` and empty ``__builtins__``, and
-   the only transformation turns every numeric literal into
-   ``Rational('<its text>')`` (exact; no Float, no auto-symbol, no auto-call).
-
-Scoring never imports sympy. :func:`compile_identity` runs step 1 and turns
-each side of the checked ``ast`` into a closure that evaluates it exactly on
-unreduced integer pairs ``(numerator, denominator)`` (one reduction at the
-end, to a :class:`fractions.Fraction`). Step 2 (:func:`parse_identity`, the
-sympy form) runs only where sympy earns its place: the Lean emitter, the
-``lhs``/``rhs`` text of JSON reports (:func:`side_texts`), the audit and the
-compile-time checks of the tests.
-
-Artifact values never reach a parser: they enter the closures as the integer
-pair of an exact ``Fraction`` (and the sympy form, where it is used, as
-``sympy.Rational(p, q)``). A division by zero (or a negative power of zero)
-anywhere in a side makes the side undefined. The verdict path evaluates a
-side without division on the parsed Decimals instead (:mod:`.identity_decimal`).
+Design notes: docs/architecture.md, `gates/identity.py`.
 """
 from __future__ import annotations
 
@@ -328,7 +302,7 @@ def side_texts(expr: str, var_names: Sequence[str]) -> tuple[str, str]:
     key = (" ".join(expr.split()), tuple(var_names))
     hit = _TEXTS.get(key)
     if hit is None:
-        from mmverify import cache
+        from mmverify.tasks import cache
 
         texts = cache.cached(cache.key_of("identity-sides", key[0], *key[1]),
                              lambda: list(_sympy_texts(*key)),
@@ -349,7 +323,7 @@ def load_side_texts(identities: Iterable[tuple[Any, Any]]) -> None:
                    if isinstance(expr, str) and expr.strip()})
     if not keys or all(k in _TEXTS for k in keys):
         return
-    from mmverify import cache
+    from mmverify.tasks import cache
 
     record_key = cache.key_of("identity-sides-set",
                               *[part for expr, names in keys for part in (expr, str(len(names)), *names)])

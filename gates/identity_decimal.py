@@ -21,7 +21,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
-from mmverify.numbers import exact_decimal
+from mmverify.reading.numbers import exact_decimal
 
 from .identity import MAX_EXPR_LENGTH, _checked, _once_per_text, _segment, _Undefined
 

@@ -1,32 +1,8 @@
 """The data of the gate layer: compiled gate specs, gate instances (one verdict
-each) and the gate report of one artifact.
+each) and the gate report of one artifact. Not split (about 550 lines): one
+vocabulary, read together by the forms, the report and the Lean emitter.
 
-Everything here is frozen and exact. Numbers are :class:`fractions.Fraction`
-built from the decimal text of the artifact or of the anchor; no float ever
-takes part in a verdict. The Lean emitter (``mmverify.lean_gen``) reads these
-dataclasses: every field it needs to state an obligation is documented below.
-
-Vocabulary
-----------
-gate
-    one entry of ``task.json``'s ``gates`` list, compiled into :class:`Gate`.
-gate instance
-    one closed obligation: the gate applied to concrete values. A gate over a
-    scalar path gives one instance; a ``[*]`` path gives one instance per list
-    element (``index`` = element index); an ``order`` gate over one ``[*]`` list
-    gives one instance per adjacent pair (``index`` = i for the pair i, i+1).
-verdict
-    ``pass`` / ``fail`` / ``gap``. A *gap* is a witnessed absence: an input of
-    the gate is not in the artifact or is ``null`` (or a ``[*]`` list is
-    absent or empty). It is reported,
-    never counted as a pass; it does not zero the task.
-reason
-    machine-readable why: ``None`` for a pass; for a fail ``violated`` (the
-    relation is false), ``not_a_number`` / ``not_a_label`` (a gated field holds a
-    value of the wrong JSON type: the artifact is malformed where it is checked),
-    ``not_a_list`` (a ``[*]`` path meets a non-list), ``undefined`` (an
-    identity divides by zero at the artifact's values); for a gap ``missing``
-    or ``empty_list``.
+Design notes: docs/architecture.md, `gates/model.py`.
 """
 from __future__ import annotations
 
@@ -35,10 +11,10 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Sequence, get_args
 
-from mmverify.paths import FieldPath, concrete
+from mmverify.reading.paths import FieldPath, concrete
 
 if TYPE_CHECKING:
-    from .formtable import FormName
+    from .registry import FormName
 
 # the closed sets of the gate layer (levels, severities and forms are also
 # enums of the task schema; a test keeps the two equal)
@@ -363,7 +339,7 @@ class GateInstance:
             "verdict": self.verdict, "reason": self.reason, "detail": self.detail,
             "tolerance": self.tolerance,
         }
-        from .formtable import FORM_TABLE
+        from .registry import FORM_TABLE
 
         out["exact"] = FORM_TABLE[self.form].bounds(self)
         return out
@@ -523,7 +499,7 @@ class GateReport:
     def counts(self) -> dict[str, Any]:
         """``{"total", "pass", "fail", "gap", "hard_failures", "soft_failures",
         "by_form": {form: {"pass", "fail", "gap"}}}`` (every form listed)."""
-        from .formtable import FORMS
+        from .registry import FORMS
 
         by_form = {f: {v: 0 for v in VERDICTS} for f in FORMS}
         for i in self.instances:

@@ -10,9 +10,9 @@ import copy
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
-from mmverify import paths
-from mmverify.labels import normalise_label as normalise
-from mmverify.numbers import decimal_text, is_decimal_text
+from mmverify.reading import paths
+from mmverify.reading.labels import normalise_label as normalise
+from mmverify.reading.numbers import decimal_text, is_decimal_text
 
 from .compile import sub_schemas
 

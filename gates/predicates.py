@@ -1,19 +1,6 @@
 """The exact predicate of each gate form, on the values of one row.
 
-``verdict_<form>(gate, values, tol)`` gives ``(verdict, reason)`` of one row of
-usable values: ``("pass", None)``, ``("fail", "violated")``, or for an
-identity that divides by zero ``("fail", "undefined")``. A value is a number
-as the artifact holds it (the parser's exact ``Decimal`` or ``int``; a
-``Fraction`` under ``$replay``), compared as it is where that is exact and
-cheap (a range bound that terminates is kept as the equal ``Decimal``; an
-identity without division is evaluated in a trapped exact ``Decimal``
-context), else turned into its ``Fraction`` by :func:`fraction`; for a finite
-domain, a value may also be a label string.
-
-The instances of :mod:`.forms` (reports, the reward's verdicts) and the
-all-pass check of :mod:`.quick` both decide through these functions, by way of
-the form table; the Fraction helpers (``range_holds`` and the rest) also
-re-decide a record before its exact data is handed out.
+Design notes: docs/architecture.md, `gates/predicates.py`.
 """
 from __future__ import annotations
 
@@ -21,8 +8,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from mmverify.labels import normalise_label as normalise
-from mmverify.numbers import decimal_fraction, exact_decimal
+from mmverify.reading.labels import normalise_label as normalise
+from mmverify.reading.numbers import decimal_fraction, exact_decimal
 
 from . import identity, identity_decimal
 from .model import Gate

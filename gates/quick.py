@@ -1,33 +1,20 @@
 """A one-sided check of a task's hard gates, for the reward and a score.
 
-A reward needs three things of the gates: whether a hard gate fails, which
-artifact paths passing hard and claim gates verify (a failing claim gate
-refutes its claims), and which of those gates cannot be checked (gaps, read
-by the ``unwitnessed_claim`` rule). When every hard and claim gate instance
-passes on usable values, the answers are "none", "all that the gates
-declare" and "none", and they can be had without building a verdict per
-instance. :func:`hard_gates_pass` answers exactly that case, straight from the
-artifact's values, with the same predicates as the instances
-(``verdict_<form>`` of :mod:`.predicates` through the form table, as
-``row_test``, or the same exact comparisons written out in place), in code
-generated once per task (:mod:`.quickcode`). Anything else
-(a value absent, null, of the wrong type, an empty or missing list, a failing
-row) gives None, and the caller evaluates the gates instance by instance
-(:func:`.forms.evaluate_gates`): the check is one-sided, never a verdict of
-its own. Differential tests hold it to the instances.
+Design notes: docs/architecture.md, `gates/quick.py`.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from mmverify import paths
-from mmverify.numbers import exact_decimal
+from mmverify.reading import paths
+from mmverify.reading.numbers import exact_decimal
 
-from . import formtable, predicates
+from . import predicates
 from .compile import compile_gates
 from .model import Gate
 from .quickcode import all_usable, compile_check
 from .predicates import ZERO
+from .registry import FORM_TABLE
 
 
 class HardGatesPassed:
@@ -145,7 +132,7 @@ def quick_partition_sum(gate: Gate) -> Check | None:
 
 def _special(gate: Gate) -> Check | None:
     """The form's own check of a gate that is not one instance per row, else None."""
-    expanded = formtable.FORM_TABLE[gate.form].quick
+    expanded = FORM_TABLE[gate.form].quick
     return expanded(gate) if expanded is not None else None
 
 

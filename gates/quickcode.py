@@ -1,44 +1,6 @@
 """The all-pass check of :mod:`.quick`, generated once per task as straight code.
 
-For a task's gates, :func:`generate` writes the source of one function
-``all_pass(view, values_of)``. It reads every path the gates read, once,
-walking the view with plain ``dict.get`` and list indexing
-(:class:`mmverify.pathcode.PathWriter`: a step that is not there gives the
-sentinel ``MISSING``; a ``[*]`` path gives a column), and
-returns the set of verified paths, or None at the first doubt: a value
-absent, null, of the wrong type, an empty or missing list, or a failing row.
-The gates decided by comparisons alone come first, each value read where it
-is first needed, so that an artifact breaking one is declined early (a value
-that is not usable fails or raises there, which declines too, or passes, to
-be declined below); then every value read is tested for usability at once,
-and only then do the other gates run, whose arithmetic and row predicates
-see usable values only. A check that declines declines wherever it stands,
-so the order changes no answer.
-
-Rows are decided in place where the gate's predicate is a comparison that
-is exact on every usable value: a range by its bounds (a column by its least
-and greatest value), an exact integer or domain test, an order chain, a sum
-of single values, and an identity without division, its two sides written
-out with Python's operators (:func:`.identity_decimal.decimal_sides`; a replayed
-Fraction enters as its equal Decimal where that terminates). The sides are
-exact because the function runs with :data:`.identity_decimal.EXACT` as the
-thread's current context (:func:`compile_check` sets it, and restores the
-one before): every Decimal operation is that context's own, exact or
-trapped. A row the written sides cannot decide (a trapped signal, a Decimal
-meeting a Fraction) goes to the gate's row predicate
-(:func:`.predicates.row_test`), which every other gate uses throughout; gates
-that are not one instance per row (an ``order`` chain over a list with a
-tolerance, a ``partition_sum`` over lists) keep their form's check
-(``quick_<form>`` of :mod:`.quick`), called with ``values_of(view)``.
-
-The source is made from the task's compiled gates only: path keys appear as
-``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*`` by the
-path grammar), integer exponents of the anchor's identities as literals,
-every other name is a constant of the function's namespace, which holds no
-other builtins than the few it calls; nothing from an artifact is ever part
-of it. It is one-sided like the check it implements: differential tests
-plant numbers around every bound of every task, and draw rows for every
-form, and hold it to the instances.
+Design notes: docs/architecture.md, `gates/quickcode.py`.
 """
 from __future__ import annotations
 
@@ -47,17 +9,18 @@ from fractions import Fraction
 from itertools import repeat
 from typing import Any, Callable
 
-from mmverify import paths
-from mmverify.paths import FieldPath
+from mmverify.reading import paths
+from mmverify.reading.paths import FieldPath
 
-from mmverify.labels import normalise_label
-from mmverify.numbers import exact_decimal
-from mmverify.pathcode import PathWriter
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.numbers import exact_decimal
+from mmverify.reading.pathcode import PathWriter
 from mmverify.replay import ROOT as REPLAY_ROOT
 
-from . import formtable, identity_decimal, predicates
+from . import identity_decimal, predicates
 from .model import Gate, verified_paths
 from .predicates import ZERO
+from .registry import FORM_TABLE
 
 def usable(value: Any, labels: bool = False) -> bool:
     """Whether the gate forms read ``value`` as a number (or, for ``labels``, a
@@ -90,7 +53,7 @@ def _all_usable_labels(values: list[Any]) -> bool:
 
 class _Writer(PathWriter):
     """The lines of the generated function, the constants it names, and what
-    it has read (:class:`~mmverify.pathcode.PathWriter`), with the columns
+    it has read (:class:`~mmverify.reading.pathcode.PathWriter`), with the columns
     of ``[*]`` paths and the usability tests of the values read."""
 
     def __init__(self) -> None:
@@ -163,7 +126,7 @@ class _Writer(PathWriter):
 
 def _row_gate(w: _Writer, gate: Gate) -> None:
     """The lines testing every row of a gate with one instance per row."""
-    entry = formtable.FORM_TABLE[gate.form]
+    entry = FORM_TABLE[gate.form]
     usable = "UL" if entry.reads_labels else "UN"
     test = w.const(predicates.row_test(gate, gate.tolerance or ZERO, entry.verdict), "T")
     inputs = gate.inputs

@@ -1,33 +1,15 @@
 """The one-sided review: for every higher/lower_is_better metric of a task, what
 bounds it on its good side and which rule governs a claim beyond the panel.
 
-A one-sided metric pays for overclaiming unless something stops it. This
-review states, from the anchors alone, for each one:
-
-* the panel's best value ``B`` in the good direction and the band ``w`` there;
-* the bounds on the good side: the schema's (``minimum``/``maximum``), hard
-  ``range`` gates on the field, and hard relations (identity/order gates) that
-  read it;
-* whether a numeric bound is *tight* (within one band of ``B``: then no claim
-  can pass the gates and lie beyond ``B + w``, so ``unverified_improvement``
-  never fires) and how many bands away it is otherwise;
-* the replay gates that verify the claim (``verifies``);
-* the governing rule: ``replay`` (a passing replay gate keeps full credit
-  however far the claim beats the panel), ``unverified_improvement`` (credit
-  falls from 1 at ``B + w`` to 0 at ``B + 2w``), or the bound when it is tight.
-
-``render_markdown`` gives the table the task README carries; a contract test
-keeps the README's copy current. Whether a bound (or any other constant a gate
-prints, or that bound 10 % either side) lands where the metric pays is the
-audit's ``printed_bound_in_band`` check (:mod:`.guessable`), for every metric.
+Design notes: docs/architecture.md, `gates/review.py`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
 
-from mmverify import paths
-from mmverify.numbers import exact_text
+from mmverify.reading import paths
+from mmverify.reading.numbers import exact_text
 from mmverify.tasks import DIRECTIONAL
 
 from .compile import compile_gates, sub_schemas

@@ -11,7 +11,7 @@ finding means) stays the author's.
 """
 from __future__ import annotations
 
-from mmverify.numbers import exact_text
+from mmverify.reading.numbers import exact_text
 
 from .compile import compile_gates
 from .model import Gate

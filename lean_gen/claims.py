@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Iterable, Sequence
 
 from mmverify.errors import MmverifyError
-from mmverify.numbers import decimal_places
+from mmverify.reading.numbers import decimal_places
 
 from . import syntax
 from .syntax import INT, NAT, Lit, Prop, Rel, Term

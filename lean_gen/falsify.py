@@ -57,7 +57,7 @@ class ValueMutation:
 
 def _text(q: Fraction) -> str:
     """Exact decimal text of a terminating fraction."""
-    from mmverify.numbers import exact_text
+    from mmverify.reading.numbers import exact_text
 
     return exact_text(q)
 
@@ -90,7 +90,7 @@ def _instance(report: Any, gate_id: str, index: int | None) -> Any:
 def value_mutation(task: Any, data: Any, o: Obligation, max_tries: int = 40) -> ValueMutation | None:
     """The first single-value change of ``data`` that flips ``o``'s gate instance
     (and so its statement), or None."""
-    from mmverify import paths
+    from mmverify.reading import paths
     from mmverify.gates import evaluate_gates
 
     for path in o.reads:

@@ -398,7 +398,7 @@ def falsifier(p: Prop) -> tuple[str, int] | None:
 
 
 def schema_unit(task: Any, path_text: str) -> str:
-    from mmverify import paths
+    from mmverify.reading import paths
     from mmverify.tasks import schema_at
 
     try:

@@ -344,7 +344,7 @@ def value_mutants(files: Sequence, anchors_dir: str | None = None,
     """For each form, a :class:`Mutant` from the first oracle file (file order)
     where a single artifact value flips an obligation of that form; the
     operator's name alone when there is none."""
-    from mmverify.artifact import parse_file
+    from mmverify.reading.artifact import parse_file
     from mmverify.tasks import default_anchors_dir, load_task
 
     from . import falsify

@@ -72,7 +72,7 @@ def lean_file(relparts: list[str], oset: ObligationSet) -> LeanFile:
 
 def task_files(task: Any) -> list[LeanFile]:
     """The oracle file and the panel files of one task."""
-    from mmverify.artifact import parse_file
+    from mmverify.reading.artifact import parse_file
     from mmverify.gates.paper_artifact import paper_artifact
 
     oracle = parse_file(task.oracle_path).data

@@ -6,6 +6,10 @@ else is internal and may change. Names are loaded on first use, so
 """
 __version__ = "0.1.0"
 
+from mmverify import _oldpaths
+
+_oldpaths.install()     # the module paths that moved keep importing for one release (with a warning)
+
 __all__ = [
     # scoring
     "score_path", "score_artifact", "Report", "reward", "reward_batch",
@@ -18,11 +22,11 @@ __all__ = [
 ]
 
 _WHERE = {
-    "score_path": "mmverify.evaluate", "score_artifact": "mmverify.evaluate", "TaskNotInferred": "mmverify.evaluate",
-    "Report": "mmverify.report",
+    "score_path": "mmverify.pipeline.evaluate", "score_artifact": "mmverify.pipeline.evaluate", "TaskNotInferred": "mmverify.pipeline.evaluate",
+    "Report": "mmverify.pipeline.report",
     "reward": "mmverify.plugin.reward", "reward_batch": "mmverify.plugin.reward",
-    "parse_file": "mmverify.artifact", "parse_bytes": "mmverify.artifact", "from_python": "mmverify.artifact",
-    "Artifact": "mmverify.artifact", "ArtifactError": "mmverify.artifact",
+    "parse_file": "mmverify.reading.artifact", "parse_bytes": "mmverify.reading.artifact", "from_python": "mmverify.reading.artifact",
+    "Artifact": "mmverify.reading.artifact", "ArtifactError": "mmverify.reading.artifact",
     "load_task": "mmverify.tasks", "TaskSpec": "mmverify.tasks", "TaskLoadError": "mmverify.tasks",
     "self_check": "mmverify.plugin.selfcheck",
     "MmverifyError": "mmverify.errors",

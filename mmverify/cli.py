@@ -20,8 +20,8 @@ import importlib.util
 
 import click
 
-from mmverify.launch import (EXIT_NO_LEAN, EXIT_NO_TASK, EXIT_OK, EXIT_TASK, EXIT_USAGE,  # noqa: F401
-                             EXIT_VERDICT, freeze_at_exit)
+from mmverify.clibase import (EXIT_NO_LEAN, EXIT_NO_TASK, EXIT_OK, EXIT_TASK, EXIT_USAGE,  # noqa: F401
+                              EXIT_VERDICT, freeze_at_exit)
 
 # command name -> (module, attribute). A command whose module is absent from
 # this installation is simply not offered.

@@ -42,7 +42,7 @@ class ReplayReport:
     detail: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        from mmverify.numbers import fraction_text
+        from mmverify.reading.numbers import fraction_text
 
         return {"module": self.module, "status": self.status, "detail": self.detail,
                 "values": {k: fraction_text(v) for k, v in sorted(self.values.items())},
@@ -115,7 +115,7 @@ def run_replay(task, data: Any, *, time_cap_s: float | None = DEFAULT_TIME_CAP_S
     official = official_data(mod, task)   # anchor data: a defect here is the task's, so it may raise
     if not isinstance(data, dict):
         return ReplayReport(task.id, mod.__name__, {}, {n: "artifact is not an object" for n in names})
-    from mmverify.timecap import time_cap
+    from mmverify.pipeline.timecap import time_cap
 
     try:
         with time_cap(time_cap_s, ReplayTimeout):

@@ -46,7 +46,7 @@ class Solution:
 
 
 def _decimal_text(a: Fraction) -> str:
-    from mmverify.numbers import fraction_text
+    from mmverify.reading.numbers import fraction_text
 
     return fraction_text(a)
 

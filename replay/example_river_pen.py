@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mmverify.numbers import to_fraction
+from mmverify.reading.numbers import to_fraction
 
 from .base import Derived
 

@@ -1,25 +1,7 @@
 """The board: many result rows (entries x tasks x seeds) aggregated into one
 leaderboard. Pure functions of the rows; exact Fractions until rendering.
 
-Definitions (also in docs/board.md):
-
-- A *cell* is (entry, task, seed). The board's tasks are the tasks named by
-  some attributed row; an entry's seeds are the seeds named by its rows. A cell
-  with no row is ``absent`` and scores like a missing artifact.
-- Cell value: the row's O-EVAL; a forced cell (infeasible, invalid, error,
-  missing, absent) is 0.
-- A task on which any cell is ``not_scored`` (no panel paper votes) is
-  *unscorable*: listed, left out of every mean and of MULTI-BO, for everyone.
-- Headline tasks H: board tasks with ``headline: true`` that are scorable.
-  Per seed s: ``m_s = mean_{t in H} O(t, s)``; the entry reports
-  ``mean_s m_s`` and the sample sd (n - 1) of the ``m_s``; undefined (None)
-  with one seed. Suites: the same over H restricted to the suite.
-- Per task: ``O_t = mean_s O(t, s)``; the task is *forced* when every seed is
-  forced. MULTI-BO over H against the baseline's ``f_t`` (its ``O_t``):
-  a forced task has ``b_t = -1`` unless the baseline is forced on it too, in
-  which case ``b_t = 0`` (``both_forced``: neither side has an answer, no gap
-  is closed or opened); otherwise the ``bo_term`` formula on the seed means.
-  So the baseline against itself is exactly 1.
+Design notes: docs/architecture.md, `scoring/board.py`.
 """
 from __future__ import annotations
 
@@ -30,8 +12,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .multibo import BoTerm, bo_term, multi_bo
 from mmverify.errors import MmverifyError
-from mmverify.manifest_rows import seed_sort_key
-from mmverify.statuses import BOARD_FORCED, BoardStatus
+from mmverify.batch.manifest_rows import seed_sort_key
+from mmverify.pipeline.statuses import BOARD_FORCED, BoardStatus
 
 ZERO = Fraction(0)
 NULL_ARTIFACT = "null_artifact"   # a manifest row with "artifact": null
@@ -177,7 +159,7 @@ def seed_stat(entry_cells: Mapping[tuple[str, Any], Cell], tasks: Sequence[str],
 def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo], baseline: str, *,
                 bootstrap_replicates: int = 2000, bootstrap_seed: int = 0, level: Fraction = Fraction(95, 100),
                 manifest: Mapping[str, Any] | None = None) -> Board:
-    """Aggregate result rows (see ``mmverify.manifest``) into a board.
+    """Aggregate result rows (see ``mmverify.batch.manifest``) into a board.
 
     ``tasks`` gives every known task in display order (the anchors index)."""
     results = list(results)
@@ -321,16 +303,3 @@ def build_board(results: Iterable[Mapping[str, Any]], tasks: Sequence[TaskInfo],
     return Board(baseline, board_tasks, headline, non_headline, unscorable, suites, ranked, tuple(diffs), cis,
                  boot_info, tuple(errors), len(results), dict(manifest or {}))
 
-
-# The board's JSON, table and Markdown renderings live in board_render; these
-# names are still reachable from here.
-_RENDERING = frozenset({"SCHEMA_VERSION", "board_dict", "render", "render_markdown", "render_table",
-                        "significance_statement"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _RENDERING:
-        from . import board_render
-
-        return getattr(board_render, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,6 +11,9 @@ section per run. Plots are inline SVG drawn here; tables are real HTML tables
 (readable without JavaScript; a small inline script sorts them by column).
 Nothing from a manifest, an artifact or a judge file is markup: every string is
 escaped, ids are indices.
+
+Not split (about 600 lines): each section is a private helper of one page,
+written in page order, and shares the page's escaping and ids.
 """
 from __future__ import annotations
 
@@ -19,10 +22,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
-from mmverify.htmlpage import (BROKEN_FILL, FORCED_FILL, MISSING_FILL, NOT_SCORED_FILL, Markup, esc, heat_colour, page,
+from mmverify.render.htmlpage import (BROKEN_FILL, FORCED_FILL, MISSING_FILL, NOT_SCORED_FILL, Markup, esc, heat_colour, page,
                                pct, table, td)
-from mmverify.numbers import exact_text
-from mmverify.tables import fixed
+from mmverify.reading.numbers import exact_text
+from mmverify.render.tables import fixed
 
 from .board import Board, EntryResult, Interval, TaskResult
 from .board_render import significance_statement

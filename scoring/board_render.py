@@ -8,8 +8,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
-from mmverify.numbers import exact_text, report_float
-from mmverify.tables import fixed, markdown_table, text_table
+from mmverify.reading.numbers import exact_text, report_float
+from mmverify.render.tables import fixed, markdown_table, text_table
 
 from .board import Board, EntryResult, Interval, Stat, TaskResult
 
@@ -244,7 +244,7 @@ def render_markdown(board: Board) -> str:
 
 def render(board: Board, fmt: str) -> str:
     if fmt == "json":
-        from mmverify.report import dumps
+        from mmverify.pipeline.report import dumps
 
         return dumps(board_dict(board))
     if fmt == "md":

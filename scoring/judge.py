@@ -1,25 +1,6 @@
 """Judge scores beside O-EVAL: reading them, and where they agree or not.
 
-Benchmarks that grade reports with an LLM judge give one score per (entry,
-task). ``mmverify board --judge FILE`` reads such scores and shows them next to
-the verified scores. They never enter O-EVAL, MULTI-BO or any mean of the
-board: this module only reads a finished :class:`~mmverify.scoring.board.Board`.
-
-The judge file is CSV (a header naming the columns) or JSON Lines (one object a
-line). Every row names ``entry``, ``task``, ``score`` and ``source`` (the judge
-that gave the score, e.g. a model and rubric); ``max`` (the top of the judge's
-scale, default 1) and ``note`` are optional, as are extra fields whose names
-start with ``x-`` or ``x_``. A score is an exact decimal in ``[0, max]`` and is
-shown as ``score / max``. A row that cannot be read, or names an entry or task
-the board does not hold, is listed with its line number and left out; nothing
-in the file can stop the board.
-
-What is compared, per source: over the (entry, task) cells the judge rated and
-the board scored, the Spearman rank correlation between the judge's score and
-the cell's O-EVAL (``O_t``, mean over the entry's seeds, forced seeds 0), with
-average ranks for ties, computed exactly (rho squared is a Fraction, rho its
-signed square root); and the cells where the judge rates highly (``score / max
->= high``, default 1/2) a run that a hard gate made infeasible on some seed.
+Design notes: docs/architecture.md, `scoring/judge.py`.
 """
 from __future__ import annotations
 
@@ -31,7 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
-from mmverify.numbers import DECIMAL_TEXT, to_fraction
+from mmverify.reading.numbers import DECIMAL_TEXT, to_fraction
 
 REQUIRED = ("entry", "task", "score", "source")
 OPTIONAL = ("max", "note")
@@ -176,7 +157,7 @@ class _Reject(Exception):
 
 
 def _jsonl_rows(text: str) -> Iterable[tuple[int, Mapping[str, Any] | str]]:
-    from mmverify.jsonstrict import loads_strict
+    from mmverify.reading.jsonstrict import loads_strict
 
     for line, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
@@ -353,7 +334,7 @@ def compare(board, judge: JudgeFile, high: Fraction = HIGH) -> JudgeComparison:
 
 def judge_dict(cmp: JudgeComparison) -> dict[str, Any]:
     """JSON-ready data (exact values as text beside rounded floats)."""
-    from mmverify.numbers import exact_text, report_float
+    from mmverify.reading.numbers import exact_text, report_float
 
     return {
         "file": cmp.file.name, "kind": cmp.file.kind, "enters_oeval": False,
@@ -380,7 +361,7 @@ def describe_rho(c: Correlation) -> str:
 
 def judge_lines(cmp: JudgeComparison) -> list[str]:
     """Plain-text lines for the table and Markdown boards."""
-    from mmverify.tables import printable
+    from mmverify.render.tables import printable
 
     lines = [f"judge scores from {cmp.file.name} ({len(cmp.cells)} cells; never part of O-EVAL)"]
     for c in cmp.correlations:

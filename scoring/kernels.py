@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Literal, get_args
 
-from mmverify.labels import normalise_label
-from mmverify.numbers import pair_fraction
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.numbers import pair_fraction
 
 ZERO = Fraction(0)
 ONE = Fraction(1)

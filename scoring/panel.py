@@ -9,6 +9,9 @@ raises on artifact content: an absent value is ``missing``, a value of the wrong
 type is ``not_a_number`` (or ``not_a_label``), and both score 0. A metric removed
 by ``incomparable_units`` is kept apart from a zero: it is ``removed`` and takes
 no part in any paper's R.
+
+Not split (about 600 lines): the records and the scoring of one panel are one
+walk over the plan; the plan, the reads and the generated code are split off.
 """
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Sequence
 
-from mmverify import paths
-from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
+from mmverify.reading import paths
+from mmverify.reading.numbers import decimal_fraction, decimal_text, fraction_text, pair_fraction
 
 from .kernels import ONE, ZERO
 from .panel_plan import Anchor, MetricPlan, PanelPlan, copy_text, plan_of

@@ -12,8 +12,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
-from mmverify.labels import normalise_label
-from mmverify.numbers import exact_decimal
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.numbers import exact_decimal
 
 from .kernels import DIRECTIONS, anchored, kernel_score
 from .reads import LABEL, NUMBER, anchor_text, item_key, want_of

@@ -1,33 +1,6 @@
 """The table of the panel's verdict path, generated once per task as straight code.
 
-For a task's :class:`~.panel_plan.PanelPlan`, :func:`generate` writes the
-source of one function ``table(view, guarded, verified, lists)`` that gives,
-per metric in task order, its r per paper, as the metric scoring of
-:mod:`.panel` gives it when no claim is unwitnessed. It reads every object
-on the metrics' paths once, walking the artifact with plain ``dict.get`` and
-list indexing (:class:`mmverify.pathcode.PathWriter`, which the gates'
-all-pass check of :mod:`mmverify.gates.quickcode` writes its reads with too),
-and scores in line what the plan marks for the verdict path:
-
-* a scalar read as a finite JSON number (:attr:`MetricPlan.quick`): once
-  the ceiling is known not to apply, 1 against every anchor it is at or
-  beyond (:attr:`.kernels.Direction.full_at`: the Decimal compared with the
-  anchor, exactly), else the kernels made against each anchor on its exact
-  ratio;
-* a label compared with label anchors (:attr:`MetricPlan.quick_label`);
-* a removed metric (:attr:`MetricPlan.fixed`);
-* a list of numbers (:attr:`MetricPlan.quick_items`), in a function of
-  its own looping over each paper's anchor items, each scored as a scalar;
-  the list and its key index (:func:`.reads.key_index`) are read once for
-  every metric over the same list and ``match_by``.
-
-Anything else, and any value those do not take, is scored by the general
-metric scoring (``GEN``). The source is made from the plan only: path keys
-appear as ``repr`` literals of the anchor's own keys (``[A-Za-z_][A-Za-z0-9_-]*``
-by the path grammar), list indices as integers, every other name is a
-constant of the function's namespace, which holds no builtins but the few
-the walk names; nothing from an artifact is ever part of it. A test holds it
-to the report's O-EVAL on perturbed oracles.
+Design notes: docs/architecture.md, `scoring/panelcode.py`.
 """
 from __future__ import annotations
 
@@ -35,9 +8,9 @@ from decimal import Decimal
 from math import gcd
 from typing import Any, Callable
 
-from mmverify.labels import normalise_label
-from mmverify.numbers import pair_fraction
-from mmverify.pathcode import PathWriter
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.numbers import pair_fraction
+from mmverify.reading.pathcode import PathWriter
 
 from .kernels import DIRECTIONS, ONE, ZERO
 from .reads import key_index

@@ -17,10 +17,10 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
-from mmverify import paths
-from mmverify.artifact import bounded_decimal
-from mmverify.labels import normalise_label
-from mmverify.numbers import decimal_fraction, decimal_text, fraction_text, to_fraction
+from mmverify.reading import paths
+from mmverify.reading.artifact import bounded_decimal
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.numbers import decimal_fraction, decimal_text, fraction_text, to_fraction
 
 
 LABEL = "label"
@@ -45,7 +45,7 @@ def read_scalar(raw: Any, want: str, text: bool = True) -> tuple[Any, str, str |
 
 
 def type_text(raw: Any) -> str:
-    from mmverify.artifact import json_type
+    from mmverify.reading.artifact import json_type
 
     if isinstance(raw, str):
         return f"string of {len(raw)} characters"
@@ -80,7 +80,7 @@ def item_key(raw: Any) -> str | None:
     ``0.90``, ``0.9`` and ``"0.9"`` pair; other text trimmed and case-folded.
 
     A string is read as a number only within the parser's number caps
-    (:func:`mmverify.artifact.bounded_decimal`): an artifact key such as
+    (:func:`mmverify.reading.artifact.bounded_decimal`): an artifact key such as
     ``"1e999999999"`` or 200,000 digits is a label, not a giant integer."""
     cls = raw.__class__
     # the keys of a list recur from artifact to artifact: a short one's key is kept

@@ -1,47 +1,7 @@
 """Named rules. Every application is recorded with its name and the numbers
 that made it fire, so a report can be traced back to the rule.
 
-* ``degenerate_band``: a band narrower than 2 % of |anchor| is widened to 5 %.
-* ``incomparable_units``: a metric whose panel values sit on different unit
-  scales, or that is declared ``comparable: false``, is removed for everyone.
-* ``cardinality_mismatch``: list items beyond the anchor's count are dropped;
-  items short of it score 0.
-* ``unwitnessed_claim``: a one-sided metric whose value is present while a hard
-  gate reading that value cannot be checked (another of the gate's inputs is
-  absent) scores 0. One-sided metrics reward overclaiming; the gate that bounds
-  the claim must not be sidestepped by leaving its other inputs out. A metric
-  of any direction scores 0 when the gate that cannot check it is missing only
-  replayed values (``$replay.``): the replay ran and the artifact's witness
-  (the plan behind the claim) did not determine them, because the witness is
-  absent or malformed or the replay did not finish. A claim the task can check
-  by replay but that comes without what the check needs is not paid. Under
-  ``paper`` such a gate does not count (the paper's semantics know no
-  witness). An item of a list metric is judged in the same way.
-* ``refuted_claim``: a claim that a failing ``claim`` gate refutes (the
-  replay of what the statement alone determines says otherwise, beyond the
-  gate's written tolerance) scores 0, under every ruleset: where a replay
-  decides a value, the replay is the judge, not closeness to a paper.
-* ``replay_decided``: a claim that a passing deciding ``claim`` gate
-  (``claimed == replayed`` on a value the statement alone determines)
-  confirms scores 1 against every paper, under every ruleset: it is right,
-  whatever a paper reported.
-* ``unverified_improvement``: a one-sided value beyond the best value any panel
-  paper reports for the metric by more than the band ``w`` (taken at that best
-  value) claims to beat every outstanding paper. It keeps ``r = 1`` only when a
-  passing hard gate declared to verify it (a replay: claimed == replayed)
-  vouches for it; otherwise its credit falls linearly from 1 at one band past
-  the best to 0 at two bands. Below one band past the best nothing changes, so
-  matching a stronger paper never scores below matching a weaker one.
-
-* ``unsupported_conclusion``: a metric declared ``supported_by`` other metrics
-  (a conclusion: a decision, a label, a count of a small answer space that a
-  guess can hit) scores, per paper, its own r times the mean r of its
-  supporting metrics for that paper. A conclusion is worth what the numbers
-  behind it are worth: a right label on wrong numbers is a guess.
-
-Rulesets: ``verified`` (the default) applies every rule above; ``paper`` leaves
-out ``unverified_improvement``, reproducing the TB-MathModel paper's purely
-one-sided semantics (a value beyond the anchor always scores 1).
+Design notes: docs/architecture.md, `scoring/rules.py`.
 """
 from __future__ import annotations
 
@@ -50,7 +10,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, Mapping, NamedTuple, Sequence
 
-from mmverify.numbers import fraction_text
+from mmverify.reading.numbers import fraction_text
 
 from .kernels import ONE, ONE_SIDED, ZERO
 

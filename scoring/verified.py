@@ -1,19 +1,6 @@
 """Which part of a score a replay decided.
 
-Per metric, a report says how the engine judged the artifact's value:
-
-* ``verified``: a passing hard or claim gate that reads a replayed value
-  verifies it (every item, for a list metric): the replay, not a paper, is
-  the judge of its truth;
-* ``refuted``: a failing claim gate refutes it (``refuted_claim``: r = 0);
-* ``closeness only``: no replay judged it; its credit is closeness to the
-  panel's papers alone.
-
-From these, per artifact: the **verified share** (the weight of verified
-metrics over the weight of every metric that takes part, i.e. not removed by
-``incomparable_units``), and the **verified credit** (O-EVAL with every metric
-that is not verified counted at r = 0: what the score pays for claims a
-replay confirmed). Pure functions of a panel score's records and a gate report.
+Design notes: docs/architecture.md, `scoring/verified.py`.
 """
 from __future__ import annotations
 
@@ -21,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
-from mmverify import paths
+from mmverify.reading import paths
 
 VERIFIED, REFUTED, CLOSENESS = "verified", "refuted", "closeness only"
 JUDGEMENTS = (VERIFIED, REFUTED, CLOSENESS)
@@ -41,7 +28,7 @@ class VerifiedShare:
         return self.verified_weight / self.total_weight if self.total_weight else Fraction(0)
 
     def as_dict(self) -> dict[str, Any]:
-        from mmverify.numbers import fraction_text, report_float
+        from mmverify.reading.numbers import fraction_text, report_float
 
         return {"share": report_float(self.share), "share_exact": fraction_text(self.share),
                 "verified_weight": fraction_text(self.verified_weight),

@@ -1,33 +1,7 @@
 """The blind attack: artifacts from public material, backed off until ``gate``
 is silent, each scored once.
 
-Strategies (each a full artifact; a task's result is its best):
-
-* ``mid``: round mid-range values in every number field;
-* ``statement``: numbers taken from the statement, at random (seeded) among
-  those the field's schema range admits;
-* ``extreme`` / ``extreme_statement``: on the ``mid`` / ``statement`` base,
-  every scored directional field starts at the most extreme value the schema
-  admits in its good direction and is backed off by bisection until no hard
-  gate fails that the base did not already fail.
-
-Every base is first repaired against the hard gates the way an attacker reads
-``gate`` output: values clipped into printed ranges, rounded to integers,
-chains sorted, totals set to the sum of their parts, labels set to a domain
-member, and identities solved for one variable by bisection. Labels are then
-varied over each enumerated member (one artifact per variant).
-
-The generic families of :mod:`.families` (``uniform``, ``loguniform``,
-``statement_derived``, ``description``, ``gate_constants``, ``boundary``,
-``omit_optional``, ``label_enum``) make a fixed number of seeded ``attempts``
-each, repaired the same way. The structural two start from blind bases (the
-``extreme`` artifact, then the first artifact of each value family), never
-from a scored one, so no attempt depends on a score.
-
-Besides the per-task best, a result gives the mean score per attempt and the
-exact expected best of ``n`` attempts drawn at random without replacement: the
-best of many guesses is worth more than any one guess, and the figure an
-evaluator sees depends on how many attempts it allows.
+Design notes: docs/architecture.md, `mmverify/adversary/attack.py`.
 """
 from __future__ import annotations
 
@@ -184,8 +158,8 @@ def attack_task(task, *, strategies: tuple[str, ...] = STRATEGIES, seed: int = 0
 
     The four classic strategies make one artifact each (and its label variants);
     every generic family makes at most ``attempts``."""
-    from mmverify.artifact import parse_bytes
-    from mmverify.evaluate import score_artifact
+    from mmverify.reading.artifact import parse_bytes
+    from mmverify.pipeline.evaluate import score_artifact
 
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -349,7 +323,7 @@ def _repair(data: dict, numbers: list[Leaf], gates: _Gates, labels: list[Leaf] =
 
 
 def _get(data: Any, path: str) -> Any:
-    from mmverify import paths
+    from mmverify.reading import paths
 
     return paths.get(data, path)
 

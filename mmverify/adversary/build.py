@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-from mmverify import paths
+from mmverify.reading import paths
 
 BIG = Decimal("1e10")
 TINY = Decimal("0.001")

@@ -1,31 +1,6 @@
 """Generic families of blind guesses, seeded and built from the schema walk.
 
-Each value family is a factory ``(know, context, rng) -> (Leaf -> Decimal)``
-called once per attempt; :func:`.attack.attack_task` assembles the values into
-an artifact and repairs it against the hard gates as ``gate`` output suggests.
-
-* ``uniform``: uniform in the schema's range (unbounded: 0 to twice the
-  mid-range value);
-* ``loguniform``: log-uniform in [max(lo, 0.001), min(hi, 1e6)], the sign
-  flipped now and then when negatives are admitted;
-* ``statement_derived``: a pool of the statement's and the schema
-  descriptions' numbers and simple transforms of them (x/100, x*100, x/1000,
-  x*1000, x/2, x*2, x/60, x*60, x/3600; ratios, products, sums and differences
-  of random pairs; the round values 1, 2, 2.5, 5 times a power of ten);
-* ``description``: a number from the field's own schema description (x1,
-  /100, x100) inside its range, else a statement number;
-* ``gate_constants``: a constant ``gate`` prints for an instance that reads the
-  field (range bounds, identity right-hand sides, partition sums and totals),
-  times 1, 0.99, 1.01, 0.9 or 1.1;
-* ``boundary``: every field at the schema minimum, the maximum, just inside
-  each, the good or the bad end of a scored direction, then random mixes.
-
-The two structural families work on artifacts of the others:
-:func:`omit_optional` keeps only required properties and the containers of
-scored paths (no plan, no witness), and :func:`label_variants` tries each enum
-label leaf over its members, one leaf at a time.
-
-Everything here reads only :class:`.build.Knowledge` and ``gate`` verdicts.
+Design notes: docs/architecture.md, `mmverify/adversary/families.py`.
 """
 from __future__ import annotations
 
@@ -232,7 +207,7 @@ def omit_optional(know: Knowledge, data: Any) -> Any:
 def label_variants(data: Any, labels: list[Leaf], limit: int) -> list[tuple[str, Any]]:
     """``data`` with one enum label leaf set to another member, for each leaf and
     member in schema order, at most ``limit`` of them."""
-    from mmverify import paths
+    from mmverify.reading import paths
 
     out = []
     for leaf in labels:

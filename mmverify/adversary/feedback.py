@@ -1,19 +1,6 @@
 """A score-feedback search: what a policy trained on the reward could climb to.
 
-The blind attacker (:mod:`.attack`) never reads a score. A policy trained with
-mmverify's score as its reward does, over thousands of rollouts. This search
-plays that threat with a fixed budget of scores, starting from a blind
-artifact:
-
-1. a line search over each scored field: the field's value times ten to the
-   powers ``k / 12`` for ``k`` from -36 to 36, and the grids 0 to 1 by 0.02
-   and 0 to 30 by 1; the best value is kept when it raises the score;
-2. then greedy moves on every number leaf (times 0.5 to 2, or one up and
-   down for a whole number) and every enumerated label over its members,
-   repeated while a pass raises the score and scores are left.
-
-It reads only scores and the public schema. Deterministic: the same task,
-start and budget give the same artifact and the same number of scores.
+Design notes: docs/architecture.md, `mmverify/adversary/feedback.py`.
 """
 from __future__ import annotations
 
@@ -22,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable
 
-from mmverify import paths
+from mmverify.reading import paths
 
 from .build import generic, knowledge, leaves
 
@@ -45,7 +32,7 @@ class Climb:
 
 def climb(task, start: dict, budget: int, score: Callable[[dict], float] | None = None) -> Climb:
     """Search from ``start`` (left unchanged) with at most ``budget`` scores.
-    ``score`` maps artifact data to its reward (default: :func:`mmverify.evaluate.reward_of`
+    ``score`` maps artifact data to its reward (default: :func:`mmverify.pipeline.evaluate.reward_of`
     under the default ruleset)."""
     if score is None:
         score = _reward(task)
@@ -119,7 +106,7 @@ def _round(x: Decimal) -> Decimal:
 
 def _reward(task) -> Callable[[dict], float]:
     """The reward of artifact data (0.0 for data that is no artifact), on the verdict-only path."""
-    from mmverify.evaluate import reward_of
+    from mmverify.pipeline.evaluate import reward_of
     from mmverify.plugin.reward import coerce_artifact
 
     return lambda data: reward_of(task, coerce_artifact(data))

@@ -37,7 +37,7 @@ def audit(anchors_dir, fmt, task_ids, review, write_readmes):
         sys.exit(_review(anchors_dir, task_ids, write_readmes))
     from mmverify.gates.audit import AuditReport, audit_anchors, audit_task_id
     from mmverify.gates.audit_render import render_markdown, render_table
-    from mmverify.report import dumps
+    from mmverify.pipeline.report import dumps
     from mmverify.tasks import default_anchors_dir
 
     if task_ids:

@@ -35,8 +35,8 @@ def build(manifest_path: str, baseline: str, anchors_dir: str | None = None, *, 
           replicates: int = 2000, output: str | None = None, timeout_s: float | None = None,
           run_gates: bool = True, progress: bool = False, executor=None, wait: bool = False):
     """Read, score and aggregate a manifest. Returns (board, results, stats).
-    ``executor``: where the rows are scored (see :mod:`mmverify.executors`)."""
-    from mmverify.manifest import load_tasks_for, read_manifest, score_manifest
+    ``executor``: where the rows are scored (see :mod:`mmverify.batch.executors`)."""
+    from mmverify.batch.manifest import load_tasks_for, read_manifest, score_manifest
     from mmverify.scoring.board import TaskInfo, build_board
     from mmverify.tasks import load_index
 
@@ -122,9 +122,9 @@ def board(manifest, baseline, anchors_dir, fmt, plot_file, html_file, judge_file
     """Score every row of MANIFEST (JSON Lines: entry, task, seed, artifact, ...)
     and print the leaderboard: O-EVAL +- sd over seeds, suites, MULTI-BO against
     --baseline, cost, hard-gate zeroes, missing artifacts, bootstrap intervals."""
-    from mmverify.engine import OutputBusy, time_cap_available
-    from mmverify.executors import ExecutorUnavailable
-    from mmverify.manifest import ManifestError
+    from mmverify.batch.engine import OutputBusy, time_cap_available
+    from mmverify.batch.executors import ExecutorUnavailable
+    from mmverify.batch.manifest import ManifestError
     from mmverify.scoring.board import ROW_PROBLEMS, BoardError
     from mmverify.scoring.board_render import render
 

@@ -68,7 +68,7 @@ def rendered(board: Any, fmt: str, judge: Any) -> str:
     from mmverify.scoring.judge import judge_dict, judge_lines
 
     if fmt == "json":
-        from mmverify.report import dumps
+        from mmverify.pipeline.report import dumps
 
         return dumps(dict(board_dict(board), judge=judge_dict(judge)))
     text = render(board, fmt)

@@ -6,14 +6,14 @@ import sys
 
 import click
 
-from mmverify.launch import ANCHORS, FORMAT, STRICT_SCHEMA, Option, task_error_exit
+from mmverify.clibase import ANCHORS, FORMAT, STRICT_SCHEMA, Option, task_error_exit
 
 _PATH_TYPES = {None: None, "path": click.Path(), "folder": click.Path(file_okay=False),
                "file": click.Path(dir_okay=False)}
 
 
 def click_option(option: Option):
-    """The click decorator of an option declared as a :class:`mmverify.launch.Option`."""
+    """The click decorator of an option declared as a :class:`mmverify.clibase.Option`."""
     if option.flag:
         return click.option(*option.names, option.dest, is_flag=True, help=option.help)
     kind = click.Choice(list(option.choices)) if option.choices is not None else _PATH_TYPES[option.path]
@@ -111,7 +111,7 @@ def task_errors(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from mmverify.evaluate import TaskMismatch, TaskNotInferred
+        from mmverify.pipeline.evaluate import TaskMismatch, TaskNotInferred
         from mmverify.tasks import TaskLoadError
 
         try:

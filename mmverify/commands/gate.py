@@ -29,9 +29,9 @@ def gate_result(artifact_path: str, task_id: str | None, anchors_dir: str | None
 
     It is the self-check (:func:`mmverify.plugin.selfcheck.self_check`) in the
     command's format: the same verdict, in the same order, as scoring gives
-    (:func:`mmverify.violations.verdict`), computed without the panel."""
-    from mmverify.artifact import ArtifactError, parse_file
-    from mmverify.evaluate import TaskNotInferred, bind_task
+    (:func:`mmverify.pipeline.violations.verdict`), computed without the panel."""
+    from mmverify.reading.artifact import ArtifactError, parse_file
+    from mmverify.pipeline.evaluate import TaskNotInferred, bind_task
     from mmverify.plugin.selfcheck import self_check
     from mmverify.tasks import load_task
 
@@ -92,8 +92,8 @@ _MEANING = {"feasible": "no hard gate fails and the schema does not zero the art
 
 
 def render_gate(result: dict, fmt: str) -> str:
-    from mmverify.report import dumps, effect_note
-    from mmverify.tables import printable
+    from mmverify.pipeline.report import dumps, effect_note
+    from mmverify.render.tables import printable
 
     if fmt == "json":
         return dumps(result)

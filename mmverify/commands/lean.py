@@ -89,8 +89,8 @@ def _run_lean(run: Callable[..., Any], *args: Any) -> Any:
 
 def _artifact_file(artifact: str, task_id: str | None, anchors_dir: str | None):
     """(LeanFile) for one user artifact; exits 1 on an unreadable artifact."""
-    from mmverify.artifact import ArtifactError, parse_file
-    from mmverify.evaluate import TaskNotInferred, infer_task_id
+    from mmverify.reading.artifact import ArtifactError, parse_file
+    from mmverify.pipeline.evaluate import TaskNotInferred, infer_task_id
     from mmverify.lean_gen import project
     from mmverify.lean_gen.ir import camel
     from mmverify.tasks import load_task

@@ -28,7 +28,7 @@ _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 @task_errors
 def new_task(anchors_dir, task_id):
     """Write a new task folder DIR/ID with every placeholder marked TODO(author)."""
-    from mmverify.scaffold import index_entry, task_files
+    from mmverify.tasks.scaffold import index_entry, task_files
     from mmverify.tasks import load_task
 
     if not _ID.match(task_id):

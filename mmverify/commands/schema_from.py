@@ -21,8 +21,8 @@ from mmverify.cli import EXIT_OK, EXIT_VERDICT
 @click.option("--title", default=None, help="the schema's title (default: a placeholder)")
 def schema_from(example, output, title):
     """Draft an artifact schema from an example artifact (no value copied)."""
-    from mmverify.artifact import ArtifactError, parse_file
-    from mmverify.scaffold import draft_schema, to_text
+    from mmverify.reading.artifact import ArtifactError, parse_file
+    from mmverify.tasks.scaffold import draft_schema, to_text
 
     try:
         data = parse_file(example).data

@@ -51,11 +51,11 @@ def score(artifacts, task_id, anchors_dir, fmt, as_json, fail_under, no_gates, o
     With several artifacts and --format json, the output is one JSON report per
     line (JSON Lines), in the order given, and a summary line (the count of
     each status) goes to stderr. With --output FILE.jsonl the reports
-    go to FILE (one line per artifact, resumable; see mmverify.batch) and a
+    go to FILE (one line per artifact, resumable; see mmverify.batch.score_files) and a
     summary to stderr.
     """
     if timeout_s is not None:
-        from mmverify.batch import time_cap_available
+        from mmverify.batch.score_files import time_cap_available
 
         if not time_cap_available():  # pragma: no cover - POSIX main thread in practice
             click.echo("warning: --timeout-s needs POSIX signals on the main thread; running without a time cap",
@@ -95,9 +95,9 @@ def _score_batch(artifacts, output, task_id, anchors_dir, run_gates, timeout_s, 
                  wait=False, ruleset: Ruleset = "verified", strict_schema: bool = False, jobs: int = 1) -> int:
     """``--output``: every artifact into one JSON Lines file; returns the exit code.
     Rows are streamed to the file, never held: the summary is tallied as they come."""
-    from mmverify.batch import run_batch
-    from mmverify.engine import OutputBusy
-    from mmverify.executors import ExecutorUnavailable
+    from mmverify.batch.score_files import run_batch
+    from mmverify.batch.engine import OutputBusy
+    from mmverify.batch.executors import ExecutorUnavailable
 
     bar = progress_counter(len(artifacts))
     tally = _Tally(fail_under)

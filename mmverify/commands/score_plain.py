@@ -7,14 +7,14 @@ call with the options that line cannot name at their defaults. The options
 that line may name are declared once, in :data:`SCORE_OPTIONS`, and the
 click command is built from the same declarations.
 
-Output is written as click's ``echo`` writes it (:func:`mmverify.launch.echo`).
+Output is written as click's ``echo`` writes it (:func:`mmverify.clibase.echo`).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from mmverify.launch import (ANCHORS, EXIT_NO_TASK, EXIT_OK, EXIT_VERDICT, FORMAT, STRICT_SCHEMA, Option, echo,
-                             task_error_exit)
+from mmverify.clibase import (ANCHORS, EXIT_NO_TASK, EXIT_OK, EXIT_VERDICT, FORMAT, STRICT_SCHEMA, Option, echo,
+                              task_error_exit)
 
 TASK = Option(("--task",), "task_id", "task id (inferred from the artifact or file name if omitted)")
 JSON = Option(("--json",), "as_json", "same as --format json", flag=True)
@@ -39,9 +39,9 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
     artifact is the only one (``many`` False); with several it is a row.
     ``statuses``, when given, receives the artifact's status."""
     seen = statuses if statuses is not None else []
-    from mmverify.batch import score_one
-    from mmverify.evaluate import TaskNotInferred
-    from mmverify.report import dumps, dumps_line, render
+    from mmverify.batch.score_files import score_one
+    from mmverify.pipeline.evaluate import TaskNotInferred
+    from mmverify.pipeline.report import dumps, dumps_line, render
 
     try:
         # score_one never raises for what the artifact holds: an engine
@@ -60,7 +60,7 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
             row = {k: v for k, v in outcome.row.items() if k != "batch"}
             seen.append(row["status"])
             if fmt == "html":
-                from mmverify.report_html import render_error_html
+                from mmverify.render.report_html import render_error_html
 
                 echo(render_error_html(path, row["error"]["code"], row["error"]["message"]), nl=False)
                 return EXIT_NO_TASK if row["status"] == "task_mismatch" else EXIT_VERDICT
@@ -83,7 +83,7 @@ def report_one(path: str, *, task_id: str | None, anchors_dir: str | None, fmt: 
         row = {k: v for k, v in outcome.row.items() if k != "batch"}
         echo(dumps_line(row) if many else dumps(row), nl=many)
     elif fmt == "html":
-        from mmverify.report_html import render_html
+        from mmverify.render.report_html import render_html
 
         echo(render_html(report), nl=False)
     else:
@@ -103,7 +103,7 @@ def score_plain(artifacts: tuple[str, ...], task_id: str | None, anchors_dir: st
     """``mmverify score ARTIFACT`` with the options of :data:`SCORE_OPTIONS`:
     the click command's run on one artifact, returning its exit code."""
     from mmverify.tasks import TaskLoadError
-    from mmverify.evaluate import TaskNotInferred
+    from mmverify.pipeline.evaluate import TaskNotInferred
 
     (path,) = artifacts
     try:

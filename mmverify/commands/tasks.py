@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from mmverify.report import dumps
+from mmverify.pipeline.report import dumps
 
 from .common import anchors_option, format_option, task_errors
 

@@ -8,7 +8,7 @@
 * :mod:`mmverify.integrations.harbor`: Harbor task folders
   (``mmverify export harbor``).
 
-Every score comes from the one pipeline (:func:`mmverify.evaluate.score_artifact`),
+Every score comes from the one pipeline (:func:`mmverify.pipeline.evaluate.score_artifact`),
 so it equals what ``mmverify score`` reports for the same artifact. See
 ``docs/integrations.md``.
 """

@@ -10,12 +10,12 @@ the **last** candidate in the text, where a candidate is
 
 Blocks fenced with another language (```` ```python ````) are skipped whole, so a
 dict literal in code is never taken for the answer. The chosen text is then
-parsed with the engine's strict parser (:func:`mmverify.artifact.parse_bytes`:
+parsed with the engine's strict parser (:func:`mmverify.reading.artifact.parse_bytes`:
 exact decimals, no NaN, no duplicate keys), so an artifact taken from text is
 held to the same rules as one read from a file. The last candidate wins even
 when it is malformed: an earlier, different answer is never scored instead.
 
-A completion with no candidate gives an :class:`~mmverify.artifact.ArtifactError`
+A completion with no candidate gives an :class:`~mmverify.reading.artifact.ArtifactError`
 with code ``no_artifact``; a candidate that does not parse gives the parser's
 error (``malformed_json``, ``duplicate_key``, ``non_finite_number``, ...). The
 pipeline turns either into status ``error`` and score 0, with the reason in
@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mmverify.artifact import Artifact, ArtifactError, parse_bytes
+from mmverify.reading.artifact import Artifact, ArtifactError, parse_bytes
 
 # A completion longer than this is not searched (the reason says so). Artifacts
 # of the bundled tasks are at most a few tens of KB of JSON.

@@ -1,23 +1,6 @@
 """Harbor task folders for the anchors (``mmverify export harbor``).
 
-One folder per task, in the layout Harbor's task loader reads
-(``harbor.models.task.task.Task``)::
-
-    <task-id>/
-      instruction.md          statement + artifact schema + where to write the artifact
-      task.toml               task config: name, metadata, agent/verifier timeouts, resources
-      environment/Dockerfile  Python and the engine's runtime dependencies, workdir /app
-      solution/solve.sh       writes the oracle artifact (Harbor's oracle agent)
-      tests/test.sh           runs `mmverify verify`, which writes /logs/verifier/reward.json
-      tests/anchors/          index.json + the task's anchor folder (panel, oracle)
-      tests/engine/mmverify/  the engine that exported the task (pure Python)
-
-Harbor copies ``tests/`` into the container only after the agent has finished,
-so the agent never sees the panel or the oracle; ``solution/`` is used only by
-Harbor's oracle agent. The verifier reads ``/logs/verifier/reward.json``
-(``{"reward": <O-EVAL>}``, every key a reward); ``reward-details.json`` beside it
-holds the full report. The engine is shipped inside ``tests/`` so the score is
-computed by the same version that exported the task.
+Design notes: docs/architecture.md, `mmverify/integrations/harbor.py`.
 """
 from __future__ import annotations
 

@@ -1,36 +1,6 @@
 """Reward functions in the shapes RL trainers call, over the one scoring pipeline.
 
-Nothing here needs trl, verl or torch: the functions take plain Python values.
-
-Headline reward
-    The O-EVAL of the artifact found in the completion, exactly the ``oeval`` of
-    ``mmverify score`` for that artifact (:func:`mmverify.plugin.reward.score`,
-    which calls :func:`mmverify.evaluate.score_artifact`). Hard gates act as a
-    multiplier: ``reward = gate_multiplier * closeness`` where ``closeness`` is
-    the panel O-EVAL before gating and ``gate_multiplier`` is 0 when any hard
-    gate fails, else 1. A completion with no parseable artifact, or one that
-    breaks the task's schema, scores 0; the reason is in
-    :attr:`CompletionScore.reason`.
-
-Shaped reward (optional, NOT the headline score)
-    ``(1 - w) * reward + w * feasibility`` with ``feasibility`` the share of the
-    artifact's hard-gate instances that pass (0 when the artifact is unreadable
-    or breaks the schema, or has no hard-gate instance). It gives partial credit
-    to an infeasible answer that satisfies most constraints, which can help early
-    training. It is a training signal only: report and compare models with the
-    headline reward, never with the shaped one. An oracle scores 1.0 on both.
-
-Entry points
-    * :func:`trl_reward_func` / :func:`make_trl_reward`: TRL ``GRPOTrainer``
-      ``reward_funcs`` shape ``f(completions, **kwargs) -> list[float]``. The
-      task id of each completion comes from the dataset column ``task_id``
-      (TRL passes every extra dataset column to reward functions as a keyword
-      argument holding one value per completion).
-    * :func:`compute_score`: verl's custom reward function
-      ``compute_score(data_source, solution_str, ground_truth, extra_info=None)``;
-      the task id is ``ground_truth`` (or ``extra_info["task_id"]``).
-    * :func:`score_completion` / :func:`score_completions`: the same scores with
-      the full report and the reason, for logging.
+Design notes: docs/architecture.md, `mmverify/integrations/rl.py`.
 """
 # No ``from __future__ import annotations`` here: verl's loader may run this
 # file from its path as a module that is not in ``sys.modules``
@@ -50,7 +20,7 @@ SHAPED_WEIGHT = 0.2
 @dataclass(frozen=True)
 class CompletionScore:
     """One completion's score: the headline ``reward``, the ``report`` of the
-    pipeline (:class:`mmverify.report.Report`) and the ``extraction``."""
+    pipeline (:class:`mmverify.pipeline.report.Report`) and the ``extraction``."""
 
     task_id: str
     reward: float

@@ -1,36 +1,6 @@
 """The engine's promises, checked on one task of any anchors folder.
 
-Used by the pytest plugin (``--mmverify-anchors DIR``), usable without pytest:
-each ``check_*`` function returns a short success note, raises
-:class:`ContractFailure` with a readable message when the promise is broken,
-and :class:`ContractSkip` when it does not apply (e.g. a metric that the
-incomparable-units rule removed for everyone).
-
-Contracts per task:
-
-``loads``
-    ``task.json`` validates and passes the loader's semantic checks.
-``oracle_validates``
-    the oracle artifact validates against the task's artifact schema.
-``gates_pass_on_oracle``
-    no hard gate fails on the oracle artifact.
-``oracle_scores_one``
-    the oracle is ``scored`` and every oracle paper's R is exactly 1 (and
-    O-EVAL is exactly 1 when every panel paper is an oracle paper).
-``one_sided[<metric>]`` (every ``higher_is_better`` / ``lower_is_better`` metric)
-    moving the oracle's value further in the good direction, by steps from one
-    unit of its last digit to a thousand times its size, never lowers any
-    paper's r nor O-EVAL and keeps every oracle paper at r = 1; moving it
-    against never raises any of them. Checked on the panel score (closeness,
-    before the schema and gates, which may rightly zero an absurd value) under
-    the ``paper`` ruleset (pure one-sided semantics); under the default
-    ``verified`` ruleset the ``unverified_improvement`` rule deliberately takes
-    credit away more than one band past the panel's best, and the engine's own
-    property tests lock that shape.
-``selfcheck_no_leak``
-    the self-check of an artifact whose every number differs from the
-    oracle's shows no anchor value (:func:`mmverify.plugin.selfcheck.find_leaks`),
-    nor does ``mmverify gate`` where that command is installed.
+Design notes: docs/architecture.md, `mmverify/plugin/contracts.py`.
 """
 from __future__ import annotations
 
@@ -38,7 +8,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from mmverify import paths
+from mmverify.reading import paths
 from mmverify.errors import MmverifyError
 
 CONTRACTS = ("loads", "oracle_validates", "gates_pass_on_oracle", "oracle_scores_one", "selfcheck_no_leak")
@@ -62,7 +32,7 @@ def load(task_id: str, anchors_dir: str):
 
 
 def _oracle(task) -> Any:
-    from mmverify.artifact import ArtifactError, parse_file
+    from mmverify.reading.artifact import ArtifactError, parse_file
 
     try:
         return parse_file(task.oracle_path)
@@ -76,7 +46,7 @@ def check_loads(task_id: str, anchors_dir: str) -> str:
 
 
 def check_oracle_validates(task) -> str:
-    from mmverify.validate import validate_artifact
+    from mmverify.pipeline.validate import validate_artifact
 
     errors = validate_artifact(task.artifact_schema, _oracle(task).data)
     if errors:
@@ -97,7 +67,7 @@ def check_gates_pass_on_oracle(task) -> str:
 
 
 def check_oracle_scores_one(task) -> str:
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
 
     report = score_artifact(task, _oracle(task))
     if report.status != "scored":
@@ -238,7 +208,7 @@ def check_selfcheck_no_leak(task) -> str:
     import os
     import tempfile
 
-    from mmverify.artifact import from_python
+    from mmverify.reading.artifact import from_python
     from mmverify.plugin.exactjson import dumps_exact
     from mmverify.plugin.selfcheck import anchor_values, distinct_artifact, find_leaks, self_check
 

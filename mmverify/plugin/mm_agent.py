@@ -1,39 +1,6 @@
 """Adapter for MM-Agent runs: build a task artifact from the numbers its scripts saved.
 
-MM-Agent (usail-hkust/LLM-MM-Agent) keeps, per run, a solution JSON of prose,
-code and raw script output, but no structured numeric answer
-(:mod:`mmverify.plugin.mm_agent_layout` describes the folder). The adapter
-never guesses numbers from prose. The structured path:
-
-1. ``mmverify adapt mm-agent --emit-prompt TASK`` prints a block for MM-Agent's
-   code template (:mod:`mmverify.plugin.mm_agent_prompt`): the task's field
-   paths with units, and a ``write_results`` function that saves
-   ``{field path: value}`` to ``code/main<k>.results.json``.
-2. After the run, :func:`adapt_run` matches every ``tasks`` entry to its
-   ``code/main<k>.py`` by its ``task_code``, and reads
-   ``code/main<k>.results.json`` of the entries whose code passed — and no
-   other file. A results file is read only if the code that passed writes one
-   (its text names ``results.json``); otherwise it is left from an earlier,
-   failed attempt and is ignored.
-3. A key the task's artifact schema does not describe is rejected and listed
-   (also inside list and object values); every other JSON file in the run
-   folder is ignored and listed. Two subtasks giving different values for one
-   field is a conflict: the field is left out.
-4. Opt-in (``from_text``): labelled numbers in ``execution_result`` and
-   ``solution_interpretation``, by the task's label patterns
-   (:mod:`mmverify.plugin.mm_agent_text`), only for fields no results file
-   gives; each one is marked low-trust in the artifact's ``_provenance`` and
-   in the report.
-
-The task fills ``problem_id`` (when the schema has it) and ``task_id`` (when
-the schema allows extra top-level keys), so ``mmverify score`` can tell the task,
-and an empty object for every required container (``q2``, ...) a partial run
-left out, so that the fields it did answer are scored (the missing fields
-inside are listed, and score 0).
-
-This module runs the steps; :mod:`mmverify.plugin.mm_agent_results` reads a
-results file and builds the artifact, :mod:`mmverify.plugin.mm_agent_render`
-prints the report.
+Design notes: docs/architecture.md, `mmverify/plugin/mm_agent.py`.
 """
 from __future__ import annotations
 
@@ -41,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from mmverify import paths
+from mmverify.reading import paths
 from mmverify.plugin import mm_agent_layout
 from mmverify.plugin.mm_agent_render import render_report
 from mmverify.plugin.mm_agent_results import (MAX_RESULTS_BYTES, Conflict, fill_holes, hole_paths, read_results,
@@ -372,7 +339,7 @@ def _add_task_fields(task, fields: _Fields, text_used: list[dict[str, Any]], not
 def _missing(task, artifact: dict) -> dict[str, list]:
     from mmverify.gates import compile_gates
     from mmverify.plugin.selfcheck import public_task
-    from mmverify.validate import validate_artifact
+    from mmverify.pipeline.validate import validate_artifact
 
     metric_missing = []
     for m in task.metrics:

@@ -1,29 +1,6 @@
 """Reading an MM-Agent run folder as MM-Agent writes it.
 
-MM-Agent (usail-hkust/LLM-MM-Agent) writes one run to
-``MMAgent/output/<method>/<task>_<YYYYmmdd-HHMMSS>/`` (``MMAgent/utils/utils.py``:
-``get_info``, ``mkdir``, ``save_solution``):
-
-- ``json/<task>.json``: the solution, ``{"tasks": [...], "problem_background",
-  "problem_requirement", "problem_analysis"}``, rewritten after every subtask.
-  A task entry (``MMAgent/utils/computational_solving.py``) holds
-  ``task_description``, ``task_analysis``, ``preliminary_formulas``,
-  ``mathematical_modeling_process``, ``solution_interpretation``,
-  ``subtask_outcome_analysis`` and ``charts``; with code also ``task_code``,
-  ``is_pass`` and ``execution_result``. No entry carries its number, and the
-  entries are in the order the dependency graph ran them.
-- ``code/main<k>.py``: the script of subtask ``k``, written with exactly the
-  text stored as ``task_code`` and run with ``code/`` as its working folder
-  (``MMAgent/agent/task_solving.py``: ``coding_actor``, ``execute_script``).
-  The dataset is copied into ``code/``. Problems without a dataset get no code
-  (``MMAgent/utils/problem_analysis.py``: ``with_code``).
-- ``markdown/<task>.md``, ``latex/`` (empty: the paper step is disabled),
-  ``usage/``.
-
-This module finds those parts and recovers each entry's number ``k`` by
-matching its ``task_code`` to a ``code/main<k>.py``, never by position. Only
-fixed names built here are opened (``json/*.json``, ``code/main<k>.py``,
-``code/main<k>.results.json``); symbolic links are not followed.
+Design notes: docs/architecture.md, `mmverify/plugin/mm_agent_layout.py`.
 """
 from __future__ import annotations
 
@@ -32,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mmverify.artifact import ArtifactError, parse_bytes
+from mmverify.reading.artifact import ArtifactError, parse_bytes
 
 MAX_SOLUTION_BYTES = 64 * 1024 * 1024
 MAX_SCRIPT_BYTES = 4 * 1024 * 1024

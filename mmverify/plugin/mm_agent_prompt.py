@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mmverify import paths
+from mmverify.reading import paths
 
 BEGIN = "# ---- mmverify results file"
 END = "# ---- end of the mmverify block ----"

@@ -11,8 +11,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Mapping
 
-from mmverify import paths
-from mmverify.artifact import ArtifactError, json_type, parse_bytes
+from mmverify.reading import paths
+from mmverify.reading.artifact import ArtifactError, json_type, parse_bytes
 
 MAX_RESULTS_BYTES = 32 * 1024 * 1024
 

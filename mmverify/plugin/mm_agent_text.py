@@ -1,23 +1,6 @@
 """Opt-in, low-trust reading of numbers from MM-Agent's text (``--from-text``).
 
-A task may declare, as data beside its ``task.json``, which labelled numbers of
-an MM-Agent run's text fill which field: ``<task folder>/mm_agent_labels.json``::
-
-    {"labels": [
-      {"label": "Median Ljung-Box p-value",
-       "path": "experiment_result.randomness_tests.median_ljung_box_p"},
-      {"label": "Cross-validation accuracy", "path": "experiment_result.model.cv_accuracy",
-       "fields": ["execution_result"]}]}
-
-``label`` is matched literally (case-folded, not a regular expression) at a
-word start, followed by optional ``:``, ``=``, ``is``, ``was``, ``of`` or
-``≈`` and a decimal number (``7,284`` with thousands commas is read as 7284).
-``fields`` is a subset of ``execution_result`` (the script's stdout) and
-``solution_interpretation`` (MM-Agent's prose about it); default both. Only
-entries whose code passed are read: a failed or code-less subtask's
-interpretation was written without any execution behind it. A number followed
-by ``%`` is not taken (the unit conversion is not guessed). A path found with
-two different values is ambiguous and not used.
+Design notes: docs/architecture.md, `mmverify/plugin/mm_agent_text.py`.
 """
 from __future__ import annotations
 
@@ -27,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from mmverify import paths
+from mmverify.reading import paths
 
 LABELS_FILE = "mm_agent_labels.json"
 TEXT_FIELDS = ("execution_result", "solution_interpretation")

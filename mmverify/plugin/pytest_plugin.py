@@ -1,23 +1,7 @@
 """pytest plugin (entry point ``pytest11``): contract tests for a benchmark
 maintainer's own anchors folder.
 
-Nothing happens unless ``--mmverify-anchors DIR`` is given (or the ini option
-``mmverify_anchors`` is set), so installing mmverify never changes anybody
-else's test run.
-
-With it, every task of DIR gets named test items (see
-:mod:`mmverify.plugin.contracts`)::
-
-    mmverify-anchors::<task-id>::loads
-    mmverify-anchors::<task-id>::oracle_validates
-    mmverify-anchors::<task-id>::gates_pass_on_oracle
-    mmverify-anchors::<task-id>::oracle_scores_one
-    mmverify-anchors::<task-id>::one_sided[<metric-id>]     (each directional metric)
-    mmverify-anchors::<task-id>::selfcheck_no_leak
-
-A task that does not load yields a single failing ``loads`` item with the
-loader's message (file, field, problem). ``-k`` selects items as usual
-(``-k dragon``, ``-k one_sided``).
+Design notes: docs/architecture.md, `mmverify/plugin/pytest_plugin.py`.
 """
 from __future__ import annotations
 

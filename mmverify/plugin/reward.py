@@ -1,32 +1,13 @@
 """The score as a reward: ``mmverify.reward(task_id, artifact)`` and a batch form.
 
-A reward is the task's O-EVAL as a float in [0, 1], after the schema check and
-the hard gates (an invalid, infeasible, unreadable or missing artifact gets
-0.0, as does one no panel paper can vote on). These functions are thin: they
-coerce the artifact, load the task and run the stages of
-:func:`mmverify.evaluate.score_artifact` (schema, gates, panel), the same
-pipeline ``mmverify score`` runs, so a reward always equals the ``oeval`` of
-the full report. They take the verdict-only path (:func:`mmverify.evaluate.reward_of`): no
-report, no schema error list and no detail text is built.
-
-Errors in the *artifact* are verdicts (reward 0.0). Errors in the *call* are
-raised: an unknown task id or a broken anchors folder raises
-:class:`mmverify.tasks.TaskLoadError`, an artifact of an unsupported Python type
-raises :class:`TypeError`.
-
-Process safety: nothing here keeps mutable module state of its own. The only
-caches are the per-process ``lru_cache`` of loaded tasks and the validator and
-compiled-gate caches of the core, which hold immutable values. ``reward_batch``
-with ``processes=N`` starts its own worker pool, and with ``executor=`` runs on a
-Ray or Dask cluster; each worker loads each task it is sent once; results come
-back in input order.
+Design notes: docs/architecture.md, `mmverify/plugin/reward.py`.
 """
 from __future__ import annotations
 
 import os
 from typing import Any, Iterable, Sequence
 
-from mmverify.artifact import Artifact, ArtifactError, from_python, parse_bytes, parse_file
+from mmverify.reading.artifact import Artifact, ArtifactError, from_python, parse_bytes, parse_file
 
 ArtifactLike = Any  # str | os.PathLike | bytes | bytearray | dict | Artifact | ArtifactError | None
 
@@ -39,7 +20,7 @@ def coerce_artifact(artifact: ArtifactLike, *, source: str | None = None) -> Art
       missing file is ``missing_artifact``). A ``str`` is never JSON text: pass
       ``text.encode()`` for that.
     * ``bytes`` / ``bytearray``: JSON text, parsed strictly.
-    * ``dict``: a Python object, converted by :func:`mmverify.artifact.from_python`
+    * ``dict``: a Python object, converted by :func:`mmverify.reading.artifact.from_python`
       (floats become the decimal of their shortest repr, NaN is rejected).
     * ``None``: no artifact (``missing``).
     """
@@ -58,9 +39,9 @@ def coerce_artifact(artifact: ArtifactLike, *, source: str | None = None) -> Art
 
 
 def score(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None):
-    """The full :class:`mmverify.report.Report` of one artifact (``task_id`` may
+    """The full :class:`mmverify.pipeline.report.Report` of one artifact (``task_id`` may
     also be a loaded :class:`mmverify.tasks.TaskSpec`)."""
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
     from mmverify.tasks import TaskSpec, load_task
 
     task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
@@ -76,7 +57,7 @@ def reward(task_id: Any, artifact: ArtifactLike, anchors_dir: str | None = None,
     report's verified credit, :mod:`mmverify.scoring.verified`); closeness to
     a paper's numbers alone earns nothing.
     """
-    from mmverify.evaluate import reward_of, verified_reward_of
+    from mmverify.pipeline.evaluate import reward_of, verified_reward_of
     from mmverify.tasks import TaskSpec, load_task
 
     task = task_id if isinstance(task_id, TaskSpec) else load_task(task_id, anchors_dir)
@@ -91,7 +72,7 @@ def _score_chunk(anchors_dir: str | None, chunk: list[tuple[int, tuple[str, Arti
                  verified_only: bool = False) -> list[tuple[int, float]]:
     """Worker: one chunk of one task's artifacts. Each task is loaded once per
     worker process (the task cache)."""
-    from mmverify.evaluate import reward_of, verified_reward_of
+    from mmverify.pipeline.evaluate import reward_of, verified_reward_of
     from mmverify.tasks import load_task
 
     score = verified_reward_of if verified_only else reward_of
@@ -129,7 +110,7 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
     Each distinct task is loaded once per worker (and its schema validator and
     gates compiled once) and every artifact of that task is scored against it.
     The gate multiplier is the pipeline's: an artifact failing a hard gate gets
-    0.0. The work runs on the shared batch engine (:mod:`mmverify.engine`), in
+    0.0. The work runs on the shared batch engine (:mod:`mmverify.batch.engine`), in
     chunks that each hold one task.
 
     ``processes``: ``None``, 0 or 1 scores in this process; ``N > 1`` uses a
@@ -139,7 +120,7 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
     the calling process runs threads (a fork then copies their locks) - spawn
     and forkserver need the main-module guard. ``executor``: instead of a pool,
     a Ray or Dask cluster (``"ray"``, ``"ray://HOST:PORT"``, ``"dask://HOST:PORT"``,
-    an executor object from :mod:`mmverify.executors`, a ``distributed.Client``
+    an executor object from :mod:`mmverify.batch.executors`, a ``distributed.Client``
     or the ``ray`` module once ``ray.init`` ran); an executor object is left
     open, one made from a string is closed before returning. A chunk whose
     worker died is sent again; if it keeps failing, RuntimeError is raised
@@ -148,8 +129,8 @@ def reward_batch(pairs: Iterable[tuple[str, ArtifactLike]], anchors_dir: str | N
     runs). A task error (unknown id, broken anchors) is raised.
     ``verified_only``: as in :func:`reward`.
     """
-    from mmverify.engine import is_task_error, chunks_by_group, map_chunks
-    from mmverify.executors import LocalExecutor, PoolExecutor, make_executor, owned
+    from mmverify.batch.engine import is_task_error, chunks_by_group, map_chunks
+    from mmverify.batch.executors import LocalExecutor, PoolExecutor, make_executor, owned
 
     pairs = _checked(list(pairs))
     if anchors_dir is not None:

@@ -1,29 +1,6 @@
 """Anchor-free self-check: what an agent may learn about its own artifact.
 
-``self_check(task_id, artifact)`` returns the schema verdict and every gate
-verdict with the statement's bounds, and nothing from any panel or from the
-oracle artifact. It is safe to call from inside an agent's loop.
-
-Why nothing can leak (by construction, then by test):
-
-1. The gates run on a *public copy* of the task (:func:`public_task`): the panel,
-   the metrics (with their bands), the provenance, the notes and the headline
-   and literature-split records are removed before anything is evaluated, and
-   the oracle file is never opened. The output is therefore a function of the
-   artifact, the artifact schema and the gate specs alone (the statement).
-2. Gate descriptions (statement quotes written by the anchor author) are not
-   printed; a gate instance shows the artifact's values, the bound and the
-   verdict (:meth:`mmverify.gates.GateInstance.as_dict`).
-3. The only metric information shown is *which scored fields the artifact does
-   not report* (paths and units, never directions, bands or values).
-
-:func:`find_leaks` is the test of that promise: it scans any output (a dict or
-text) for every anchor value of a task (panel values, context values, audited
-originals, every number of the oracle artifact and its scored labels) and
-reports each one that appears although neither the checked artifact nor the
-public statement material (gate specs, artifact schema, compiled gate
-constants, structural counts) contains it. The contract tests run it on an
-artifact whose every number differs from the oracle's (:func:`distinct_artifact`).
+Design notes: docs/architecture.md, `mmverify/plugin/selfcheck.py`.
 """
 from __future__ import annotations
 
@@ -34,9 +11,9 @@ from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, Invalid
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
-from mmverify import paths
-from mmverify.labels import normalise_label
-from mmverify.artifact import ArtifactError
+from mmverify.reading import paths
+from mmverify.reading.labels import normalise_label
+from mmverify.reading.artifact import ArtifactError
 
 SELFCHECK_VERSION = "mmverify.selfcheck/1"
 NOTE = ("computed from this artifact, the artifact schema and the task's gate specs only: "
@@ -77,10 +54,10 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
     lacks), ``unwitnessed_claims`` (scored fields given while a hard gate that
     reads them cannot be checked: they would score 0), ``note``. Schema
     violations are local unless ``strict_schema`` (or the task's setting) asks
-    for all-or-nothing, exactly as in scoring (:mod:`mmverify.violations`).
+    for all-or-nothing, exactly as in scoring (:mod:`mmverify.pipeline.violations`).
     """
     from mmverify.plugin.reward import coerce_artifact
-    from mmverify.validate import validate_artifact
+    from mmverify.pipeline.validate import validate_artifact
 
     task = _load(task_id, anchors_dir)
     public = public_task(task)
@@ -107,7 +84,7 @@ def self_check(task_id: Any, artifact_or_path: Any, anchors_dir: str | None = No
             out["artifact"]["source"] = artifact_or_path
         return out
 
-    from mmverify import violations
+    from mmverify.pipeline import violations
     from mmverify.gates import evaluate_gates
 
     # no replay: gates reading replayed values ($replay) are gaps here. A replay
@@ -253,8 +230,8 @@ def anchor_values(task) -> tuple[list[tuple[Fraction, str, str]], list[tuple[str
     values, audited originals, and every number of the oracle artifact. Labels:
     non-numeric panel values and the oracle's strings at scored paths.
     """
-    from mmverify.artifact import parse_file
-    from mmverify.numbers import is_decimal_text
+    from mmverify.reading.artifact import parse_file
+    from mmverify.reading.numbers import is_decimal_text
 
     numbers: list[tuple[Fraction, str, str]] = []
     labels: list[tuple[str, str]] = []

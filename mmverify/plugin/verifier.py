@@ -1,46 +1,6 @@
 """Harness verifier: score one artifact and write the reward files.
 
-For terminal-agent harnesses (Terminal-Bench, Harbor) whose ``tests/test.sh``
-must leave a reward behind. :func:`run_verifier` writes, into ``reward_dir``:
-
-``reward.json``
-    exactly ``{"reward": <O-EVAL as float>}`` (a harness may read every key of
-    this file as a reward, so nothing else goes in it);
-``reward-details.json``
-    the full report (:meth:`mmverify.report.Report.as_dict`): status, error,
-    schema errors, gate verdicts, per-metric and per-paper scores.
-
-Both files are written atomically (a temporary file in the same folder, then
-``os.replace``), details first, so a reader that sees ``reward.json`` also sees
-the details of the same run. They are not fsynced: the harness reads them as
-soon as the verifier exits, and a machine crash loses the run itself.
-
-Before scoring, whatever stands at ``reward.json`` and ``reward-details.json``
-is removed (a file, a link or a folder the agent left there): the verifier
-never leaves a reward it did not write. When the details cannot be written,
-the reward written is 0.0.
-
-The harness binds the task: ``--task`` decides it, and an artifact whose
-``task_id`` or file name names another task is ``task_mismatch`` (reward 0).
-Without ``--task`` the task is inferred from the artifact's file name and
-``task_id``, as ``mmverify score`` infers it.
-
-It never raises for a bad artifact or a bad task: a missing or malformed
-artifact, an unknown task, a broken anchors folder, even an internal error,
-each give reward 0.0 with the reason in the details, and an exit code:
-
-== =====================================================================
-0  the artifact was scored (``scored`` or ``not_scored``)
-1  reward 0 because the artifact failed: ``missing``, ``error``
-   (unreadable), ``invalid`` (schema), ``infeasible`` (hard gate),
-   ``task_mismatch`` (it names another task); also an internal error of the
-   engine (details ``error.code == "internal_error"``)
-2  the reward files could not be written (reward folder not creatable, a
-   stale file that cannot be removed); also usage errors (neither ``--task``
-   nor ``--artifact``)
-3  unknown task, or the task's anchors are broken
-4  no ``--task``, and the artifact's file name and ``task_id`` name no task
-== =====================================================================
+Design notes: docs/architecture.md, `mmverify/plugin/verifier.py`.
 """
 from __future__ import annotations
 
@@ -48,9 +8,9 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from mmverify.launch import ANCHORS, Option, echo
-from mmverify.report import SCHEMA_VERSION, STATUSES, dumps
-from mmverify.tables import printable
+from mmverify.clibase import ANCHORS, Option, echo
+from mmverify.pipeline.report import SCHEMA_VERSION, STATUSES, dumps
+from mmverify.render.tables import printable
 
 REWARD_FILE = "reward.json"
 DETAILS_FILE = "reward-details.json"
@@ -85,8 +45,8 @@ def default_artifact_name(task_id: str) -> str:
 
 
 def write_atomic(path: str, text: str, *, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` atomically (:mod:`mmverify.atomic`)."""
-    from mmverify.atomic import replace_file
+    """Write ``text`` to ``path`` atomically (:mod:`mmverify.batch.atomic`)."""
+    from mmverify.batch.atomic import replace_file
 
     replace_file(path, [text.encode("utf-8")], durable=durable)
 
@@ -112,8 +72,8 @@ def evaluate(task_id: str | None, artifact_path: str, anchors_dir: str | None = 
     """Score ``artifact_path`` on ``task_id`` (None: inferred from the
     artifact): (reward, details, exit code). Never raises."""
     try:
-        from mmverify.artifact import Artifact, ArtifactError, parse_file
-        from mmverify.evaluate import TaskMismatch, bind_task, score_artifact
+        from mmverify.reading.artifact import Artifact, ArtifactError, parse_file
+        from mmverify.pipeline.evaluate import TaskMismatch, bind_task, score_artifact
         from mmverify.tasks import TaskLoadError, load_task, task_ids
 
         task = None
@@ -288,7 +248,7 @@ def verify_command(task_id: str | None, artifact_path: str | None, reward_dir: s
 
 
 def _say(line: str, err: bool = False) -> None:
-    """Write one line (:func:`mmverify.launch.echo`); a character that is not
+    """Write one line (:func:`mmverify.clibase.echo`); a character that is not
     printable (an escape sequence in a message quoting the artifact) is
-    written as its escape (:func:`mmverify.tables.printable`)."""
+    written as its escape (:func:`mmverify.render.tables.printable`)."""
     echo(printable(line), err=err)

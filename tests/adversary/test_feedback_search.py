@@ -8,8 +8,8 @@ import json
 from mmverify.adversary import attack_task
 from mmverify.adversary import to_json
 from mmverify.adversary.feedback import climb
-from mmverify.artifact import from_python, parse_bytes
-from mmverify.evaluate import reward_of, score_artifact
+from mmverify.reading.artifact import from_python, parse_bytes
+from mmverify.pipeline.evaluate import reward_of, score_artifact
 from mmverify.tasks import load_task
 
 TENNIS = "mcm-2024-c-tennis-momentum"

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from tests.helpers import peakrss
 from tests.helpers.hostile import oracle_bytes, write_batch_inputs
-from mmverify import batch, engine
-from mmverify.executors import LocalExecutor, ProcessExecutor, make_executor
+from mmverify.batch import score_files as batch
+from mmverify.batch import engine
+from mmverify.batch.executors import LocalExecutor, ProcessExecutor, make_executor
 from mmverify.tasks import TaskLoadError, load_all
 
 

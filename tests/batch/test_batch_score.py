@@ -1,4 +1,4 @@
-"""Batch scoring (`mmverify score ... --output FILE.jsonl`, mmverify.batch):
+"""Batch scoring (`mmverify score ... --output FILE.jsonl`, mmverify.batch.score_files):
 one line per input, fsynced per line, resumable after a crash (a torn last
 line is redone), never dropping an input, and a per-artifact time cap."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 import pytest
 
 from tests.helpers.hostile import oracle_bytes, write_batch_inputs
-from mmverify import batch
+from mmverify.batch import score_files as batch
 from mmverify.tasks import load_all, load_task
 
 TASKS = load_all()
@@ -139,7 +139,7 @@ def test_anchor_change_invalidates_reuse(tmp_path):
     _, stats = batch.run_batch([str(art)], out, anchors_dir=anchors)
     assert stats.reused == 1
     speed_task(anchors, band={"rel": "0.5"})          # the anchors change
-    from mmverify.tasks import _load_task_cached
+    from mmverify.tasks.load import _load_task_cached
 
     _load_task_cached.cache_clear()
     _, stats = batch.run_batch([str(art)], out, anchors_dir=anchors)
@@ -148,7 +148,7 @@ def test_anchor_change_invalidates_reuse(tmp_path):
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # an alarm may land in a gc callback
 def test_time_cap_gives_a_timeout_row_and_is_retried(tmp_path, monkeypatch, small):
-    from mmverify import evaluate
+    from mmverify.pipeline import evaluate
 
     real = evaluate.score_artifact
 
@@ -172,7 +172,7 @@ def test_time_cap_gives_a_timeout_row_and_is_retried(tmp_path, monkeypatch, smal
 
 
 def test_engine_error_is_an_error_row_and_the_batch_goes_on(tmp_path, monkeypatch, small):
-    from mmverify import evaluate
+    from mmverify.pipeline import evaluate
 
     real = evaluate.score_artifact
     calls = []

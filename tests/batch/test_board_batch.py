@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mmverify.cli import main
-from mmverify.manifest import read_manifest, score_manifest, load_tasks_for
+from mmverify.batch.manifest import read_manifest, score_manifest, load_tasks_for
 from tests.helpers.board_kit import speed_artifact, synthetic_anchors, write, write_manifest
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX named pipes")

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from tests.helpers.hostile import oracle_bytes, write_batch_inputs
-from mmverify.batch import run_batch
-from mmverify.manifest import load_tasks_for, read_manifest, score_manifest
+from mmverify.batch.score_files import run_batch
+from mmverify.batch.manifest import load_tasks_for, read_manifest, score_manifest
 from mmverify.plugin.reward import reward_batch
 from mmverify.tasks import load_all
 from tests.helpers.board_kit import speed_artifact, synthetic_anchors, write, write_manifest
@@ -46,7 +46,7 @@ def dask_client():
 @pytest.fixture(params=["ray", "dask"])
 def engine(request):
     """(name, executor object, CLI spelling, environment for a CLI run)."""
-    from mmverify.executors import DaskExecutor, RayExecutor
+    from mmverify.batch.executors import DaskExecutor, RayExecutor
 
     if request.param == "ray":
         ray = request.getfixturevalue("ray_cluster")
@@ -268,7 +268,7 @@ def test_worker_killed_mid_batch_is_retried_and_no_row_is_lost(tmp_path, anchors
     """A worker is SIGKILLed while it reads an artifact: its chunk runs again
     and the rows equal those of a local run. (Ray's side of worker death is
     covered by the next test.)"""
-    from mmverify.executors import DaskExecutor
+    from mmverify.batch.executors import DaskExecutor
 
     executor = DaskExecutor(client=dask_client)
     manifest, rows = make_board(str(tmp_path), seeds=6)
@@ -296,8 +296,8 @@ def test_worker_killed_every_time_gives_error_rows_then_resumes(tmp_path, anchor
     """A chunk whose worker dies on every attempt: its rows are error rows
     (worker_lost), every other row is written, and a resumed run scores just
     those rows, ending byte-identical to a local run."""
-    from mmverify.engine import CHUNK_RETRIES
-    from mmverify.executors import RayExecutor
+    from mmverify.batch.engine import CHUNK_RETRIES
+    from mmverify.batch.executors import RayExecutor
 
     manifest, rows = make_board(str(tmp_path), seeds=6)
     victim = os.path.join(str(tmp_path), rows[7]["artifact"])
@@ -333,7 +333,7 @@ def test_worker_killed_every_time_gives_error_rows_then_resumes(tmp_path, anchor
 def test_time_cap_applies_inside_ray_workers(tmp_path, ray_cluster):
     """An artifact that blocks (a pipe nobody writes): a timeout row from the
     cluster, the same bytes as the local run's."""
-    from mmverify.executors import RayExecutor
+    from mmverify.batch.executors import RayExecutor
 
     # a task without a replay stage, so that its oracle scores well inside the cap on a loaded machine
     task = next((t for t in TASKS if "nipt" in t.id), TASKS[-1])

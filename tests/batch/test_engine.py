@@ -1,4 +1,4 @@
-"""The shared batch engine (mmverify.engine): the time cap on any thread,
+"""The shared batch engine (mmverify.batch.engine): the time cap on any thread,
 chunk planning, and the lock that keeps two runs off one output file."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.helpers.hostile import oracle_bytes
-from mmverify import engine
+from mmverify.batch import engine
 from mmverify.tasks import load_all
 
 TASKS = load_all()

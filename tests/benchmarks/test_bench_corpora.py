@@ -31,7 +31,7 @@ def test_new_artifacts_differ_and_keep_the_verdicts(common, oracles):
     corpus = common.varied(oracles, 2)
     assert len(corpus) == 2 * len(oracles)
     assert len({art.sha256 for _, art, _ in corpus} | {art.sha256 for _, art, _ in oracles}) == 3 * len(oracles)
-    from mmverify.validate import is_valid
+    from mmverify.pipeline.validate import is_valid
 
     by_task = {task.id: art for task, art, _ in oracles}
     for task, art, _ in corpus[len(oracles):]:
@@ -44,7 +44,7 @@ def test_new_artifacts_differ_and_keep_the_verdicts(common, oracles):
 
 
 def test_failing_artifacts_break_a_hard_gate_on_every_task(common, oracles):
-    from mmverify.evaluate import reward_of
+    from mmverify.pipeline.evaluate import reward_of
     from mmverify.gates import evaluate_gates
     from mmverify.gates.quick import hard_gates_pass
     from mmverify.replay import gate_view, run_replay

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from mmverify.gates.model import GateInstance
-from mmverify.report import Report
+from mmverify.pipeline.report import Report
 from mmverify.tasks import load_task
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks")
@@ -77,7 +77,7 @@ def test_the_probe_reads_the_records_and_the_work_of_a_real_verify(bench, tmp_pa
     # the report's own records are among those counted, with their field counts
     assert len(dataclasses.fields(Report)) in probe["shapes"]
     assert len(dataclasses.fields(GateInstance)) in probe["shapes"]
-    assert "mmverify.evaluate" in probe["modules"] and "dataclasses" in probe["modules"]
+    assert "mmverify.pipeline.evaluate" in probe["modules"] and "dataclasses" in probe["modules"]
     assert json.loads((tmp_path / "r" / "reward.json").read_text())["reward"] == 1.0
     (tmp_path / "r" / "reward.json").unlink()
     work = subprocess.run([sys.executable, "-c", bench._PROBE, "--work", json.dumps(probe["modules"]),

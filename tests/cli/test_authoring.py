@@ -17,7 +17,7 @@ from mmverify.cli import main
 from mmverify.gates.audit import audit_anchors, audit_task_id
 from mmverify.gates.authoring import GUIDE_ORDER, PLACEHOLDER, authoring_findings
 from mmverify.plugin.contracts import check_gates_pass_on_oracle, check_loads, check_one_sided, check_oracle_scores_one, check_oracle_validates, check_selfcheck_no_leak, directional_metrics
-from mmverify.scaffold import RANGE_NOTE, SCHEMA_DIALECT, UNIT_NOTE, draft_schema
+from mmverify.tasks.scaffold import RANGE_NOTE, SCHEMA_DIALECT, UNIT_NOTE, draft_schema
 from mmverify.tasks import default_anchors_dir, load_task, task_ids
 
 BUNDLED = default_anchors_dir()
@@ -212,7 +212,7 @@ def assert_no_value_copied(schema, example) -> None:
 
 @pytest.mark.parametrize("task_id", task_ids(BUNDLED))
 def test_schema_from_bundled_oracle_leaks_nothing(task_id, tmp_path):
-    from mmverify.artifact import parse_file
+    from mmverify.reading.artifact import parse_file
 
     oracle = os.path.join(BUNDLED, task_id, "oracle.json")
     out = tmp_path / "draft.json"

@@ -134,10 +134,10 @@ def test_a_command_freezes_the_heap_at_exit_once(monkeypatch, tmp_path, anchors)
 
     from click.testing import CliRunner
 
-    from mmverify import cli, launch
+    from mmverify import cli, clibase
 
     registered = []
-    monkeypatch.setattr(launch, "_EXIT_FREEZE", [])
+    monkeypatch.setattr(clibase, "_EXIT_FREEZE", [])
     monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append(fn))
     runner = CliRunner()
     for _ in range(2):

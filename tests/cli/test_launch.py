@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.helpers.taskfactory import SPEED_LIMIT, speed_task
 
-from mmverify import launch
+from mmverify import clibase, launch
 from mmverify.commands.verify import verify
 from mmverify.plugin.verifier import VERIFY_OPTIONS
 
@@ -174,7 +174,7 @@ def test_an_unwritable_reward_folder_is_said_on_stderr_without_click(tmp_path, a
 
 def test_the_quick_path_freezes_the_heap_at_exit_once(monkeypatch, tmp_path, anchors):
     registered = []
-    monkeypatch.setattr(launch, "_EXIT_FREEZE", [])
+    monkeypatch.setattr(clibase, "_EXIT_FREEZE", [])
     monkeypatch.setattr(atexit, "register", lambda fn, *a, **k: registered.append(fn))
     for i in range(2):
         with pytest.raises(SystemExit) as exit_:
@@ -269,7 +269,7 @@ def test_both_score_paths_print_the_same(tmp_path, anchors, case):
 @pytest.mark.parametrize("nl", [True, False])
 def test_score_output_is_written_as_click_writes_it(capsys, text, nl):
     # not a terminal: the ANSI sequences click's echo removes are removed alike
-    from mmverify.launch import echo
+    from mmverify.clibase import echo
 
     click.echo(text, nl=nl)
     by_click = capsys.readouterr().out

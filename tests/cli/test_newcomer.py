@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mmverify.artifact import parse_file
+from mmverify.reading.artifact import parse_file
 from mmverify.plugin.exactjson import dumps_exact
 from mmverify.plugin.selfcheck import distinct_artifact, find_leaks
 from mmverify.tasks import load_task

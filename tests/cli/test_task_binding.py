@@ -15,7 +15,7 @@ from tests.helpers.board_kit import synthetic_anchors, write_manifest
 from tests.helpers.taskfactory import speed_task
 
 from mmverify.cli import EXIT_NO_TASK, main
-from mmverify.evaluate import TaskMismatch, bind_task
+from mmverify.pipeline.evaluate import TaskMismatch, bind_task
 from mmverify.tasks import default_anchors_dir, task_ids
 
 ANCHORS = default_anchors_dir()

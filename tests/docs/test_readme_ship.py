@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from mmverify.cli import COMMANDS
-from mmverify.statuses import STATUSES
+from mmverify.pipeline.statuses import STATUSES
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from mmverify.gates.guessable import Span, paying_intervals
 from mmverify.scoring.kernels import kernel_score
 from mmverify.scoring.rules import band_width, ceiling
 from mmverify.tasks import Band, MetricSpec
-from mmverify import paths
+from mmverify.reading import paths
 
 KINDS = ("pinned_metric", "guessable_metric", "printed_bound_in_band")
 

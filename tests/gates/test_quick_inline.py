@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests.helpers.gatekit import gate, lab_task, with_gates
 from tests.helpers.hostile.strategies import fuzz_settings
 
-from mmverify.artifact import parse_file
+from mmverify.reading.artifact import parse_file
 from mmverify.gates import compile_gates, evaluate_gates
 from mmverify.gates.identity import compile_identity, pair_holds
 from mmverify.gates.identity_decimal import compile_decimal_check

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from tests.helpers.hostile import set_at
 from tests.helpers.hostile.strategies import fuzz_settings
 
-from mmverify.artifact import parse_file
+from mmverify.reading.artifact import parse_file
 from mmverify.gates import compile_gates, evaluate_gates
-from mmverify.numbers import exact_decimal
-from mmverify.paths import WILDCARD
+from mmverify.reading.numbers import exact_decimal
+from mmverify.reading.paths import WILDCARD
 from mmverify.replay import run_replay
 from mmverify.tasks import load_all
 
@@ -317,7 +317,7 @@ def test_deferred_records_made_by_several_threads_at_once():
     the records (equal ones), and none fails."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from mmverify.evaluate import score_artifact
+    from mmverify.pipeline.evaluate import score_artifact
     from mmverify.gates.quick import hard_gates_pass
     from mmverify.replay import gate_view
 
@@ -337,8 +337,8 @@ def test_records_now_or_when_read_give_the_same_report():
     """score_artifact(..., records=True), what a batch row and the verifier
     ask for, makes the instances and records at once; the report is the one
     whose records wait, on every oracle and on one breaking a hard gate."""
-    from mmverify.evaluate import score_artifact
-    from mmverify.artifact import from_python
+    from mmverify.pipeline.evaluate import score_artifact
+    from mmverify.reading.artifact import from_python
 
     for task in TASKS:
         art = parse_file(task.oracle_path)

@@ -31,7 +31,7 @@ with open(ANCHOR / "data" / "plots.csv", encoding="utf-8", newline="") as _fh:
 
 
 def oracle() -> dict:
-    from mmverify.artifact import parse_bytes
+    from mmverify.reading.artifact import parse_bytes
     return parse_bytes((ANCHOR / "oracle.json").read_bytes()).data
 
 

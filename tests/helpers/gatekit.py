@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.helpers.taskfactory import base_task, number_schema, paper, schema_for, write_task
 
-from mmverify.numbers import is_decimal_text
+from mmverify.reading.numbers import is_decimal_text
 from mmverify.tasks import load_task
 
 LAB_ID = "t-lab"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from mmverify.paths import parse_path
+from mmverify.reading.paths import parse_path
 from mmverify.tasks import Band, MetricSpec, Paper, TaskSpec
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.helpers.integrations_util import cli_reward, cli_score, oracle_path, oracle_text
 
-from mmverify.artifact import parse_bytes
+from mmverify.reading.artifact import parse_bytes
 from mmverify.integrations.extract import extract_artifact
 from mmverify.integrations.rl import (
     SHAPED_WEIGHT, compute_score, compute_score_shaped, make_trl_reward, score_completion,

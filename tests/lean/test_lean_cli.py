@@ -129,7 +129,7 @@ def test_check_with_a_scripted_lean_agrees(tmp_path):
     assert rep["agree"] is True and rep["lean_version"] == "Lean (version 4.0.0-fake)"
     # the oracle's failing instances that are obligations (the claims the replay
     # refutes), each confirmed by the kernel as a violation
-    from mmverify.artifact import parse_file
+    from mmverify.reading.artifact import parse_file
     from mmverify.lean_gen import project
     from mmverify.tasks import load_task
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.helpers.gatekit import data, gate, lab_task, with_gates
 
-from mmverify.artifact import parse_file
+from mmverify.reading.artifact import parse_file
 from mmverify.gates import evaluate_gates
 from mmverify.lean_gen import emit, falsify, ir, mutate, project, runner, syntax
 from mmverify.lean_gen.ir import Obligation, ObligationSet

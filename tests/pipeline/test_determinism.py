@@ -12,9 +12,9 @@ from dataclasses import replace
 import pytest
 
 from tests.helpers.hostile import dump, oracle_bytes, oracle_data, perturbed
-from mmverify.artifact import ArtifactError, parse_bytes
-from mmverify.evaluate import score_artifact
-from mmverify.report import dumps_line
+from mmverify.reading.artifact import ArtifactError, parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
+from mmverify.pipeline.report import dumps_line
 from mmverify.tasks import load_all
 
 TASKS = load_all()

@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.helpers.hostile.strategies import fuzz_settings, mutated_oracle
 
-from mmverify import cache
-from mmverify.artifact import from_python, parse_file
-from mmverify.evaluate import reward_of, score_artifact
+from mmverify.tasks import cache
+from mmverify.reading.artifact import from_python, parse_file
+from mmverify.pipeline.evaluate import reward_of, score_artifact
 from mmverify.gates import compile_gates
 from mmverify.gates.identity import (compile_identity, evaluate_side, pair_holds, parse_identity,
                                      relation_holds, side_texts)
@@ -71,7 +71,7 @@ def test_decimal_check_equals_the_exact_relation(expr, x, y, tol):
     # the verdict path's Decimal evaluation decides exactly as the Fractions,
     # or leaves the verdict to them (None), never another answer
     from mmverify.gates.identity_decimal import compile_decimal_check
-    from mmverify.numbers import exact_decimal, to_fraction
+    from mmverify.reading.numbers import exact_decimal, to_fraction
 
     holds = compile_decimal_check(expr, ["x", "y"])
     relation, evaluate = compile_identity(expr, ["x", "y"])
@@ -132,7 +132,7 @@ def test_repeated_anchor_identities_share_their_closures():
 def test_digest_sha256_is_hashlib_sha256(data, cut):
     import hashlib
 
-    from mmverify import digest
+    from mmverify.reading import digest
 
     assert digest.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
     h = digest.sha256()
@@ -379,9 +379,9 @@ def test_cache_never_hides_a_broken_task(tmp_path, monkeypatch):
 
 _PROBE = r"""
 import json, sys
-from mmverify.artifact import parse_file
-from mmverify.evaluate import reward_of, score_artifact
-from mmverify.report import render
+from mmverify.reading.artifact import parse_file
+from mmverify.pipeline.evaluate import reward_of, score_artifact
+from mmverify.pipeline.report import render
 from mmverify.tasks import load_all
 for task in load_all():
     art = parse_file(task.oracle_path)

@@ -29,8 +29,8 @@ from tests.helpers.hostile import dump
 from tests.helpers.hostile.checks import check_report, foreign_strings, lean_api, lean_problems
 from tests.helpers.hostile.strategies import (byte_mutations, fuzz_settings, json_values, mutated_oracle, planted,
                                 text_values)
-from mmverify.artifact import Artifact, ArtifactError, from_python, parse_bytes
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import Artifact, ArtifactError, from_python, parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.tasks import load_all
 
 TASKS = load_all()
@@ -218,7 +218,7 @@ def test_lean_emitter_never_emits_a_forbidden_token(case, label):
 def test_schema_precheck_never_hides_an_error(case):
     """Differential: validate.py's compiled pre-check may answer "valid" only
     when jsonschema (with the exact types and keywords) finds no error."""
-    from mmverify import validate
+    from mmverify.pipeline import validate
 
     task, data = case
     art = parse_or_error(dump(data).encode("utf-8"))

@@ -18,9 +18,9 @@ import pytest
 from tests.helpers.hostile import (CANARY, CODE_STRINGS, LOOKALIKE_DIGITS, NEVER_NUMBERS, PAYLOADS, Raw, dump,
                      leaf_documents, oracle_data, set_at, target_paths, whole_documents)
 from tests.helpers.hostile.checks import check_report, foreign_strings, guard, lean_api, lean_problems
-from mmverify import paths
-from mmverify.artifact import ArtifactError, parse_bytes
-from mmverify.evaluate import score_artifact
+from mmverify.reading import paths
+from mmverify.reading.artifact import ArtifactError, parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.tasks import load_all, load_task, task_ids
 
 FULL = os.environ.get("MMVERIFY_HOSTILE_FULL") == "1"
@@ -77,7 +77,7 @@ def _is_label_metric(report, metric_id) -> bool:
 
 
 def _numeric(text: str) -> bool:
-    from mmverify.numbers import is_decimal_text
+    from mmverify.reading.numbers import is_decimal_text
 
     return is_decimal_text(text)
 

@@ -1,4 +1,4 @@
-"""``mmverify.report.dumps`` writes exactly the text of ``json.dumps(obj,
+"""``mmverify.pipeline.report.dumps`` writes exactly the text of ``json.dumps(obj,
 sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)`` plus a newline,
 and raises what json raises, for any object."""
 import enum
@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from mmverify.report import dumps
+from mmverify.pipeline.report import dumps
 
 
 def reference(obj) -> str:

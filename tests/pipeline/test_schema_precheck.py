@@ -1,4 +1,4 @@
-"""The generated schema pre-check (mmverify.precheck) is one-sided: it answers
+"""The generated schema pre-check (mmverify.pipeline.precheck) is one-sided: it answers
 True only where jsonschema, with the exact number types, finds no error.
 
 * every anchor schema gets a pre-check, True on its oracle and never True on a
@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 
 from tests.helpers.hostile import CANARY, CODE_STRINGS, dump
 from tests.helpers.hostile.strategies import fuzz_settings, json_values, mutated_oracle, planted
-from mmverify.artifact import ArtifactError, parse_bytes, parse_file
-from mmverify.precheck import Unsupported, _audit, compile_check, fast_check_for, generate
+from mmverify.reading.artifact import ArtifactError, parse_bytes, parse_file
+from mmverify.pipeline.precheck import Unsupported, _audit, compile_check, fast_check_for, generate
 from mmverify.tasks import load_all, load_task
-from mmverify.validate import exact_validator_class, validate_artifact
+from mmverify.pipeline.validate import exact_validator_class, validate_artifact
 
 TASKS = [load_task(t.id) for t in load_all()]
 
@@ -205,7 +205,7 @@ typed_leaves = st.fixed_dictionaries(
 @given(typed_leaves, st.lists(instances, max_size=3))
 def test_a_filler_holds_where_an_optional_leaf_is_missing(leaf, others):
     # the value read in place of a missing optional property satisfies its leaf schema
-    from mmverify.precheck import _NONE, _filler
+    from mmverify.pipeline.precheck import _NONE, _filler
 
     filler = _filler(leaf)
     if filler is not _NONE:
@@ -224,7 +224,7 @@ def test_a_filler_holds_where_an_optional_leaf_is_missing(leaf, others):
     {"type": "integer", "exclusiveMinimum": Decimal("1.5"), "maximum": 2}, {"type": "integer", "minimum": Decimal("0.5")},
     {"type": "number", "minimum": Decimal("1E+30")}, {"type": "number", "maximum": -3, "x-unit": "m"}])
 def test_each_kind_of_filler_holds(leaf):
-    from mmverify.precheck import _NONE, _filler
+    from mmverify.pipeline.precheck import _NONE, _filler
 
     filler = _filler(leaf)
     assert filler is not _NONE and jsonschema_valid(leaf, filler), (leaf, filler)
@@ -291,8 +291,8 @@ def test_long_arrays_of_objects_agree_with_jsonschema(n, changes):
 
 
 def test_the_column_passes_decide_a_valid_long_array():
-    from mmverify.precheck import _rows_plan
-    from mmverify.precheck_runtime import rows
+    from mmverify.pipeline.precheck import _rows_plan
+    from mmverify.pipeline.precheck_runtime import rows
 
     plan = _rows_plan(ROW)
     assert [name for name, _ in plan] == ROW["required"]
@@ -310,8 +310,8 @@ def test_the_column_passes_decide_a_valid_long_array():
 def test_the_column_passes_are_unsure_of_subclassed_objects():
     # rows read an item's storage; an object that reads otherwise (jsonschema reads it through
     # its own __getitem__) is never passed, in a long plain list as in a lying one
-    from mmverify.precheck import _rows_plan
-    from mmverify.precheck_runtime import rows
+    from mmverify.pipeline.precheck import _rows_plan
+    from mmverify.pipeline.precheck_runtime import rows
 
     plan = _rows_plan(ROW)
     good = [good_row(i) for i in range(40)]
@@ -418,8 +418,8 @@ def all_certainly_fine(schema, items) -> bool:
 @fuzz_settings(400)
 @given(planted_rows())
 def test_rows_and_column_never_pass_a_planted_value(case):
-    from mmverify.precheck import _rows_plan
-    from mmverify.precheck_runtime import column, rows
+    from mmverify.pipeline.precheck import _rows_plan
+    from mmverify.pipeline.precheck_runtime import column, rows
 
     schema, items = case
     plan = _rows_plan(schema)
@@ -452,8 +452,8 @@ def test_random_long_arrays_of_objects_agree_with_jsonschema(case):
 @pytest.mark.parametrize("kind", ["integer", "number", "string"])
 @pytest.mark.parametrize("value", PLANTED + ["(delete)", "(not an object)"], ids=repr)
 def test_a_planted_value_first_last_or_inside_is_never_passed(kind, value):
-    from mmverify.precheck import _column_spec, _rows_plan
-    from mmverify.precheck_runtime import column, rows
+    from mmverify.pipeline.precheck import _column_spec, _rows_plan
+    from mmverify.pipeline.precheck_runtime import column, rows
 
     leaf = {"string": {"type": "string", "enum": ["a", "single"], "minLength": 1, "maxLength": 6},
             "integer": {"type": "integer", "minimum": 0, "maximum": 2},
@@ -645,7 +645,7 @@ def test_unsupported_schema_gets_no_precheck(schema):
 
 
 def test_validate_artifact_and_is_valid_still_name_errors():
-    from mmverify.validate import is_valid
+    from mmverify.pipeline.validate import is_valid
 
     schema = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "minimum": 1}}}
     assert validate_artifact(schema, {"a": D(2)}) == () and is_valid(schema, {"a": D(2)})

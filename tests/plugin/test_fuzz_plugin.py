@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.helpers.hostile import dump
 from tests.helpers.hostile.strategies import fuzz_settings, json_values, mutated_oracle, planted
-from mmverify.artifact import ArtifactError, parse_bytes
+from mmverify.reading.artifact import ArtifactError, parse_bytes
 from mmverify.tasks import load_all
 
 reward_mod = pytest.importorskip("mmverify.plugin.reward")

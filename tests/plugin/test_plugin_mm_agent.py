@@ -17,7 +17,7 @@ from tests.helpers.mm_agent_fixture import NUMBERS, STAMP, TASK, build_run, dire
 from mmverify.plugin.mm_agent import adapt_run, read_results, render_report
 from mmverify.plugin.mm_agent_layout import AMBIGUOUS, Entry, UNMATCHED, match_entries
 from mmverify.tasks import load_task, schema_at
-from mmverify import paths
+from mmverify.reading import paths
 
 # the required containers the adapter adds, empty, when a run gives nothing inside them
 CONTAINERS = {"dual_temporal_bayes": {}, "momentum_model": {}, "randomness_tests": {}}

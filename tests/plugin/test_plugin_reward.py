@@ -9,8 +9,8 @@ import pytest
 from tests.helpers.taskfactory import SPEED_LIMIT, speed_task
 
 import mmverify
-from mmverify.artifact import parse_file
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import parse_file
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.plugin.reward import coerce_artifact, reward_batch
 from mmverify.tasks import TaskLoadError, load_task
 

@@ -15,12 +15,12 @@ import sys
 import pytest
 from tests.helpers.taskfactory import paper, speed_task
 
-from mmverify.artifact import from_python, parse_file
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import from_python, parse_file
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.plugin.exactjson import dumps_exact
 from mmverify.plugin.selfcheck import (WITHHELD, anchor_values, distinct_artifact, find_leaks, public_task,
                                        self_check)
-from mmverify.report import dumps
+from mmverify.pipeline.report import dumps
 from mmverify.tasks import default_anchors_dir, load_index, load_task
 
 TID = "t-speed"

@@ -7,7 +7,7 @@ import sys
 import pytest
 from tests.helpers.taskfactory import SPEED_LIMIT, speed_task
 
-from mmverify.evaluate import score_path
+from mmverify.pipeline.evaluate import score_path
 from mmverify.plugin import verifier
 
 TID = "t-speed"
@@ -113,12 +113,12 @@ def test_unwritable_reward_dir_is_exit_2_not_a_crash(anchors, tmp_path):
 # ------------------------------------------------------------- library
 
 def test_internal_error_is_reward_zero_with_a_trace(anchors, tmp_path, monkeypatch):
-    import mmverify.evaluate
+    import mmverify.pipeline.evaluate
 
     def boom(*a, **k):
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(mmverify.evaluate, "score_artifact", boom)
+    monkeypatch.setattr(mmverify.pipeline.evaluate, "score_artifact", boom)
     result = verifier.run_verifier(TID, os.path.join(anchors, TID, "oracle.json"), str(tmp_path / "r"), anchors)
     assert result.reward == 0.0 and result.exit_code == 1
     assert result.details["error"]["code"] == "internal_error" and "engine bug" in result.details["traceback"]
@@ -154,7 +154,7 @@ def test_rewrite_replaces_previous_files_atomically(anchors, tmp_path):
 
 def test_reward_files_are_renamed_into_place_without_fsync(anchors, tmp_path, monkeypatch):
     """The reward files are atomic (rename) but not flushed to disk; batch files are."""
-    from mmverify.atomic import replace_file
+    from mmverify.batch.atomic import replace_file
 
     synced = []
     real = os.fsync

@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_file
+from mmverify.reading.artifact import parse_file
 from mmverify.cli import main as cli
-from mmverify.evaluate import score_path
+from mmverify.pipeline.evaluate import score_path
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import heliostat as hs

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_bytes
+from mmverify.reading.artifact import parse_bytes
 from mmverify.gates import evaluate_gates
 from mmverify.replay import crop_planting as cp
 from mmverify.replay import run_replay

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_bytes
+from mmverify.reading.artifact import parse_bytes
 from mmverify.cli import main
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
@@ -137,8 +137,8 @@ def test_scoring_imports_neither_numpy_nor_the_simulation(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys, json; from mmverify.artifact import parse_file; from mmverify.tasks import load_task;"
-            "from mmverify.evaluate import score_artifact;"
+    code = ("import sys, json; from mmverify.reading.artifact import parse_file; from mmverify.tasks import load_task;"
+            "from mmverify.pipeline.evaluate import score_artifact;"
             f"r = score_artifact(load_task({TASK!r}), parse_file({str(ORACLE_PATH)!r}));"
             "assert r.gates.instances;"
             "print(json.dumps(sorted(m for m in sys.modules if m == 'numpy' or m.endswith('geometry'))))")

@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify import paths
-from mmverify.artifact import parse_file
+from mmverify.reading import paths
+from mmverify.reading.artifact import parse_file
 from mmverify.cli import main as cli
-from mmverify.evaluate import score_artifact, score_path
+from mmverify.pipeline.evaluate import score_artifact, score_path
 from mmverify.gates.forms import evaluate_gates
 from mmverify.plugin.reward import coerce_artifact
 from mmverify.replay import declared_names, run_replay

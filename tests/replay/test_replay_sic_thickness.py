@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_file
+from mmverify.reading.artifact import parse_file
 from mmverify.cli import main as cli
-from mmverify.evaluate import score_artifact, score_path
+from mmverify.pipeline.evaluate import score_artifact, score_path
 from mmverify.plugin.reward import coerce_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
@@ -146,7 +146,7 @@ GATE_OF = {"experiment_result.si_recommended_thickness_um": "q3.si_thickness_rep
 @pytest.mark.parametrize("path", SCORED)
 @pytest.mark.parametrize("delta", ["0.006", "-0.006", "0.5", "-2"])
 def test_inflated_claims_are_refuted(task, oracle, path, delta):
-    from mmverify import paths
+    from mmverify.reading import paths
     value = paths.get(oracle, path)
     paths.put(oracle, path, value + Decimal(delta))
     got, _ = verdicts(task, oracle)
@@ -158,7 +158,7 @@ def test_inflated_claims_are_refuted(task, oracle, path, delta):
        st.booleans())
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_any_claim_beyond_tolerance_is_refuted(task, oracle, delta, path, down):
-    from mmverify import paths
+    from mmverify.reading import paths
     data = copy.deepcopy(oracle)
     value = paths.get(data, path)
     new = value - delta if down else value + delta

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_bytes
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import smoke_screen

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_bytes
-from mmverify.evaluate import reward_of, score_artifact
+from mmverify.reading.artifact import parse_bytes
+from mmverify.pipeline.evaluate import reward_of, score_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import run_replay, wordle
 from mmverify.tasks import load_task

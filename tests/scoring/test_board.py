@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from mmverify.cli import main
-from mmverify.evaluate import score_path
-from mmverify.manifest import read_manifest
+from mmverify.pipeline.evaluate import score_path
+from mmverify.batch.manifest import read_manifest
 from tests.helpers.board_kit import (check_board_against, expected_board, frac, run_board, speed_artifact,
                             synthetic_anchors, write, write_manifest)
 

@@ -13,8 +13,8 @@ from fractions import Fraction
 
 import pytest
 
-from mmverify import paths
-from mmverify.evaluate import score_path
+from mmverify.reading import paths
+from mmverify.pipeline.evaluate import score_path
 from mmverify.plugin.exactjson import dumps_exact
 from mmverify.tasks import default_anchors_dir, load_task
 from tests.helpers.board_kit import FORCED, check_board_against, expected_board, frac, run_board

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, strategies as st
 
-from mmverify.numbers import exact_decimal
+from mmverify.reading.numbers import exact_decimal
 from mmverify.scoring.kernels import DIRECTIONS, exact_match, kernel_score
 
 fracs = st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**6)

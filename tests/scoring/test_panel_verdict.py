@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mmverify.gates import evaluate_gates
 from mmverify.gates.quick import HardGatesPassed
-from mmverify.paths import WILDCARD, concrete
+from mmverify.reading.paths import WILDCARD, concrete
 from mmverify.scoring.panel import panel_oeval, score_panel
 from mmverify.scoring import panel, panelcode
 from mmverify.scoring.panel_plan import plan_of

@@ -4,8 +4,8 @@ from fractions import Fraction
 
 from hypothesis import given, strategies as st
 
-from mmverify import paths
-from mmverify.numbers import fraction_text
+from mmverify.reading import paths
+from mmverify.reading.numbers import fraction_text
 from mmverify.scoring.reads import item_key, key_index, list_keys, number_text, read_list
 
 from tests.helpers.memtask import metric

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mmverify import reward
-from mmverify.artifact import from_python, parse_bytes
+from mmverify.reading.artifact import from_python, parse_bytes
 from mmverify.cli import main
-from mmverify.evaluate import reward_of, score_artifact, verified_reward_of
+from mmverify.pipeline.evaluate import reward_of, score_artifact, verified_reward_of
 from mmverify.gates import compile_gates
 from mmverify.scoring.rules import RULESETS
 from mmverify.tasks import TaskLoadError, build_task, load_task

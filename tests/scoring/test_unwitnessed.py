@@ -2,8 +2,8 @@
 be checked (another input left out) scores 0; it does not fire otherwise."""
 import json
 
-from mmverify.artifact import parse_bytes
-from mmverify.evaluate import score_artifact
+from mmverify.reading.artifact import parse_bytes
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.tasks import load_task
 
 from tests.helpers.taskfactory import speed_task
@@ -119,7 +119,7 @@ def test_the_paper_ruleset_knows_no_witness():
 
 
 def test_the_verdict_only_path_agrees_with_the_report():
-    from mmverify.evaluate import reward_of
+    from mmverify.pipeline.evaluate import reward_of
 
     task = load_task(MULTIBEAM)
     with open(task.oracle_path, encoding="utf-8") as fh:
@@ -190,7 +190,7 @@ def test_a_list_item_whose_row_cannot_be_replayed_scores_zero():
 
 
 def reward_of_twice(task, data):
-    from mmverify.evaluate import reward_of
+    from mmverify.pipeline.evaluate import reward_of
 
     art = parse_bytes(json.dumps(data).encode())
     first = reward_of(task, art)

@@ -24,8 +24,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterator
 
-from mmverify.paths import PathError, WILDCARD, render_segments, parse_path
-from mmverify.artifact import parse_file
+from mmverify.reading.paths import PathError, WILDCARD, render_segments, parse_path
+from mmverify.reading.artifact import parse_file
 
 # a file whose creation would prove that an artifact string was executed
 CANARY = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mmverify-hostile-canary")

@@ -3,7 +3,7 @@
 Shared by the corpus tests and the hypothesis fuzzers, so that both check the
 same promises:
 
-* :func:`check_report` — a :class:`mmverify.report.Report` with a known status,
+* :func:`check_report` — a :class:`mmverify.pipeline.report.Report` with a known status,
   O-EVAL exact and in [0, 1] (0 for a forced failure), closeness in [0, 1],
   JSON-serialisable without NaN, rendering identically twice, and consistent
   gate bookkeeping;
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any, Iterable
 
-from mmverify.report import FORCED_FAIL, STATUSES, Report
+from mmverify.pipeline.report import FORCED_FAIL, STATUSES, Report
 
 ZERO, ONE = Fraction(0), Fraction(1)
 
@@ -69,7 +69,7 @@ def check_report(report: Any, task_id: str | None = None, render: bool = True, s
     text = report.to_json()                     # deterministic JSON, allow_nan=False
     text.encode("utf-8")                       # no lone surrogate can reach a report
     if render:
-        from mmverify.report import render as render_fmt
+        from mmverify.pipeline.report import render as render_fmt
 
         assert report.to_json() == text
         for fmt in ("table", "md"):
