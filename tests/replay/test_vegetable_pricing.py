@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.artifact import parse_bytes
+from mmverify.reading.artifact import parse_bytes
 from mmverify.cli import main as cli
-from mmverify.evaluate import score_artifact
+from mmverify.pipeline.evaluate import score_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import run_replay
 from mmverify.replay import vegetable_pricing as vp
