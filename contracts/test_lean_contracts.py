@@ -105,11 +105,11 @@ def test_gate_and_lean_verdicts_agree(files):
 
 @pytest.mark.lean
 def test_mutation_suite_kills_every_mutant(files):
-    from mmverify.lean_gen import mutate
+    from mmverify.lean_gen import mutate, mutate_run
 
     tc = require_lean()
     extra = mutate.value_mutants(files, ANCHORS)
-    suite = mutate.run_suite([(f.relpath, f.text) for f in files], tc, mutate.OPERATORS, extra)
+    suite = mutate_run.run_suite([(f.relpath, f.text) for f in files], tc, mutate.OPERATORS, extra)
     assert suite.total == len(mutate.OPERATORS) + len(mutate.VALUE_FORMS) and suite.not_applicable == ()
     assert {o.mutant.operator for o in suite.outcomes} >= {op.name for op in mutate.VALUE_OPERATORS}
     assert suite.stillborn == 0, [o.as_dict() for o in suite.outcomes if o.outcome != mutate.KILLED]

@@ -1,5 +1,8 @@
 """Replay of CUMCM 2023 B (multibeam survey lines).
 
+Not split (about 540 lines): one task's replay reads as one piece, the swath
+geometry of Q1/Q2, then the Q3 closed form and the Q4 lines that build on it.
+
 Swath geometry (statement, Q1/Q2). A transducer at depth ``D`` above a seabed
 whose cross-track slope is ``a`` sends its outer beams at half the opening
 angle, ``h = 60 deg``, from the vertical. The outer beam on the deep side meets

@@ -1,5 +1,9 @@
 """Replay of CUMCM 2025 A (smoke screen): shielded time from each bomb's plan.
 
+Not split (about 630 lines): one task's replay reads as one piece, the plan's
+rules, the cloud geometry and the interval search in the order a step uses
+them.
+
 Witness (per bomb, the strategy fields of q1-q5): ``uav`` (FY1-FY5),
 ``target_missile`` (M1-M3), ``heading_deg`` (counter-clockwise from +x),
 ``speed_mps``, ``drop_time_s`` (after the task is received) and

@@ -208,7 +208,8 @@ def check(artifact, task_id, all_anchors, anchors_dir, as_json, timeout, jobs):
 @task_errors
 def mutate(anchors_dir, task_ids, list_only, as_json):
     """The mutation suite: every mutant must be rejected by the kernel or the axiom audit."""
-    from mmverify.lean_gen.mutate import KILLED, OPERATORS, VALUE_OPERATORS, run_suite, value_mutants
+    from mmverify.lean_gen.mutate import KILLED, OPERATORS, VALUE_OPERATORS, value_mutants
+    from mmverify.lean_gen.mutate_run import run_suite
 
     anchors_dir = None if anchors_dir == _ALL else anchors_dir
 

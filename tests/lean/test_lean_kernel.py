@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from mmverify.lean_gen import mutate
+from mmverify.lean_gen import mutate, mutate_run
 from mmverify.lean_gen import runner
 from mmverify.lean_gen.testing import require_lean
 
@@ -47,7 +47,7 @@ def test_golden_files_in_one_process(toolchain):
 
 
 def test_false_statement_fails_and_cheats_fail_the_audit(toolchain):
-    spelling = mutate.native_spelling(toolchain)
+    spelling = mutate_run.native_spelling(toolchain)
     text = ("namespace K\n"
             "theorem f : 1406276 * 1604793 ≤ 2 * 1000000 * 1000000 := by decide\n#print axioms f\n"
             "theorem s : 1 = 2 := sorry\n#print axioms s\n"
@@ -65,7 +65,7 @@ def test_false_statement_fails_and_cheats_fail_the_audit(toolchain):
 
 
 def test_every_operator_is_killed_on_the_golden_files(toolchain):
-    suite = mutate.run_suite([(n, _read(n)) for n in FILES], toolchain)
+    suite = mutate_run.run_suite([(n, _read(n)) for n in FILES], toolchain)
     assert suite.not_applicable == ()
     details = [o.as_dict() for o in suite.outcomes if o.outcome != mutate.KILLED]
     assert suite.stillborn == 0 and suite.survived == 0, details

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from mmverify.lean_gen import mutate
+from mmverify.lean_gen import mutate, mutate_run
 from mmverify.lean_gen import runner
 from mmverify.lean_gen import syntax
 
@@ -142,14 +142,14 @@ def mutant():
      mutate.STILLBORN, None),
 ])
 def test_judge_classification(monkeypatch, mutant, target, probe, stray, outcome, by):
-    results = {"Ex.ex": target, f"{mutate.PROBE_NS}.probe": probe}
+    results = {"Ex.ex": target, f"{mutate_run.PROBE_NS}.probe": probe}
     monkeypatch.setattr(runner, "check_text", lambda *a, **k: _fake_run(results, stray))
-    got = mutate.judge(mutant, toolchain=object(), version="test")
+    got = mutate_run.judge(mutant, toolchain=object(), version="test")
     assert got.outcome == outcome and got.rejected_by == by
 
 
 def test_probe_restates_the_mutated_statement(mutant):
-    probe = mutate.probe_text(mutant)
+    probe = mutate_run.probe_text(mutant)
     assert "theorem probe : ¬ (1 ≤ 2) := sorry" in probe
 
 
