@@ -220,6 +220,44 @@ def _cone() -> tuple[np.ndarray, np.ndarray]:
 def annual(field: Field, sun: Sun, sb_grid: int = SB_GRID, cone_samples: int = CONE_SAMPLES) -> Annual:
     """The field's annual means (see the module doc)."""
     f = field.canonical()
+    area = f.width * f.height
+    total_area = float(area.sum())
+    sums = np.zeros(5)         # cosine, atmospheric, sb, truncation, optical (area-weighted, summed over instants)
+    power_kw = 0.0
+    for dni, eta_cos, eta_at, eta_sb, eta_tr, eta in _instants(f, sun, sb_grid, cone_samples):
+        for idx, arr in enumerate((eta_cos, eta_at, eta_sb, eta_tr, eta)):
+            sums[idx] += float(arr @ area)
+        power_kw += dni * float(eta @ area)
+    m = len(sun.dni)
+    means = sums / (m * total_area)
+    power = power_kw / m
+    return Annual(optical=means[4], cosine=means[0], atmospheric=means[1], shadow_blocking=means[2],
+                  truncation=means[3], power_mw=power / 1000, unit_power_kw_m2=power / total_area,
+                  area_m2=total_area)
+
+
+def per_mirror(field: Field, sun: Sun, sb_grid: int = SB_GRID, cone_samples: int = CONE_SAMPLES) -> tuple[Any, Any]:
+    """Each mirror's annual mean optical efficiency and annual mean output
+    (kW), in the rows' own order (for designing a layout; a mirror's values
+    depend on its neighbours, so they hold for this field only)."""
+    keys = (field.mount, field.height, field.width, field.xy[:, 1], field.xy[:, 0])
+    order = np.lexsort(keys)
+    f = field.canonical()
+    area = f.width * f.height
+    eta_sum = np.zeros(len(f.xy))
+    power_kw = np.zeros(len(f.xy))
+    for dni, *_, eta in _instants(f, sun, sb_grid, cone_samples):
+        eta_sum += eta
+        power_kw += dni * eta * area
+    m = len(sun.dni)
+    out_eta, out_power = np.empty_like(eta_sum), np.empty_like(power_kw)
+    out_eta[order], out_power[order] = eta_sum / m, power_kw / m
+    return out_eta, out_power
+
+
+def _instants(f: Field, sun: Sun, sb_grid: int, cone_samples: int) -> Any:
+    """Per instant: its DNI and each mirror's cosine, atmospheric, shadow and
+    blocking, truncation and optical efficiency (arrays in the rows' order)."""
     n = len(f.xy)
     tower = np.array([f.tower[0], f.tower[1], TOWER_HEIGHT_M])
     centre = np.column_stack([f.xy, f.mount])
@@ -227,8 +265,6 @@ def annual(field: Field, sun: Sun, sb_grid: int = SB_GRID, cone_samples: int = C
     dist = np.linalg.norm(to_rx, axis=1)
     r = to_rx / dist[:, None]                          # central reflected ray, fixed in time
     eta_at = 0.99321 - 0.0001176 * dist + 1.97e-8 * dist ** 2
-    area = f.width * f.height
-    total_area = float(area.sum())
     half_w, half_h = f.width / 2, f.height / 2
     rho = np.hypot(half_w, half_h)
 
@@ -258,8 +294,6 @@ def annual(field: Field, sun: Sun, sb_grid: int = SB_GRID, cone_samples: int = C
     bx = np.column_stack([-sin_e[:, None] * rh, cos_e])
     half_rx = RECEIVER_HALF_HEIGHT_M * cos_e
 
-    sums = np.zeros(5)         # cosine, atmospheric, sb, truncation, optical (area-weighted, summed over instants)
-    power_kw = 0.0
     for t in range(len(sun.dni)):
         sv = np.asarray(sun.direction[t])
         nrm = sv[None, :] + r
@@ -330,12 +364,4 @@ def annual(field: Field, sun: Sun, sb_grid: int = SB_GRID, cone_samples: int = C
         nk = kept.sum(axis=1)
         eta_tr = np.where(nk > 0, got / np.maximum(nk, 1) / cone_samples, 1.0)
         eta = eta_cos * eta_at * eta_sb * eta_tr * REFLECTIVITY
-        for idx, arr in enumerate((eta_cos, eta_at, eta_sb, eta_tr, eta)):
-            sums[idx] += float(arr @ area)
-        power_kw += float(sun.dni[t]) * float(eta @ area)
-    m = len(sun.dni)
-    means = sums / (m * total_area)
-    power = power_kw / m
-    return Annual(optical=means[4], cosine=means[0], atmospheric=means[1], shadow_blocking=means[2],
-                  truncation=means[3], power_mw=power / 1000, unit_power_kw_m2=power / total_area,
-                  area_m2=total_area)
+        yield float(sun.dni[t]), eta_cos, eta_at, eta_sb, eta_tr, eta

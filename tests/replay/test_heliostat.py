@@ -328,6 +328,29 @@ def test_deterministic():
     assert fresh.q1() == OFFICIAL.q1()
 
 
+def dense_field(perm=None) -> "ho.Field":
+    rows = np.array([[float(x), float(y)] for x, y in DENSE])
+    if perm is not None:
+        rows = rows[list(perm)]
+    n = len(rows)
+    return ho.Field(rows, np.full(n, 6.0), np.full(n, 6.0), np.full(n, 4.0), np.zeros(2))
+
+
+def test_per_mirror_values_add_up_to_the_field_and_follow_the_rows():
+    """per_mirror (used to design layouts) gives each row its own annual values:
+    their area-weighted means are the field's, and permuting the rows permutes them."""
+    field = dense_field()
+    eta, power_kw = ho.per_mirror(field, SUN)
+    whole = ho.annual(field, SUN)
+    area = field.width * field.height
+    assert float(power_kw.sum()) / 1000 == pytest.approx(whole.power_mw, rel=1e-12)
+    assert float(eta @ area) / float(area.sum()) == pytest.approx(whole.optical, rel=1e-12)
+    assert eta.min() < eta.max()                       # the block shades some mirrors more than others
+    perm = list(reversed(range(len(DENSE))))
+    eta_p, power_p = ho.per_mirror(dense_field(perm), SUN)
+    assert np.array_equal(eta_p, eta[perm]) and np.array_equal(power_p, power_kw[perm])
+
+
 def test_more_mirrors_never_lower_the_output_of_the_others():
     """Adding a far mirror adds output: the total is monotone in the field."""
     base = hs.replay(with_q2(q2_design(ring_layout(12))), OFFICIAL).values["q2.annual_thermal_power_mw"]
