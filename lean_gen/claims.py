@@ -3,35 +3,7 @@ values, stated as a relation over scaled integer literals (module
 :mod:`.syntax`), with the common decimal scale and the encoding used. The
 obligation IR (:mod:`.ir`) turns these claims into obligations and checks them.
 
-The claim of each form (``S`` the scale, ``t`` the tolerance, ``_s`` a scaled
-value):
-
-========== =====================================================================
-range      ``lo_s ≤ x_s (+ t_s)`` and/or ``x_s ≤ hi_s (+ t_s)`` (``<`` when strict)
-integer    divisibility of the scaled magnitude, ``d ≥ 1``: ``|x|_s % S = 0``; with a
-           tolerance, ``r ≤ t_s ∨ S ≤ r + t_s`` for ``r = |x|_s % S`` — so a
-           violation ``¬ (…)`` shows x strictly away from every integer
-binary     ``x_s = 0 ∨ x_s = 1 * S`` (with a tolerance, two intervals)
-order      ``x1_s ≤ x2_s ∧ x2_s ≤ x3_s …`` (``<`` when strict, ``+ t_s`` on the right)
-identity   the relation as written in the anchor (its Python syntax tree: no
-           constant is folded, ``223 + 1`` stays ``223 + 1``), every variable
-           replaced by its scaled value and all denominators cleared; summands
-           of negative value move to the other side so that the statement stays
-           over Nat; ``==`` with a tolerance is two inequalities
-finite_dom ``x_s = m1_s ∨ x_s = m2_s …`` (numbers), or the same over label codes
-partition  ``p1_s + p2_s + … = total_s``, with a tolerance
-           ``Σ ≤ total + t ∧ total ≤ Σ + t``
-========== =====================================================================
-
-A **label code** is the label's UTF-8 bytes (after the gate layer's
-normalisation: trimmed, inner whitespace collapsed, case-folded) read as one
-base-256 integer behind a ``0x01`` byte. It is injective, so label equality is
-integer equality. An artifact label longer than every domain member is cut to
-one byte more than the longest member before coding: it still differs from
-every member, and a hostile 32 MiB string does not become a 32 MiB literal.
-Only integers computed here ever reach a Lean file; no artifact text does.
-
-A claim the IR cannot state raises :class:`NotExpressible`.
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
 """Lean 4 source text of an :class:`~.ir.ObligationSet`: one file, one theorem per obligation.
 
-The text is deterministic (a pure function of the obligation set) and uses
-only the subset that both old (2021) and current Lean 4 accept:
-
-* a plain block comment header, ``namespace X`` … ``end X``;
-* per obligation a docstring ``/-- … -/``, one line
-  ``theorem <name> : <statement> := by decide`` and one line
-  ``#print axioms <name>`` for the axiom audit;
-* statements from :mod:`.syntax` (closed, over Nat/Int literals).
-
-No ``import`` (prelude only), no Mathlib, no ``omega``/``norm_num``/
-``native_decide``/``sorry``/``set_option``. Comment text comes from the
-anchors (trusted) and is sanitised to a small ASCII alphabet so that it can
-neither close nor open a comment; artifact strings never appear, only integers
-formatted here.
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

@@ -1,19 +1,7 @@
 """Falsifiability: a value the artifact could have held instead, that breaks the
 gate, flips the emitted statement.
 
-For an obligation of a passing gate instance, :func:`value_mutation` looks for
-ONE artifact value (a path the instance reads) whose replacement makes the gate
-layer fail the same instance, then states the claim the IR builds from the
-mutated instance. The statement the file proves (the original claim) was true;
-the mutated claim, stated with the original polarity (the gate "still passes"),
-must be false — by exact evaluation here and, with a kernel, rejected by Lean.
-The mutation goes through the whole pipeline (artifact -> gate verdict -> IR
-claim); the statement text is never edited.
-
-Candidates for the new value come from the claim itself
-(:func:`.ir.falsifier`: a scaled value that flips it, read back at the
-obligation's scale) and from a few generic moves (a half step, a sign change,
-one past a bound). The search is deterministic.
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

@@ -1,36 +1,6 @@
 """Obligation IR: one closed integer statement per decided gate instance.
 
-Every value of a gate instance is an exact :class:`~fractions.Fraction` (from
-decimal text). An obligation scales them to integers and states the gate's
-predicate as a relation over integer literals (module :mod:`.syntax`):
-
-* **scale**: each obligation has one common decimal scale ``S = 10^d``, ``d``
-  the most decimal places any of its artifact or bound values needs, so a value
-  ``x`` stands as the integer ``x·S`` (``x = 1.246266`` at ``d = 6`` is
-  ``1246266``). Constants written in an identity and a declared tolerance keep
-  their own exact denominators; every denominator is cleared by multiplying the
-  whole relation through, factor by factor, so the statement stays readable
-  (``1246266 * 1604793 ≤ 2 * 1000000 * 1000000`` for ``v·r ≤ 2`` at ``d = 6``).
-* **type**: Nat when every literal is non-negative (closed Nat comparisons are
-  reduced by the kernel on GMP literals); otherwise every literal of the
-  statement is an ``Int`` ascription. Tolerances are moved to the side where
-  they add (``x ≤ hi + tol``, ``lo ≤ x + tol``) so that no subtraction is needed.
-* **polarity**: the *claim* is the gate predicate at the artifact's values. A
-  ``pass`` instance is emitted as the claim (the kernel proves it); a
-  ``fail`` by violation as ``¬ (claim)`` (the kernel confirms the violation).
-  A ``gap`` (input absent) gives no obligation; neither does a fail the exact
-  predicate could not decide (wrong JSON type, division by zero): both are
-  listed in the file header instead.
-
-The claim of each form, and the label code, are built in :mod:`.claims` (its
-docstring has the table). Every literal carries its provenance (the artifact
-path it stands for), so the IR knows what each side reads: an instance whose
-truth cannot depend on the values it reads has no obligation
-(``independent_of_values``), and a check the kernel cannot see is a
-:class:`Vouched` record (replayed values only; labels), never an obligation.
-
-The IR checks itself: every claim is evaluated exactly in Python and must
-agree with the gate verdict (:class:`IRAgreementError` otherwise).
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

@@ -1,36 +1,6 @@
 """The mutation suite: proof that the checking pipeline cannot be fooled.
 
-Each operator changes ONE theorem of a generated obligation file, in a way a
-broken generator or a hostile hand could: a false statement (the kernel must
-reject it) or a true statement with a cheating proof (the axiom audit must
-reject it). A mutant counts as
-
-* **killed** — it parses and elaborates as far as the statement goes, and then
-  the kernel rejects the proof or the audit rejects its axioms;
-* **stillborn** — it does not parse, or its statement does not elaborate
-  (a junk mutant proves nothing about the checker and is NOT counted killed);
-* **survived** — Lean accepts it with a clean audit (a hole in the pipeline).
-
-Stillbirth is detected with a probe: the mutated statement is stated again in
-a separate namespace with the proof ``sorry``; if that probe does not
-elaborate, or the mutant's own error is a parse error, the mutant is stillborn.
-
-The value mutants (:data:`VALUE_OPERATORS`, one per gate form) change the
-artifact instead of the text: one value, through the gate layer and the IR,
-with the file keeping the gate's old verdict (:func:`value_mutants`).
-
-Operators are found by name in :data:`OPERATORS`; each carries a worked
-example (its statement before and after), and the test suite pins its
-behaviour on a generated file as golden text. Site selection is
-deterministic: the first theorem (file order) and the first site (statement
-order) where the operator applies and — for statement mutants — where the
-mutated statement is false by exact evaluation in Python.
-
-The ``native_decide`` operator is spelled for the target Lean: ``native_decide``
-in current Lean 4, ``nativeDecide`` in 2021-era pre-releases; the suite probes
-which spelling the toolchain parses before it builds that mutant.
-
-Running the mutants through Lean and judging them: :mod:`.mutate_run`.
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

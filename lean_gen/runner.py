@@ -1,30 +1,6 @@
 """Finding Lean, checking obligation files in one process, parsing the results.
 
-Lean is found, in this order:
-
-1. ``MMVERIFY_LEAN``: the path of a ``lean`` binary (used as is, with the
-   caller's environment, e.g. ``LEAN_PATH``);
-2. ``lake`` on ``PATH`` with the project's ``LeanProofs/`` folder present:
-   ``lake env lean`` run inside ``LeanProofs/`` (elan then installs and uses the
-   version pinned in ``LeanProofs/lean-toolchain``);
-3. ``lean`` on ``PATH``.
-
-Otherwise :class:`LeanNotFound` says what is missing and how to install it.
-
-A batch of files is checked by ONE ``lean`` process on one combined file (each
-obligation file keeps its own namespace, so declaration names stay unique).
-The output is parsed by exact declaration name:
-
-* an error whose position falls inside a theorem's lines belongs to that
-  theorem; an error on its ``#print axioms`` line belongs to its audit;
-* ``'<Namespace.name>' depends on axioms: [...]`` / ``does not depend on any
-  axioms`` is the audit; the allowlist is {propext, Quot.sound}.
-
-Each theorem gets one status: ``proved`` (its statement is a claim),
-``refuted`` (its statement is ``¬ (claim)``), ``failed_to_elaborate`` (any
-error; ``parse_error`` says whether the parser gave up), or ``audit_failed``
-(it elaborated, but its axioms are outside the allowlist or no audit line was
-printed for it).
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

@@ -1,21 +1,6 @@
 """The Lean 4 proposition subset mmverify emits: AST, printer, parser, evaluator.
 
-Every obligation is a *closed* proposition over integer literals, built from
-
-    terms         literal | term + term | term - term (Int only) | term * term
-                  | literal % literal (Nat only) | ( term )
-    relations     term ≤ term | term < term | term = term
-    propositions  relation | P ∧ Q | P ∨ Q | ¬ (P) | ( P )
-
-Each relation is homogeneous: either every literal is a bare numeral (Nat, the
-default numeral type in both old and current Lean 4, and the type whose closed
-comparisons the kernel reduces with GMP-accelerated literals), or every literal
-carries an ascription ``(n : Int)`` / ``(-n : Int)``. Subtraction appears only
-in Int relations (Nat subtraction truncates).
-
-The same module parses that subset back (the well-formedness checker and the
-mutation suite use it) and evaluates it exactly in Python, so the emitter can
-assert that every emitted statement is true before a kernel ever sees it.
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

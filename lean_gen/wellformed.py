@@ -1,24 +1,6 @@
 """A well-formedness checker for generated obligation files, independent of Lean.
 
-It accepts exactly the shape :mod:`.emit` writes and nothing else:
-
-    /-  header comment  -/
-    namespace <Ident>
-    ( /-- docstring -/
-      theorem <ident> : <statement> := by decide
-      #print axioms <ident> )*
-    end <Ident>
-
-and checks: block comments balanced (Lean's nest, so ``/-`` inside a comment
-is an error); identifiers sanitised (``[A-Za-z_][A-Za-z0-9_]*``) and unique;
-every statement parses in the subset (:mod:`.syntax`), prints back to the same
-text (canonical form), is well typed (no mixed Nat/Int relation, no Nat
-subtraction) and is closed; the only proof is ``by decide``; each theorem is
-followed by its own ``#print axioms``; no forbidden word (``sorry``,
-``native_decide``, ``nativeDecide``, ``axiom``, ``import``, ``#eval``,
-``set_option``, ``admit``, …) outside comments. The mutation suite bypasses
-this checker on purpose: it shows the kernel and the audit catch what the
-checker would have caught first.
+Design notes: `docs/architecture.md` (this module's section).
 """
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
 """Replay of CUMCM 2024 C (crop planting), question 1.
 
-Witness: a 2024-2030 planting plan per surplus case, rows
-``{year, season, plot, crop_id, area_mu}`` at
-``experiment_result.q1.waste_plan`` and ``experiment_result.q1.discount_plan``.
-From attachments 1-2 (``anchors/<task>/data/``) the replay derives, exactly
-(Fractions), whether each plan obeys the statement's rules (1 = feasible, 0 =
-not) and, for a feasible plan only, its 2024-2030 profit under its surplus rule
-(an infeasible plan is a gap for the profit: it cannot vouch for an optimum).
-
-Economic model (the statement's Q1, prices at the middle of the 2023 range):
-
-* expected sales of a crop in a year = its 2023 production, sum over the 2023
-  rows of area x yield of that plot type and season (the statement: sales,
-  yields, costs and prices stay at their 2023 values);
-* a year's production of a crop is sold up to its expected sales, the highest
-  priced production first (the plot type and season fix the price); the rest
-  is the surplus: case 1 wastes it, case 2 sells it at 50 % of its price;
-* cost = area x cost per mu of the plot type and season; profit = revenue - cost.
-
-Feasibility rules checked (``RULES`` below names them; docs in the README).
-
-Arithmetic: a parsed area is an integer number of 1e-6 mu (an accepted area
-has at most 6 decimal places), a Fraction-area plan is brought to integers
-over its areas' least common denominator, and the 2023 data are integers over
-common denominators (``Official.scaled``); sums run on integers and each
-result is formed as one Fraction at the end.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
 """Exact Q1 optimum of CUMCM 2024 C under the replay's rules, as a MILP solved by HiGHS.
 
-The feasible set is exactly the set of plans :func:`crop_planting.plan_violations`
-accepts, and the objective is exactly :func:`crop_planting.plan_profit`, so the
-optimal plan, replayed, gives the optimum back:
-
-* ``x[p,c,y,s]`` area (mu) of crop ``c`` on plot ``p`` in year ``y``, season ``s``
-  (only the admissible crops of the plot type and season); ``z`` its 0/1
-  indicator with ``0.3 z <= x <= A_p z`` (minimum row area, plot area);
-* per plot and season ``sum_c x <= A_p`` (irrigated: rice plus each vegetable
-  season ``<= A_p``); one crop in an irrigated plot's second season;
-* continuous cropping: ``z[p,c,prev] + z[p,c,next] <= 1`` for consecutive
-  seasons; a crop planted on the plot in the 2023 season just before is fixed off;
-* legumes on all of the plot's land: in each 3-year window from 2023-2025 to
-  2028-2030, ``sum x[legume]`` over the window's seasons (plus the plot's 2023
-  legume area in the first window) is at least the plot area;
-* sales: ``q[c,y,t,s] <= yield * sum x`` per crop, year, plot type and season,
-  ``sum q[c,y,.,.] <= expected sales of c``; revenue ``price * q``, plus
-  ``price/2 * (production - q)`` in the discount case; cost ``cost * x``.
-
-scipy (HiGHS) is an optional extra: ``pip install 'mmverify[replay]'``.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,37 +1,6 @@
 """Replay of CUMCM 2023 A (heliostat field): annual optical efficiency and output.
 
-Q1 is decided by the statement and its attachment alone: the tower at the
-field's centre, 6 m x 6 m mirrors mounted at 4 m, at the 1745 positions of the
-attachment (``data/heliostat_positions.csv``). Its values do not depend on the
-artifact.
-
-Q2 and Q3 are replayed from the layout the artifact hands in (witness):
-``reproduced.design_summary[i].heliostats`` (i = 1 for Q2, 2 for Q3), one row
-per mirror, either ``[x, y]`` (the design's common ``mirror_width_m``,
-``mirror_height_m`` and ``installation_height_m`` apply) or
-``[x, y, width, height, installation_height]``; metres, field coordinates
-(origin at the field's centre, x east, y north); the tower stands at the
-design's ``tower_xy``.
-
-Optics: :mod:`.heliostat_optics` (statement appendix; sample sizes declared
-there). Derived per question ``qk``:
-
-* ``qk.annual_optical_efficiency``, ``qk.annual_cosine_efficiency``,
-  ``qk.annual_shadow_blocking_efficiency``, ``qk.annual_truncation_efficiency``,
-  ``qk.annual_atmospheric_efficiency`` (area-weighted field means over the 60
-  instants), ``qk.annual_thermal_power_mw``, ``qk.unit_area_power_kw_m2``;
-* for the witnessed layouts (q2, q3), the statement's rules as numbers a gate
-  bounds: ``mirror_count``, ``mirror_area_m2``, ``min_side_m``, ``max_side_m``,
-  ``min_width_minus_height_m``, ``min_mount_m``, ``max_mount_m``,
-  ``min_ground_clearance_m`` (mounting height minus half the mirror height),
-  ``min_spacing_margin_m`` (over every pair of mirrors, the distance of their
-  centres minus 5 m minus the wider of the two widths; no pair: a gap),
-  ``min_tower_distance_m`` (nearest mirror centre to the tower's foot) and
-  ``max_field_radius_m`` (farthest mirror centre from the field's centre).
-
-Rounding: efficiencies to ``EFF_PLACES`` decimals, power (MW) to 4, unit
-power (kW/m2) to 6, lengths to 4, areas to 4; each value an exact Fraction of
-the rounded decimal. Counts and sizes read from the witness are exact.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,47 +1,6 @@
 """Optics of a heliostat field by the formulas of CUMCM 2023 A (appendix).
 
-Coordinates: the field frame of the statement, x east, y north, z up, metres.
-The receiver is the lateral surface of a vertical cylinder of diameter 7 m and
-height 8 m whose centre (the aim point of every mirror) is 80 m above the
-tower's foot. Each mirror is a flat rectangle centred at its installation
-height, its lower and upper edges horizontal, its normal the bisector of the
-directions to the sun's centre and to the receiver's centre.
-
-At each of the 60 instants (the 21st of every month at 9:00, 10:30, 12:00,
-13:30 and 15:00 local solar time, latitude 39.4 N) the sun's altitude and
-azimuth and the DNI (altitude H = 3 km) follow appendix 1-2. Per mirror:
-
-* cosine efficiency: the cosine of the angle between the sun and the normal;
-* atmospheric transmission: 0.99321 - 0.0001176 d + 1.97e-8 d^2, d the
-  distance (m) from the mirror centre to the receiver centre;
-* shadow and blocking efficiency: the share of ``SB_GRID`` x ``SB_GRID``
-  points (cell centres of the mirror) whose ray toward the sun (shadow) or
-  whose reflected ray (blocking) meets another mirror, or whose ray toward the
-  sun meets the tower (taken as the receiver's cylinder, radius 3.5 m, from
-  the ground to 84 m: the statement gives no other tower size), subtracted
-  from 1;
-* truncation efficiency: of the light the points left over reflect, the share
-  that meets the receiver. Each point reflects a cone of half-angle 4.65 mrad
-  about the mirror's reflected ray, sampled by ``CONE_SAMPLES`` directions
-  spread evenly over the sun's disc (a sunflower pattern, uniform intensity);
-  a ray is traced to the image plane through the receiver's centre square to
-  the central reflected ray, displaced there by its angle times its distance
-  (first order in 4.65 mrad), and tested against the cylinder exactly;
-* optical efficiency: the product of the four with the reflectivity 0.92.
-
-The field's output at an instant is DNI x sum(A_i eta_i) (appendix 3); its
-efficiencies are the means over mirrors weighted by mirror area (for equal
-mirrors, the plain means); annual values are the means over the 60 instants
-(that is, of the monthly means of the 5 instants).
-
-Candidate pairs for shadow and blocking are the mirror pairs whose centres
-lie within a reach that no ray can exceed before it climbs above every mirror;
-at each instant a pair is tested point by point only when the ray from the
-first mirror's centre passes the second mirror's centre closer than the sum of
-their half-diagonals. Everything is vectorised with numpy, in float64; the
-result depends only on the field, not on the order of the mirrors (each
-mirror's sums are over its own points, then summed in a fixed order after a
-canonical sort of the rows, see ``Field.canonical``).
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,32 +1,9 @@
 """Replay of CUMCM 2023 B (multibeam survey lines).
 
-Not split (about 540 lines): one task's replay reads as one piece, the swath
+Not split (about 520 lines): one task's replay reads as one piece, the swath
 geometry of Q1/Q2, then the Q3 closed form and the Q4 lines that build on it.
 
-Swath geometry (statement, Q1/Q2). A transducer at depth ``D`` above a seabed
-whose cross-track slope is ``a`` sends its outer beams at half the opening
-angle, ``h = 60 deg``, from the vertical. The outer beam on the deep side meets
-the seabed at the horizontal distance ``D sin h cos a / cos(h + a)``, the one on
-the shallow side at ``D sin h cos a / cos(h - a)``; the strip's horizontal width
-``W`` is their sum (``2 D tan h`` on a flat bed). Adjacent strips ``i`` and
-``j`` overlap by the width both cover; their overlap rate is that width over
-the mean of their two widths, which is the statement's ``1 - d / W`` on a flat
-bed (both widths equal ``W``, the overlap is ``W - d``).
-
-Q3 (statement only). Area 2 nmi (N-S) x 4 nmi (E-W) = 3704 m x 7408 m, centre
-depth 110 m, deep in the west, slope 1.5 deg. Witness: the positions of
-north-south lines, in metres westward from the shallow east edge; each line
-spans the whole 3704 m. Depth at ``x``: ``110 + (x - 3704) tan 1.5 deg``. The
-strips are intervals across the area, so coverage and overlap are computed in
-closed form (no sampling); the only floating-point error is rounding (about
-1e-12 relative), far below the 4 decimal places reported.
-
-Q4 (attachment). Depth grid of the 4 nmi (W-E) x 5 nmi (S-N) area, step
-0.02 nmi, bilinear between nodes. Witness: straight line segments. See
-``_q4`` for the sampled method and its error.
-
-Derived values are exact Fractions of decimals rounded to the places named in
-``PLACES``: the same witness bytes give the same values on any machine.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

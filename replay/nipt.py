@@ -1,40 +1,6 @@
 """Replay of CUMCM 2025 C (NIPT): the data statistics of a BMI grouping.
 
-Official data: the attachment's male-fetus sheet (男胎检测数据), one row per
-test: mother code, gestational age (``检测孕周`` "11w+6" -> 83 days), the
-mother's BMI at that test and the Y-chromosome concentration (a fraction;
-4 % = 0.04). All arithmetic is exact (Fractions of the attachment's decimals).
-
-Witness (``bmi_timing``): ``grouping`` = ``{"per_mother_bmi": rule, "closed":
-side}`` and, per group, ``bmi_lower`` / ``bmi_upper``, the interval's bounds.
-A mother's BMI for grouping is, by ``rule``:
-
-* ``"first"`` / ``"last"``: her BMI at her earliest / latest test (by
-  gestational age; several tests at that age are averaged, so the
-  attachment's row order never matters);
-* ``"mean"``, ``"min"``, ``"max"``: over all her tests.
-
-``closed`` = ``"right"``: a group holds the mothers with lower < BMI <= upper
-(pandas ``cut``); ``"left"``: lower <= BMI < upper (the statement's [28, 32)).
-An answer that leaves mothers out (a quality filter, say) lists their codes in
-``grouping.excluded_mothers`` (each a mother code of the attachment); they are
-in no group.
-
-Derived, per group ``i < MAX_GROUPS`` by its list position (groups are listed
-in increasing BMI order, which hard order gates enforce; the panel scores the
-first four positions):
-
-* ``g<i>.count``: mothers in the interval;
-* ``g<i>.bmi_min`` / ``g<i>.bmi_max``: the least / greatest of their BMIs;
-* ``g<i>.reached_share`` (only when the group states ``recommended_week``):
-  the share of the group's mothers with a test at or before that week whose
-  Y concentration is at least 4 % (the statement's 达标: 达到或高于4%);
-
-BMIs and shares rounded half-even to ``PLACES`` = 6 decimals (a mean BMI or a
-share is not a terminating decimal in general); and ``grouping.partition_ok`` (1 when the intervals are listed in increasing
-order, each starting where the previous ends, and every male-fetus mother
-not excluded falls in one, else 0), ``data.male_rows`` and ``data.male_mothers`` (the
-attachment's male-fetus tests and distinct mothers: no witness involved).
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,68 +1,7 @@
 """Replay of CUMCM 2024 B (decisions in a production process): expected profit
 per unit of the decisions an artifact hands in, for each situation of table 1.
 
-Witness (Q2, per item of ``experiment_result.q2.best_decisions``): ``case``
-(1-6, the situation of table 1) and the four 0/1 decisions ``inspect_part1``,
-``inspect_part2``, ``inspect_final``, ``dismantle_bad_final``. Q3 witness:
-``experiment_result.q3.decision_bits`` (16 flags, the reference's layout).
-Every number of the model comes from the statement's tables 1 and 2. The
-6 x 16 profits of Q2 depend on the statement alone; they are computed once by
-:func:`statement_tables` and kept, as exact fractions, in
-``data/statement_tables.json`` (a test recomputes them and requires equality),
-so a replay reads them instead of solving 96 models in every process.
-
-The statement fixes the process but not how "profit per unit" is normalised,
-nor what dismantled parts are worth; two readings are replayed, both in exact
-rational arithmetic:
-
-* ``reference`` (the published reproduction of paper B159, closed form). A part
-  that is inspected costs (price + inspection) / (1 - p) per good part and is
-  good; an uninspected part costs its price and is defective with probability p.
-  A product is good with probability g = (1 - d1)(1 - d2)(1 - pf) (d = 0 for an
-  inspected part). Per assembled product, with C = part costs + assembly cost:
-  without final inspection every product is sold and a defective one costs the
-  swap loss L: ``price - C - (1 - g) L``; with final inspection
-  ``g price - C - T + (1 - g) S`` where T is the inspection cost and the
-  dismantling salvage S = dismantle * max(0, 0.38 ((1 - d1) b1 + (1 - d2) b2) - D)
-  (0.38: the reproduction's own recovery share of the good parts' purchase
-  price, not in the statement; D the dismantling cost). Returned units are
-  neither replaced nor dismantled, and dismantled parts do not re-enter.
-* ``statement`` (the statement's process taken literally, per customer). A
-  customer pays the price once and the firm delivers products until the
-  customer holds a good one. Parts: bought (and, if decided, inspected, the
-  defective ones discarded and bought again); assembled (a product of two good
-  parts is defective with probability pf, appendix (1)); inspected or sold. A
-  defective sold unit is swapped: swap loss L (appendix (2): besides the
-  replacement unit, which is the next product delivered) and the returned unit
-  follows step (3). A defective unit found or returned is scrapped or
-  dismantled (cost D); dismantled parts repeat steps (1)-(2) under the same
-  decisions: inspected again if their part is inspected (cost of inspection,
-  a defective one replaced by a newly bought good part), otherwise assembled
-  as they are. Each physical part keeps its (hidden) state, so the process is
-  a finite Markov chain whose states are the hidden states of a recovered
-  pair; the expected cost V until delivery solves a linear system, solved
-  exactly, and the profit is ``price - V``. When a plan dismantles and leaves
-  a part uninspected, a defective part of that kind returns to assembly
-  forever: the expected cost is unbounded and the value is a gap.
-
-Every derived value is the exact rational rounded to ``PLACES`` = 9 decimals
-(error <= 5e-10 yuan; regrets are rounded up, so only an exact optimum gives
-regret 0). Derived per witness row i (0-5, the row of ``best_decisions`` it pairs with):
-``q2.row{i}.profit_reference``, ``q2.row{i}.profit_statement``, their
-``profit_low`` / ``profit_high`` (min/max; both the reference value when the
-statement reading is unbounded), ``best_profit_reference`` /
-``best_profit_statement`` (maximum over the 16 decision sets for that row's
-situation, finite values only), ``regret_statement`` = best - chosen in the
-statement reading, and ``regret`` = the smaller of the two shortfalls best -
-chosen (0 exactly when the chosen decisions are optimal in one of the
-readings). Q3, of the witness bits: ``q3.profit_reference`` under the
-reproduction's 2-stage formula as coded (:func:`q3_reference`, reported: it
-charges nothing for rejected semi-finished products), ``q3.profit_charged`` and
-``q3.profit_charged_no_recovery`` under the same model with every rejected
-semi-finished product charged, with the reproduction's recovery value of
-dismantled items or none (:func:`q3_charged`; the statement fixes no value),
-and ``q3.profit_low`` / ``q3.profit_high``, their min/max, which bracket the
-claim in the hard gate.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

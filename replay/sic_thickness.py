@@ -1,53 +1,7 @@
 """Replay of CUMCM 2025 B (SiC/Si epilayer thickness): the thickness from the
 official spectra by the interference condition.
 
-Physics (statement Q1, 图1). Light of wavenumber ``nu`` (cm^-1) reflected at
-the epilayer surface and at the substrate differs in optical path by
-``2 d sqrt(n^2 - sin^2 theta)`` (``d`` the layer thickness, ``n`` its index,
-``theta`` the incidence angle). Reflectance extrema of one kind (all maxima or
-all minima) sit where that path difference times ``nu`` is an integer ``m``
-plus a fixed phase, so consecutive extrema ``k = 0, 1, ..., K-1`` satisfy
-
-    2 d x_k = m_0 + k,    x_k = sqrt(n(nu_k)^2 - sin^2 theta) * nu_k.
-
-Multi-beam interference (Q3, 图2) sharpens the fringes but leaves them at the
-same phases, so the same relation holds for the Airy reflectance. The index
-may depend on the wavelength (the statement: 折射率不是常数); the witness
-states it in Cauchy form ``n(lambda) = A + B / lambda^2 + C / lambda^4``,
-``lambda = 10^4 / nu`` micrometres (``B = C = 0``: a constant index).
-
-Witness (per item of ``single_angle_fits``, the spectrum named by its
-``sample`` and ``angle_deg``: SiC 10/15 deg = attachments 1/2, Si 10/15 deg =
-attachments 3/4): ``extrema_kind`` ("max" or "min"), ``extrema_cm_minus_1``
-(the wavenumbers of at least ``MIN_EXTREMA`` consecutive extrema of that kind,
-any order) and ``refractive_index`` (``{"A": .., "B_um2": .., "C_um4": ..}``,
-B and C optional). The replay
-
-1. checks that the named extrema are the spectrum's extrema of that kind over
-   the named range: the attachment smoothed by a centred moving average of
-   ``2 * SMOOTH_HALF + 1`` samples (about 10 cm^-1) is scanned for alternating
-   maxima and minima with a hysteresis of ``HYSTERESIS_PCT`` percentage points
-   (``data_extrema``, computed once and stored in ``data/extrema.csv``); each named extremum must
-   lie within ``MATCH_FRACTION`` of the median named spacing of a detected
-   extremum of the same kind, each detected extremum inside the named range
-   must be named once (none skipped, none invented): ``extrema_ok`` = 1,
-   else 0 and no thickness;
-2. fits ``d`` by least squares of ``k`` on ``2 x_k`` (with a free offset
-   ``m_0``): ``d = Sxk / (2 Sxx)`` (centred sums), in micrometres ``10^4``
-   times that; and the fringe period ``P = Snn / Snk`` in cm^-1, the
-   least-squares spacing of the named extrema;
-3. for each wafer (``joint_thickness_summary`` item, by its ``sample``), the
-   joint fit over both angles of that wafer with one ``d`` and an offset per
-   spectrum: ``d = sum Sxk / (2 sum Sxx)``; both angles must state the same
-   index (one wafer, one layer). The wafer's recommended thickness in
-   ``experiment_result`` is this joint value (multi-beam interference does not
-   move the extrema).
-
-Derived values are keyed by the artifact's own list positions (``fit0`` ...
-``fit3``, ``joint0``, ``joint1``): each gate compares an item's claim with the
-replay of that same item, so the order of the lists carries no meaning.
-Thicknesses are rounded to 6 decimals (micrometres), periods to 4 (cm^-1);
-the only floating-point error is rounding, below 1e-9 relative.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,78 +1,10 @@
 """Replay of CUMCM 2025 A (smoke screen): shielded time from each bomb's plan.
 
-Not split (about 630 lines): one task's replay reads as one piece, the plan's
+Not split (about 560 lines): one task's replay reads as one piece, the plan's
 rules, the cloud geometry and the interval search in the order a step uses
 them.
 
-Witness (per bomb, the strategy fields of q1-q5): ``uav`` (FY1-FY5),
-``target_missile`` (M1-M3), ``heading_deg`` (counter-clockwise from +x),
-``speed_mps``, ``drop_time_s`` (after the task is received) and
-``fuse_time_s``. Everything else comes from the statement: missiles fly at
-300 m/s straight at the decoy (origin); a UAV flies level from its start at
-constant heading and speed; the bomb keeps the UAV's horizontal velocity and
-falls under g = 9.8 m/s^2 until the fuse fires; the cloud (radius 10 m) sinks
-at 3 m/s and works for 20 s after the burst, and only while its missile is
-still in flight; the real target is the cylinder of radius 7 m and height
-10 m on (0, 200, 0). A bomb whose fuse fires at or below the ground makes no
-cloud.
-
-The plan's rules (``rule_breaks``): the replay counts, per question, the bombs
-whose speed lies outside 70-140 m/s, each UAV's (heading, speed) pairs beyond
-its first, pairs of one UAV's drops less than 1 s apart, and how far the bombs
-per UAV miss what the question asks (``QUESTION_UAVS``); hard gates require 0
-of each, so a plan breaking a rule of the statement is infeasible.
-
-A cloud blocks a line of sight when the segment from the missile to a target
-point passes within 10 m of the cloud centre. The claims are judged by the
-statement's criterion (``full_target``); the reference's is derived as well and
-reported, read by no gate:
-
-* ``full_target`` (the statement's, 避免来袭导弹发现真目标): every point of the
-  cylinder is blocked. The set of points whose segment to the missile meets a
-  ball is convex, so the solid cylinder is hidden exactly when both rims are;
-  the rims are sampled every 2 deg (180 points each).
-* ``sampled`` (the published reference's): the target counts as hidden when
-  at least a quarter of 27 fixed target points (the axis at z = 0, 5, 10 and
-  8 points every 45 deg on each of the rims z = 0, 10 and the ring z = 5) are
-  blocked, i.e. 7 of 27. It credits time in which most of the target is seen.
-
-Shielding is decided per cloud, as in the reference: a question's shielded
-time for a missile is the measure of the union of the intervals in which one
-of the clouds aimed at it hides the target. Intervals are found on a grid of
-``STEP_S`` inside each cloud's working window, each change of state refined
-by bisection to below 1e-9 s; an interval shorter than the grid step can be
-missed (at most ``STEP_S`` each). Values are rounded to ``PLACES`` decimals.
-
-How the states are found (the result is that of evaluating every target point
-at every grid time and bisection midpoint, only cheaper; every distance is the
-same float as that of the vectorised form this replaced). A distance computed
-with margin mu = |d - 10 m| keeps its side within (mu - EPS) / L of that time,
-L a bound on how fast any target point's distance can change (``_rates``: the
-cloud sinks at 3 m/s, and the missile, flying at the decoy, turns a sight line
-slowly until it comes close to the cloud); EPS = 1e-6 m is far above the
-rounding error. Each evaluation is kept as such a certificate, and a point is
-evaluated again only when no certificate covers the time asked. On top:
-
-* a cloud whose centre is farther than 10 m + REACH from the sight line to the
-  target's centre blocks nothing (one evaluation for the whole target);
-* a missile inside its cloud is hidden from every point;
-* a cloud behind the missile for every target point has the missile as the
-  foot for every point, so every distance is the same float;
-* ``sampled`` counts points until 7 are blocked or 21 are not;
-* ``full_target`` tries the rim point that failed last first, and certifies a
-  whole rim with few evaluations: a blocked point with margin mu whose foot
-  lies a fraction h from the missile keeps blocked every rim point within
-  (mu - EPS - L tau) / h of it for tau either side.
-
-Each state comes with the interval its certificates cover, so the grid scan
-jumps over grid times whose state is already known; a plan repeated across
-questions is replayed once per artifact.
-
-Besides each duration the replay derives its *grid slack*: 0.1 s (the
-reference's time step) times the number of maximal shielded intervals. The
-reference counts instants on a 0.1 s grid; an interval of length L holds
-between L/0.1 - 1 and L/0.1 + 1 grid instants, so its count times 0.1 s is
-within 0.1 s of L, and a union of k intervals within k * 0.1 s.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
 """Replay of MCM 2024 C (momentum in tennis): the data-determined statistics.
 
-The official data (``data/points.csv``: match id, server and point victor of
-the 7,284 points of the 31 Wimbledon 2023 matches in COMAP's file, in file
-order) determine the counts the answer reports, and, under the method the
-artifact names as its witness (``experiment_result.method``), the randomness
-tests and the final's momentum range:
-
-* the point series of a match: ``point_winner`` (1 when player 1 wins the
-  point, else 0) or ``serve_adjusted_residual`` (that minus the expected win
-  rate given the server: ``w`` x the match's rate for that server plus
-  ``1 - w`` x the file's rate for that server, ``w = context_weight``);
-* Ljung-Box with ``ljung_box_lags`` lags on the series (autocorrelations of
-  the demeaned series over its whole sum of squares; Q = n(n+2) sum r_k^2/(n-k);
-  p from the chi-square survival function, in closed form for whole degrees
-  of freedom), per match; the median p over matches, and the number of
-  matches with p < 0.05 (the statement's 5 % level);
-* the Wald-Wolfowitz runs test on the signs (value >= 0) of the series, normal
-  approximation, two-sided; the median p over matches;
-* momentum: ``short_weight`` x EWMA(span ``ewma_short_span``) + (1 -
-  ``short_weight``) x EWMA(span ``ewma_long_span``) of the series (EWMA with
-  alpha = 2 / (span + 1), started at the first value); its range (max - min)
-  in the final (the file's last match, Alcaraz v Djokovic).
-
-Floats in pure Python (no numpy: a score imports none), each value rounded to
-documented places and returned as an exact Fraction. A witness that is absent
-or malformed leaves the witness-dependent values as gaps with the reason.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,51 +1,7 @@
 """Replay of CUMCM 2023 C (vegetable pricing and replenishment): the statement's
 plan rules and the profit arithmetic of the plans an artifact hands in.
 
-Official data (``data/``, converted from attachments 1, 3 and 4): the items and
-their categories, the daily wholesale price of each item, and the loss rates of
-each item and each category. The sales attachment (附件2) is not part of the
-data (see ``data/PROVENANCE.md``), so nothing here is computed from sales.
-
-Witness, Q3 (1 July, single items): ``reproduced.july1_plan``, one row per item
-``{item_code, replenishment_kg, price_yuan_per_kg, expected_sales_kg}``.
-Derived (``q3.*``):
-
-* ``plan_items``: distinct item codes in the plan (statement: 27-33);
-* ``plan_duplicate_items``: rows beyond the first for an item code;
-* ``plan_unsellable_items``: distinct items not sellable in 2023-06-24..06-30,
-  read as the items attachment 3 quotes a wholesale price for in that week
-  (the items the supermarket bought, so had on offer, then);
-* ``plan_below_min_display``: rows replenished below the statement's minimum
-  display quantity of 2.5 kg;
-* ``plan_oversold_items``: rows whose expected sales exceed what survives the
-  item's loss rate, ``replenishment x (1 - loss rate)`` (attachment 4);
-* ``plan_profit_yuan``: sum over rows of ``price x expected sales - cost x
-  replenishment``, the cost being the item's last wholesale price quoted in
-  2023-06-24..06-30 (2023-06-30 for every item quoted that day): the latest
-  cost the data know when 1 July is planned. A gap when a row's item has no
-  such price.
-
-Witness, Q2 (1-7 July, categories): ``reproduced.week_plan``, one row per
-category and day ``{date, category, replenishment_kg, price_yuan_per_kg,
-unit_cost_yuan_per_kg, expected_sales_kg}`` (dates ``2023-07-01`` ..
-``2023-07-07``, category names of attachment 1). The statement says the
-replenishment is decided without knowing the wholesale prices, so the unit
-cost is the plan's own forecast. Derived (``q2.*``): ``plan_missing_cells``
-(of the 42 category-days, those the plan leaves out), ``plan_duplicate_cells``,
-``plan_unknown_cells`` (a date outside the week or an unknown category),
-``plan_oversold_cells`` (expected sales above ``replenishment x (1 - the
-category's loss rate)``, attachment 4) and ``plan_profit_yuan`` (sum of
-``price x expected sales - unit cost x replenishment``).
-
-Expected sales are the plan's forecast of demand, a modelling choice: the
-replay checks that the claimed profit is the plan's own arithmetic and that the
-plan obeys the statement's rules, not that the forecast is good.
-
-Arithmetic is exact (Fractions of the JSON decimals and of the attachment
-decimals). A witness that is absent or malformed (a row that is not an object,
-a missing or non-numeric field, a negative quantity, a zero cost, more than
-``MAX_ROWS`` rows) leaves every value of its question a gap with the reason;
-a well-formed row that breaks a rule is counted, never a gap.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
 """Replay of MCM 2023 C (predicting Wordle results): what the official data determine.
 
-``data/reported_results.csv`` holds, per day of COMAP's file (7 Jan - 31 Dec
-2022), the date and the number of reported results (see
-``data/PROVENANCE.md``). From it:
-
-* ``data.row_count``: the days in the file (359), whatever the artifact holds;
-* under the forecasting method the artifact names as its witness
-  (``reproduced.forecast_method``), the raw forecast for 1 March 2023 and its
-  interval: the daily differences of the reported results; the drift is the
-  last value of an exponentially weighted mean (``ewma_alpha``, started at
-  the first value) of the last ``drift_window`` differences; the spread is
-  the sample standard deviation (n - 1) of the last ``sigma_window``
-  differences; with the horizon h in days from the last observed day to
-  2023-03-01 (the statement's date), forecast = last value + h x drift and
-  interval = forecast -/+ ``z`` x spread x sqrt(h), the lower end at least 0.
-
-A forecast is a model output: the replay does not judge whether the method is
-a good one (closeness to the panel still does), only that the numbers the
-artifact reports follow from the data under the method it names. Floats,
-rounded to the 3 decimals the answer quotes, returned as exact Fractions.
+The model, its witness, its rules and its rounding: `docs/replays.md`.
 """
 from __future__ import annotations
 
