@@ -215,8 +215,12 @@ def build_identity(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -
     for n in names:
         if n in _RESERVED_VARS or n.startswith("_"):
             raise ctx.fail(f"vars/{n}", f"variable name {n!r} is reserved")
-    var_paths = tuple(ctx.path(raw_vars[n], f"vars/{n}") for n in names)
-    _same_list(list(var_paths), ctx, "vars")
+    aggregates = [(n, k) for n in names if isinstance(raw_vars[n], dict) for k in raw_vars[n]]
+    if len(aggregates) > 1 or any(k not in ("max", "min") for _, k in aggregates):
+        raise ctx.fail("vars", "at most one variable may be an aggregate, written {\"max\": path} or {\"min\": path}")
+    aggregated = dict(aggregates)
+    var_paths = tuple(ctx.path(raw_vars[n][aggregated[n]] if n in aggregated else raw_vars[n], f"vars/{n}")
+                      for n in names)
     try:
         ident = identity_of(spec.get("expr", ""), names, var_paths)
         # sympy's reading of the sides (cached with the anchors' content, so
@@ -225,7 +229,30 @@ def build_identity(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -
         side_texts(spec["expr"], names)
     except IdentityError as exc:
         raise ctx.fail("expr", str(exc)) from None
-    return Gate(inputs=var_paths, identity=ident, **common)
+    if not aggregates:
+        _same_list(list(var_paths), ctx, "vars")
+        return Gate(inputs=var_paths, identity=ident, **common)
+    return Gate(inputs=var_paths, identity=ident, aggregate=_aggregate(aggregates, names, var_paths, ctx, spec),
+                **common)
+
+
+def _aggregate(aggregates: list[tuple[str, str]], names: tuple[str, ...], var_paths: tuple[FieldPath, ...],
+               ctx: _Ctx, spec: Mapping[str, Any]) -> tuple[str, str]:
+    """``(name, "max" | "min")`` of an identity's one aggregated variable: a
+    ``[*]`` list read whole, standing alone on one side of the relation (so
+    that the relation to its largest or smallest element is stated element by
+    element, never folded); every other variable is a scalar."""
+    from .identity import whole_side_names
+
+    name, kind = aggregates[0]
+    for n, p in zip(names, var_paths):
+        if (n == name) != p.is_list:
+            raise ctx.fail(f"vars/{n}", f"the aggregate {name} reads a [*] list and every other variable a scalar"
+                           if n != name else f"{kind} of {p.text}: the path must be a [*] list")
+    if name not in whole_side_names(spec["expr"], names):
+        raise ctx.fail("expr", f"the aggregate {name} must stand alone on one side of the relation ({name} == ..., "
+                               f"... <= {name})")
+    return name, kind
 
 
 def build_finite_domain(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -> Gate:

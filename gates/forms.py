@@ -15,8 +15,9 @@ from . import identity
 from .compile import compile_gates
 from .exact import ABSENT, LABEL, NUMBER, WRONG, Read, read, read_light, show, type_name
 from .model import Gate, GateInstance, GateReport, GateVerdict, make_instance
-from .predicates import (ZERO, domain_member, fraction, identity_verdict, integer_holds, order_broken, partition_holds,
-                         range_holds, verdict_identity, verdict_integer, verdict_of, verdict_order, verdict_range)
+from .predicates import (ZERO, aggregate_values, domain_member, fraction, identity_verdict, integer_holds,
+                         order_broken, partition_holds, range_holds, verdict_identity, verdict_integer, verdict_of,
+                         verdict_order, verdict_range)
 from .registry import FORM_TABLE
 
 _RUN = object()  # evaluate_gates default: run the task's replay
@@ -351,6 +352,10 @@ def expand_order(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] |
     return _order_list(gate, data, reader) if gate.chain_list is not None else None
 
 
+def expand_identity(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
+    return [_identity_aggregate(gate, data, reader)] if gate.aggregate is not None else None
+
+
 def expand_partition_sum(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance] | None:
     if gate.total is None or not gate.total.is_list:
         return [_partition_whole(gate, data, reader)]
@@ -473,6 +478,54 @@ def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, st
 
     return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
                      relation=ident.relation, identity=ident)
+
+
+def _identity_aggregate(gate: Gate, data: Any, reader: _Reader) -> GateInstance | GateVerdict:
+    """The one instance of an identity over a list's largest (smallest) element."""
+    ident, (name, kind) = gate.identity, gate.aggregate
+    assert ident is not None
+    k = ident.var_names.index(name)
+    container = _list_of(data, gate.inputs[k])
+    if isinstance(container, _ListGap):
+        return _gap_list(gate, container, reader.light)
+    elements = reader.elements(gate.inputs[k])
+    reads = [reader.scalar(p) for p in gate.inputs[:k]] + elements + [reader.scalar(p) for p in gate.inputs[k + 1:]]
+    screened = _screen(gate, None, reads, light=reader.light)
+    if screened is not None:
+        return screened
+    tol = gate.tolerance or ZERO
+    values = aggregate_values(gate, [r.number for r in reads])
+    decided = verdict_identity(gate, values, tol)
+    if reader.light:
+        return _light(gate, None, reads, *decided)
+    verdict, reason = decided
+    made: dict[str, Any] = {}
+
+    def exact() -> dict[str, Any]:
+        if not made:
+            operands = tuple([fraction(r.number) for r in reads])
+            bound = tuple([fraction(v) for v in values])
+            lhs_p, rhs_p = ident.evaluate(bound)
+            _agreed(decided, identity_verdict(gate, lhs_p, rhs_p, tol), gate)
+            made.update(operands=operands, bindings=tuple(zip(ident.var_names, bound)),
+                        lhs_value=pair_fraction(*lhs_p) if lhs_p is not None else None,
+                        rhs_value=pair_fraction(*rhs_p) if rhs_p is not None else None)
+        return made
+
+    def detail() -> str:
+        texts = {n: r.text for n, r in zip(ident.var_names, reads[:k] + [None] + reads[k + len(elements):]) if r}
+        texts[name] = show(fraction(values[k]))
+        shown = identity.with_values(ident.expr, texts)
+        lhs_v, rhs_v = exact()["lhs_value"], made["rhs_value"]
+        text = (f"{ident.expr} with {name} the {'largest' if kind == 'max' else 'smallest'} of "
+                f"{len(elements)} value(s) of {gate.inputs[k].text}: {shown}, i.e. {show(lhs_v)} "
+                f"{identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}")
+        if verdict != "pass":
+            text += f", violating {ident.relation}"
+        return text + _tol_note(gate)
+
+    return _instance(gate, None, reads, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
+                     relation=ident.relation, identity=ident, aggregate=(name, kind, k, len(elements)))
 
 
 def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:

@@ -12,10 +12,10 @@ from mmverify.reading.numbers import exact_text
 from .compile import (build_finite_domain, build_identity, build_integer, build_order, build_partition_sum,
                       build_range)
 from .forms import (decide_finite_domain, decide_identity, decide_integer, decide_order, decide_partition_sum,
-                    decide_range, expand_order, expand_partition_sum)
+                    decide_range, expand_identity, expand_order, expand_partition_sum)
 from .predicates import (verdict_finite_domain, verdict_identity, verdict_integer, verdict_order,
                          verdict_partition_sum, verdict_range)
-from .quick import quick_order, quick_partition_sum
+from .quick import quick_identity, quick_order, quick_partition_sum
 from .model import Gate, GateInstance
 from .registry import FORM_TABLE, FORMS, Form, FormName  # noqa: F401  (the table's names, also read from here)
 
@@ -59,8 +59,10 @@ def _claim_order(i: GateInstance, tol: Fraction) -> tuple:
 
 
 def _claim_identity(i: GateInstance, tol: Fraction) -> tuple:
-    from mmverify.lean_gen.claims import claim_identity
+    from mmverify.lean_gen.claims import claim_identity, claim_identity_aggregate
 
+    if i.aggregate is not None:
+        return claim_identity_aggregate(i.identity.expr, i.bindings, i.aggregate, i.operands, tol, i.paths)
     return claim_identity(i.identity.expr, i.bindings, tol, i.paths)
 
 
@@ -105,7 +107,7 @@ FORM_TABLE.update({f.name: f for f in (
          _order_bounds_field, verdict=verdict_order, expand=expand_order, quick=quick_order),
     Form("identity", frozenset({"expr", "vars"}),
          build_identity, decide_identity, _identity_bounds, _claim_identity, _relates,
-         verdict=verdict_identity),
+         verdict=verdict_identity, expand=expand_identity, quick=quick_identity),
     Form("finite_domain", frozenset({"path", "values"}),
          build_finite_domain, decide_finite_domain,
          lambda i: {"domain": list(i.domain), "member": i.member}, _claim_domain, _relates,

@@ -146,6 +146,13 @@ def _check_text(expr: Any, var_names: Sequence[str]) -> tuple[str, str, ast.AST,
     return text, _REL[op], body.left, body.comparators[0]
 
 
+def whole_side_names(expr: str, var_names: Sequence[str]) -> frozenset[str]:
+    """The variables that make up a whole side of the relation by themselves
+    (``best`` in ``best == top``)."""
+    _, _, left, right = _checked(expr, var_names)
+    return frozenset(side.id for side in (left, right) if isinstance(side, ast.Name))
+
+
 def parse_identity(expr: str, var_names: Sequence[str]) -> tuple[str, Any, Any]:
     """(relation, lhs, rhs) of an anchor's identity text, sides as sympy
     expressions; IdentityError on any defect."""

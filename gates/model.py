@@ -125,7 +125,9 @@ class Gate:
     * integer: ``binary`` (x in {0, 1} instead of x in Z);
     * order: ``chain`` (the paths, in order) or ``chain_list`` (one ``[*]``
       path whose elements must be ordered); ``strict``;
-    * identity: ``identity`` (:class:`Identity`);
+    * identity: ``identity`` (:class:`Identity`); ``aggregate`` ``(name, "max"
+      | "min")`` when one variable is the largest or smallest element of a
+      ``[*]`` list (its path), read whole: the gate then has one instance;
     * finite_domain: ``domain`` (member texts as written) and
       ``domain_numbers`` (Fraction for members that are decimal texts, else None);
     * partition_sum: ``parts`` (paths; a ``[*]`` part contributes every element,
@@ -151,6 +153,7 @@ class Gate:
     chain_list: FieldPath | None = None
     strict: bool = False
     identity: Identity | None = None
+    aggregate: tuple[str, str] | None = None
     domain: tuple[str, ...] = ()
     domain_numbers: tuple[Fraction | None, ...] = ()
     parts: tuple[FieldPath, ...] = ()
@@ -220,6 +223,9 @@ class GateInstance:
     * identity: ``relation``, ``identity`` (the gate's :class:`Identity`;
       ``lhs``/``rhs`` give its sides in sympy, built on first use), ``bindings`` ((name,
       Fraction) pairs in ``vars`` order), ``lhs_value``/``rhs_value`` (exact);
+      over an aggregate, ``operands`` hold every element of its list in place
+      of the one variable, ``bindings`` its largest (smallest) element, and
+      ``aggregate`` says where the elements are;
       predicate: ``==`` is ``|l - r| <= tol``, ``<=``/``<`` are ``l <(=) r + tol``,
       ``>=``/``>`` are ``l >(=) r - tol``;
     * finite_domain: ``domain`` (member texts), ``domain_numbers``, ``label``
@@ -253,6 +259,9 @@ class GateInstance:
     relation: Relation | None = None
     identity: Identity | None = field(default=None, repr=False, compare=False)
     bindings: tuple[tuple[str, Fraction], ...] = ()
+    # identity over an aggregate: (name, "max" | "min", first, count), the
+    # list's elements being operands[first:first + count] (bindings hold its value)
+    aggregate: tuple[str, str, int, int] | None = None
     lhs_value: Fraction | None = None
     rhs_value: Fraction | None = None
     domain: tuple[str, ...] = ()

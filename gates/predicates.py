@@ -221,3 +221,15 @@ def partition_holds(parts: list[Fraction], total: Fraction, tol: Fraction) -> tu
     """(sum of the parts, whether it is within tol of the total)."""
     s = sum(parts, ZERO)
     return s, abs(s - total) <= tol
+
+
+def aggregate_values(gate: Gate, numbers: Sequence[Any]) -> list[Any]:
+    """One value per variable of an aggregate identity from the numbers read
+    in its input order (the list's elements in place of the aggregate): the
+    list's largest or smallest element, compared exactly."""
+    assert gate.aggregate is not None and gate.identity is not None
+    name, kind = gate.aggregate
+    k = gate.identity.var_names.index(name)
+    n_list = len(numbers) - (len(gate.identity.var_names) - 1)
+    pick = max if kind == "max" else min
+    return [*numbers[:k], pick(numbers[k:k + n_list], key=fraction), *numbers[k + n_list:]]

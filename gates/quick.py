@@ -13,7 +13,7 @@ from . import predicates
 from .compile import compile_gates
 from .model import Gate
 from .quickcode import all_usable, compile_check
-from .predicates import ZERO
+from .predicates import ZERO, aggregate_values
 from .registry import FORM_TABLE
 
 
@@ -104,6 +104,26 @@ def quick_order(gate: Gate) -> Check | None:
             return None
         return list(range(len(values) - 1))
     return chain
+
+
+def quick_identity(gate: Gate) -> Check | None:
+    if gate.aggregate is None:
+        return None
+    ident = gate.identity
+    assert ident is not None
+    tol = gate.tolerance or ZERO
+    k = ident.var_names.index(gate.aggregate[0])
+    listed, scalars = gate.inputs[k], gate.inputs[:k] + gate.inputs[k + 1:]
+
+    def whole(values_of: Values) -> list[int | None] | None:
+        elements = values_of.numbers(listed)
+        others = [values_of.scalar(p) for p in scalars]
+        if elements is None or not all_usable(others):
+            return None
+        numbers = [*others[:k], *elements, *others[k:]]
+        return [None] if predicates.verdict_identity(gate, aggregate_values(gate, numbers), tol)[0] == "pass" \
+            else None
+    return whole
 
 
 def quick_partition_sum(gate: Gate) -> Check | None:

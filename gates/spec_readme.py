@@ -37,7 +37,9 @@ def _check(g: Gate) -> str:
     if g.form == "integer":
         return f"`{g.inputs[0].text}` in " + ("{0, 1}" if g.binary else "Z")
     if g.form == "identity":
-        binds = ", ".join(f"{n} = `{p.text}`" for n, p in zip(g.identity.var_names, g.identity.var_paths))
+        agg = dict([g.aggregate]) if g.aggregate else {}
+        binds = ", ".join(f"{n} = {agg[n]} of `{p.text}`" if n in agg else f"{n} = `{p.text}`"
+                          for n, p in zip(g.identity.var_names, g.identity.var_paths))
         return f"`{g.identity.expr}` ({binds})"
     if g.form == "order":
         op = " < " if g.strict else " <= "

@@ -369,6 +369,57 @@ def parse_sides(expr: str) -> tuple[str, str, ast.AST, ast.AST]:
     return text, _RELATIONS[type(body.ops[0])], body.left, body.comparators[0]
 
 
+_FLIPPED = {"==": "==", "<=": ">=", ">=": "<=", "<": ">", ">": "<"}
+
+
+def claim_identity_aggregate(expr: str, bindings: Sequence[tuple[str, Fraction]],
+                             aggregate: tuple[str, str, int, int], operands: Sequence[Fraction], tol: Fraction,
+                             srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
+    """The claim of an identity ``S rel A`` whose variable ``A`` is the largest
+    (smallest) element of a list, stated element by element and never folded:
+    for ``A = max x_i``, ``S >= A`` is ``∧ S >= x_i``, ``S <= A`` is
+    ``∨ S <= x_i``, and ``S == A`` is ``(∧ S >= x_i) ∧ (∨ S <= x_i)`` (with a
+    tolerance, each comparison within it); for ``min`` the roles of ``∧`` and
+    ``∨`` swap. Each comparison is :func:`claim_identity`'s claim of ``S rel
+    x_i``. ``operands`` and ``srcs`` hold the elements at
+    ``[first, first + count)`` in place of the aggregate."""
+    name, kind, first, count = aggregate
+    text, relation, lhs, rhs = parse_sides(expr)
+    on_left = isinstance(lhs, ast.Name) and lhs.id == name
+    other = rhs if on_left else lhs
+    if not (on_left or (isinstance(rhs, ast.Name) and rhs.id == name)) or count < 1:
+        raise NotExpressible("the aggregate does not stand alone on one side")
+    relation = _FLIPPED[relation] if on_left else relation
+    other_text = ast.get_source_segment(text, other)
+    names = [n for n, _ in bindings]
+    k = names.index(name)
+    scalar_srcs = list(srcs[:first]) + [None] + list(srcs[first + count:])
+
+    def each(rel: str) -> list[tuple[Prop, int]]:
+        out = []
+        for i in range(count):
+            bound = [(n, operands[first + i] if n == name else v) for n, v in bindings]
+            where = scalar_srcs[:k] + [srcs[first + i] if first + i < len(srcs) else None] + scalar_srcs[k + 1:]
+            claim, d, _ = claim_identity(f"{other_text} {rel} {name}", bound, tol, where)
+            out.append((claim, d))
+        return out
+
+    every, some = ((">=", "<=") if kind == "max" else ("<=", ">="))
+    if relation == "==":
+        alls, anys = each(every), each(some)
+        claim = syntax.conj([syntax.conj([c for c, _ in alls]), syntax.disj([c for c, _ in anys])])
+        ds = [d for _, d in alls + anys]
+    else:
+        universal = relation in ((">=", ">") if kind == "max" else ("<=", "<"))
+        parts = each(relation)
+        claim = (syntax.conj if universal else syntax.disj)([c for c, _ in parts])
+        ds = [d for _, d in parts]
+    how = (f"{name} is the {'largest' if kind == 'max' else 'smallest'} of {count} element(s), stated element by "
+           f"element (every element, and one element, as the relation needs); each comparison as written, its "
+           f"variables scaled by 10^d, d the most decimals of its values")
+    return claim, max(ds), how
+
+
 def claim_identity(expr: str, bindings: Sequence[tuple[str, Fraction]], tol: Fraction,
                    srcs: Sequence[str | None] = ()) -> tuple[Prop, int, str]:
     text, relation, lhs, rhs = parse_sides(expr)

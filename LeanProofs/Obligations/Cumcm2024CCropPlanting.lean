@@ -3,8 +3,8 @@
   task: cumcm-2024-c-crop-planting
   artifact: oracle artifact
   values from: anchors/cumcm-2024-c-crop-planting/oracle.json
-  obligations: 20 (20 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 18 (18 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   vouched checks, decided outside the kernel and not obligations: 2
     - q1.waste_plan_feasible (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 1 = 1
     - q1.discount_plan_feasible (identity, hard): pass, replay-vouched: every value it reads is derived by the replay; as integers: 1 = 1
@@ -113,29 +113,13 @@ theorem cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_1 : 1185506
 theorem cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_2 : 11855069819 ≤ 11982763674 := by decide
 #print axioms cumcm_2024_c_crop_planting_q3_correlated_cvar_not_above_mean_2
 
-/-- gate q3.best_is_max_over_plans[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan [yuan]
-    expression: best >= ccvar10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
+/-- gate q3.best_is_max_over_plans (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan [yuan]
+    expression: best == top
+    scale: 10^2; top is the largest of 3 element(s), stated element by element (every element, and one element, as the relation needs); each comparison as written, its variables scaled by 10^d, d the most decimals of its values
     tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_0 : 11855069819 ≤ 11855069819 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_0
-
-/-- gate q3.best_is_max_over_plans[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan [yuan]
-    expression: best >= ccvar10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_1 : 11855069819 ≤ 11855069819 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_1
-
-/-- gate q3.best_is_max_over_plans[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.q2_q3.best_correlated_cvar10_profit_yuan [yuan], experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan [yuan]
-    expression: best >= ccvar10
-    scale: 10^2; variables scaled by 10^2; the expression as written; both sides multiplied by 100 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_2 : 11855069819 ≤ 11855069819 := by decide
-#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans_2
+theorem cumcm_2024_c_crop_planting_q3_best_is_max_over_plans : 11855069819 ≤ 11855069819 ∧ 11855069819 ≤ 11855069819 ∧ 11855069819 ≤ 11855069819 ∧ (11855069819 ≤ 11855069819 ∨ 11855069819 ≤ 11855069819 ∨ 11855069819 ≤ 11855069819) := by decide
+#print axioms cumcm_2024_c_crop_planting_q3_best_is_max_over_plans
 
 /-- gate q3.spearman_range (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.q2_q3.spearman_price_cost [1]

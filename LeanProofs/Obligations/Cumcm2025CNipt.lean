@@ -3,8 +3,8 @@
   task: cumcm-2025-c-nipt
   artifact: oracle artifact
   values from: anchors/cumcm-2025-c-nipt/oracle.json
-  obligations: 111 (110 stated as proved, 1 as refuted: the negation of a violated gate)
-  tautologies among them: 8 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 105 (104 stated as proved, 1 as refuted: the negation of a violated gate)
+  tautologies among them: 4 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   vouched checks, decided outside the kernel and not obligations: 6
     - q2.group_count_replayed_0 (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 67 = 67
     - q2.group_count_replayed_1 (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 67 = 67
@@ -532,65 +532,19 @@ theorem cumcm_2025_c_nipt_q2_group_min_le_max_2 : 3235 ≤ 3437 := by decide
 theorem cumcm_2025_c_nipt_q2_group_min_le_max_3 : 3443 ≤ 4688 := by decide
 #print axioms cumcm_2025_c_nipt_q2_group_min_le_max_3
 
-/-- gate q2.earliest_is_min[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[0].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_0 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_0
+/-- gate q2.earliest_is_min (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[0].recommended_week [week], bmi_timing.groups[1].recommended_week [week], bmi_timing.groups[2].recommended_week [week], bmi_timing.groups[3].recommended_week [week]
+    expression: e == bottom
+    scale: 10^0; bottom is the smallest of 4 element(s), stated element by element (every element, and one element, as the relation needs); each comparison as written, its variables scaled by 10^d, d the most decimals of its values -/
+theorem cumcm_2025_c_nipt_q2_earliest_is_min : 12 ≤ 12 ∧ 12 ≤ 12 ∧ 12 ≤ 12 ∧ 12 ≤ 20 ∧ (12 ≤ 12 ∨ 12 ≤ 12 ∨ 12 ≤ 12 ∨ 20 ≤ 12) := by decide
+#print axioms cumcm_2025_c_nipt_q2_earliest_is_min
 
-/-- gate q2.earliest_is_min[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[1].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_1 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_1
-
-/-- gate q2.earliest_is_min[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[2].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_2 : 12 ≤ 12 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_2
-
-/-- gate q2.earliest_is_min[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.earliest_recommended_week [week], bmi_timing.groups[3].recommended_week [week]
-    expression: e <= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_earliest_is_min_3 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_earliest_is_min_3
-
-/-- gate q2.latest_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[0].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_0 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_0
-
-/-- gate q2.latest_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[1].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_1 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_1
-
-/-- gate q2.latest_is_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[2].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_2 : 12 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_2
-
-/-- gate q2.latest_is_max[3] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[3].recommended_week [week]
-    expression: l >= w
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem cumcm_2025_c_nipt_q2_latest_is_max_3 : 20 ≤ 20 := by decide
-#print axioms cumcm_2025_c_nipt_q2_latest_is_max_3
+/-- gate q2.latest_is_max (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: experiment_result.latest_recommended_week [week], bmi_timing.groups[0].recommended_week [week], bmi_timing.groups[1].recommended_week [week], bmi_timing.groups[2].recommended_week [week], bmi_timing.groups[3].recommended_week [week]
+    expression: l == top
+    scale: 10^0; top is the largest of 4 element(s), stated element by element (every element, and one element, as the relation needs); each comparison as written, its variables scaled by 10^d, d the most decimals of its values -/
+theorem cumcm_2025_c_nipt_q2_latest_is_max : 12 ≤ 20 ∧ 12 ≤ 20 ∧ 12 ≤ 20 ∧ 20 ≤ 20 ∧ (20 ≤ 12 ∨ 20 ≤ 12 ∨ 20 ≤ 12 ∨ 20 ≤ 20) := by decide
+#print axioms cumcm_2025_c_nipt_q2_latest_is_max
 
 /-- gate q1.summary_r2 (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
     sources: experiment_result.male_pseudo_r2 [1], male_lmm.pseudo_r2 [1]

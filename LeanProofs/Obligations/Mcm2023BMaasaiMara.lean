@@ -3,8 +3,7 @@
   task: mcm-2023-b-maasai-mara
   artifact: oracle artifact
   values from: anchors/mcm-2023-b-maasai-mara/oracle.json
-  obligations: 25 (25 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 1 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 23 (23 stated as proved, 0 as refuted: the negation of a violated gate)
   gate instances without an obligation: none
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
@@ -142,27 +141,12 @@ theorem mcm_2023_b_maasai_mara_rows_zones_fill_grid_1 : 13 + 12 + 9 + 2 = 36 := 
 theorem mcm_2023_b_maasai_mara_rows_zones_fill_grid_2 : 10 + 17 + 7 + 2 = 36 := by decide
 #print axioms mcm_2023_b_maasai_mara_rows_zones_fill_grid_2
 
-/-- gate q2.best_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[0].paper_economic_benefit_million [million]
-    expression: best >= b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2023_b_maasai_mara_q2_best_is_max_0 : 141274438 ≤ 154948974 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_best_is_max_0
-
-/-- gate q2.best_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[1].paper_economic_benefit_million [million]
-    expression: best >= b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_b_maasai_mara_q2_best_is_max_1 : 154948974 ≤ 154948974 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_best_is_max_1
-
-/-- gate q2.best_is_max[2] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[2].paper_economic_benefit_million [million]
-    expression: best >= b
-    scale: 10^3; variables scaled by 10^3; the expression as written; both sides multiplied by 1000 to clear denominators -/
-theorem mcm_2023_b_maasai_mara_q2_best_is_max_2 : 130180760 ≤ 154948974 := by decide
-#print axioms mcm_2023_b_maasai_mara_q2_best_is_max_2
+/-- gate q2.best_is_max (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.best_scenario_benefit_million [million], reproduced.scenario_rows[0].paper_economic_benefit_million [million], reproduced.scenario_rows[1].paper_economic_benefit_million [million], reproduced.scenario_rows[2].paper_economic_benefit_million [million]
+    expression: best == top
+    scale: 10^3; top is the largest of 3 element(s), stated element by element (every element, and one element, as the relation needs); each comparison as written, its variables scaled by 10^d, d the most decimals of its values -/
+theorem mcm_2023_b_maasai_mara_q2_best_is_max : 141274438 ≤ 154948974 ∧ 154948974 ≤ 154948974 ∧ 130180760 ≤ 154948974 ∧ (154948974 ≤ 141274438 ∨ 154948974 ≤ 154948974 ∨ 154948974 ≤ 130180760) := by decide
+#print axioms mcm_2023_b_maasai_mara_q2_best_is_max
 
 /-- gate q2.distance_nonneg (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.mean_sanctuary_to_tourism_interaction_distance [cell]

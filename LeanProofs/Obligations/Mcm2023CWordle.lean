@@ -3,8 +3,8 @@
   task: mcm-2023-c-wordle
   artifact: oracle artifact
   values from: anchors/mcm-2023-c-wordle/oracle.json
-  obligations: 27 (27 stated as proved, 0 as refuted: the negation of a violated gate)
-  tautologies among them: 4 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
+  obligations: 26 (26 stated as proved, 0 as refuted: the negation of a violated gate)
+  tautologies among them: 3 (two identical sides: distinct values that are equal, e.g. a summary and its detail)
   vouched checks, decided outside the kernel and not obligations: 2
     - q1.target_date (finite_domain, hard): pass, label-vouched: the gate layer compares the normalised texts; no text enters Lean; as integers: 1445933204758260242788401 = 1445933204758260242788401
     - data.row_count_replayed (identity, claim): pass, replay-vouched: the replay reproduces the claim exactly; as integers: 359 = 359
@@ -145,21 +145,13 @@ theorem mcm_2023_c_wordle_q3_train_range_0 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
 theorem mcm_2023_c_wordle_q3_train_range_1 : 0 ≤ 1 ∧ 1 ≤ 1 := by decide
 #print axioms mcm_2023_c_wordle_q3_train_range_1
 
-/-- gate q3.best_is_max[0] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_tree_holdout_accuracy [1], reproduced.difficulty_metrics[0].holdout_accuracy [1]
-    expression: best >= acc
-    scale: 10^0; variables scaled by 10^0; the expression as written
+/-- gate q3.best_is_max (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.best_tree_holdout_accuracy [1], reproduced.difficulty_metrics[0].holdout_accuracy [1], reproduced.difficulty_metrics[1].holdout_accuracy [1]
+    expression: best == top
+    scale: 10^0; top is the largest of 2 element(s), stated element by element (every element, and one element, as the relation needs); each comparison as written, its variables scaled by 10^d, d the most decimals of its values
     tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_q3_best_is_max_0 : 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_best_is_max_0
-
-/-- gate q3.best_is_max[1] (identity, level B, hard): gate verdict pass; the kernel proves the gate's claim
-    sources: reproduced.best_tree_holdout_accuracy [1], reproduced.difficulty_metrics[1].holdout_accuracy [1]
-    expression: best >= acc
-    scale: 10^0; variables scaled by 10^0; the expression as written
-    tautology: its two sides are the same literal (distinct values that are equal) -/
-theorem mcm_2023_c_wordle_q3_best_is_max_1 : 1 ≤ 1 := by decide
-#print axioms mcm_2023_c_wordle_q3_best_is_max_1
+theorem mcm_2023_c_wordle_q3_best_is_max : 1 ≤ 1 ∧ 1 ≤ 1 ∧ (1 ≤ 1 ∨ 1 ≤ 1) := by decide
+#print axioms mcm_2023_c_wordle_q3_best_is_max
 
 /-- gate data.row_count_integer (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
     sources: reproduced.row_count [count]

@@ -4,7 +4,7 @@
   artifact: panel paper C038
   values from: anchors/cumcm-2024-c-crop-planting/task.json, panel paper C038: values and context
   obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 20
+  gate instances without an obligation: 18
     - data.plots_count (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.data_source.plots
     - q1.discount_not_below_waste (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1.waste_profit_yuan, experiment_result.q1.discount_profit_yuan
     - q2.cvar_not_above_quantile[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[0].cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].q10_profit_yuan
@@ -19,9 +19,7 @@
     - q3.correlated_cvar_not_above_mean[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].mean_profit_yuan
     - q3.correlated_cvar_not_above_mean[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].mean_profit_yuan
     - q3.correlated_cvar_not_above_mean[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].mean_profit_yuan
-    - q3.best_is_max_over_plans[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan
-    - q3.best_is_max_over_plans[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan
-    - q3.best_is_max_over_plans[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan
+    - q3.best_is_max_over_plans (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.best_correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[0].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[1].correlated_cvar10_profit_yuan, experiment_result.q2_q3.risk_summary[2].correlated_cvar10_profit_yuan
     - q3.spearman_range (range): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q2_q3.spearman_price_cost
     - q1.waste_profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1.waste_profit_yuan, ?replay.q1.waste_profit_yuan
     - q1.discount_profit_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.q1.discount_profit_yuan, ?replay.q1.discount_profit_yuan

@@ -4,7 +4,7 @@
   artifact: panel paper C023
   values from: anchors/cumcm-2025-c-nipt/task.json, panel paper C023: values and context
   obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 111
+  gate instances without an obligation: 105
     - q2.week_window[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[0].recommended_week
     - q2.week_window[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].recommended_week
     - q2.week_window[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].recommended_week
@@ -89,14 +89,8 @@
     - q2.group_min_le_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[1].bmi_min, bmi_timing.groups[1].bmi_max
     - q2.group_min_le_max[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[2].bmi_min, bmi_timing.groups[2].bmi_max
     - q2.group_min_le_max[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads bmi_timing.groups[3].bmi_min, bmi_timing.groups[3].bmi_max
-    - q2.earliest_is_min[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[0].recommended_week
-    - q2.earliest_is_min[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[1].recommended_week
-    - q2.earliest_is_min[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[2].recommended_week
-    - q2.earliest_is_min[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[3].recommended_week
-    - q2.latest_is_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[0].recommended_week
-    - q2.latest_is_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[1].recommended_week
-    - q2.latest_is_max[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[2].recommended_week
-    - q2.latest_is_max[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[3].recommended_week
+    - q2.earliest_is_min (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.earliest_recommended_week, bmi_timing.groups[0].recommended_week, bmi_timing.groups[1].recommended_week, bmi_timing.groups[2].recommended_week, bmi_timing.groups[3].recommended_week
+    - q2.latest_is_max (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.latest_recommended_week, bmi_timing.groups[0].recommended_week, bmi_timing.groups[1].recommended_week, bmi_timing.groups[2].recommended_week, bmi_timing.groups[3].recommended_week
     - q1.summary_r2 (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.male_pseudo_r2, male_lmm.pseudo_r2
     - q4.summary_accuracy (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.female_loo_accuracy, female_abnormality.leave_one_out_accuracy
     - q4.positives_within_rows (order): pass, the oracle's file states this same statement, same_as_oracle; reads female_abnormality.positive_count, female_abnormality.rows

@@ -4,7 +4,7 @@
   artifact: panel paper 2315379
   values from: anchors/mcm-2023-b-maasai-mara/task.json, panel paper 2315379: values and context
   obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 25
+  gate instances without an obligation: 23
     - q1.wildlife_sanctuary_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario2_counts.wildlife_sanctuary
     - rows.wildlife_sanctuary_integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].wildlife_sanctuary
     - rows.wildlife_sanctuary_integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].wildlife_sanctuary
@@ -26,9 +26,7 @@
     - rows.zones_fill_grid[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[0].wildlife_sanctuary, reproduced.scenario_rows[0].agricultural_area, reproduced.scenario_rows[0].tourism_area, reproduced.scenario_rows[0].hunting_area, paper_targets.grid_count
     - rows.zones_fill_grid[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[1].wildlife_sanctuary, reproduced.scenario_rows[1].agricultural_area, reproduced.scenario_rows[1].tourism_area, reproduced.scenario_rows[1].hunting_area, paper_targets.grid_count
     - rows.zones_fill_grid[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.scenario_rows[2].wildlife_sanctuary, reproduced.scenario_rows[2].agricultural_area, reproduced.scenario_rows[2].tourism_area, reproduced.scenario_rows[2].hunting_area, paper_targets.grid_count
-    - q2.best_is_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[0].paper_economic_benefit_million
-    - q2.best_is_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[1].paper_economic_benefit_million
-    - q2.best_is_max[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[2].paper_economic_benefit_million
+    - q2.best_is_max (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_scenario_benefit_million, reproduced.scenario_rows[0].paper_economic_benefit_million, reproduced.scenario_rows[1].paper_economic_benefit_million, reproduced.scenario_rows[2].paper_economic_benefit_million
     - q2.distance_nonneg (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.mean_sanctuary_to_tourism_interaction_distance
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).

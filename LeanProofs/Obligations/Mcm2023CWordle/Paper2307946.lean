@@ -4,7 +4,7 @@
   artifact: panel paper 2307946
   values from: anchors/mcm-2023-c-wordle/task.json, panel paper 2307946: values and context
   obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 29
+  gate instances without an obligation: 28
     - q2.bins_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[0]
     - q2.bins_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[1]
     - q2.bins_range[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.eerie.paper_aligned_distribution_pct[2]
@@ -26,8 +26,7 @@
     - q3.holdout_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[1].holdout_accuracy
     - q3.train_range[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[0].train_accuracy
     - q3.train_range[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.difficulty_metrics[1].train_accuracy
-    - q3.best_is_max[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_tree_holdout_accuracy, reproduced.difficulty_metrics[0].holdout_accuracy
-    - q3.best_is_max[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_tree_holdout_accuracy, reproduced.difficulty_metrics[1].holdout_accuracy
+    - q3.best_is_max (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.best_tree_holdout_accuracy, reproduced.difficulty_metrics[0].holdout_accuracy, reproduced.difficulty_metrics[1].holdout_accuracy
     - data.row_count_integer (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.row_count
     - q1.raw_forecast_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_ma_forecast, ?replay.q1.raw_ma_forecast
     - q1.raw_lower_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.forecast_record.raw_80_lower, ?replay.q1.raw_80_lower

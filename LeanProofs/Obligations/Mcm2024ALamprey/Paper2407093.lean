@@ -4,16 +4,13 @@
   artifact: panel paper 2407093
   values from: anchors/mcm-2024-a-lamprey/task.json, panel paper 2407093: values and context
   obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 10
+  gate instances without an obligation: 7
     - q1.male_share_falls_with_food (order): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.sex_ratio_endpoint.abundant_resource_male_share, experiment_result.sex_ratio_endpoint.scarce_resource_male_share
     - q3.gain_matches_stabilities[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[0].adaptive_stability, experiment_result.adaptive_vs_fixed[0].fixed_stability
     - q3.gain_matches_stabilities[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[1].adaptive_stability, experiment_result.adaptive_vs_fixed[1].fixed_stability
     - q3.gain_matches_stabilities[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[2].adaptive_stability, experiment_result.adaptive_vs_fixed[2].fixed_stability
     - q3.gain_matches_stabilities[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[3].adaptive_stability, experiment_result.adaptive_vs_fixed[3].fixed_stability
-    - q3.largest_gain_is_maximum[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct
-    - q3.largest_gain_is_maximum[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct
-    - q3.largest_gain_is_maximum[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct
-    - q3.largest_gain_is_maximum[3] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct
+    - q3.largest_gain_is_maximum (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.adaptive_vs_fixed[0].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[1].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[2].adaptive_gain_pct, experiment_result.adaptive_vs_fixed[3].adaptive_gain_pct
     - q3.largest_gain_matches_stabilities (identity): pass, the oracle's file states this same statement, same_as_oracle; reads experiment_result.largest_stability_gain.adaptive_gain_pct, experiment_result.largest_stability_gain.adaptive_stability, experiment_result.largest_stability_gain.fixed_stability
   Each theorem is closed (integer literals only) and proved by `decide`;
   `#print axioms` after each theorem is the axiom audit (allowed: propext, Quot.sound).
