@@ -4,13 +4,13 @@ import copy
 import json
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import ANCHORS
 from mmverify.reading.artifact import parse_bytes
 from mmverify.cli import main
 from mmverify.gates.forms import evaluate_gates
@@ -18,7 +18,6 @@ from mmverify.replay import multibeam
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2023-b-multibeam-lines"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
 GRID = multibeam.load_official(str(ANCHORS / TASK / "data"))
 # north-south lines 0.03 nmi apart, 2.5 nmi long, every third shifted north: neighbours overlap unevenly

@@ -17,15 +17,9 @@ from mmverify.reading.artifact import parse_bytes
 from mmverify.gates import evaluate_gates
 from mmverify.replay import crop_planting as cp
 from mmverify.replay import run_replay
-from mmverify.tasks import load_task
 from tests.helpers import crop_plans
 
 TASK = "cumcm-2024-c-crop-planting"
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ import json
 import math
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import ANCHORS
 from mmverify.reading.artifact import parse_bytes
 from mmverify.cli import main
 from mmverify.gates.forms import evaluate_gates
@@ -21,15 +21,9 @@ from mmverify.replay import dragon_dance_geometry
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2024-a-dragon-dance"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE_PATH = ANCHORS / TASK / "oracle.json"
 ORACLE = json.loads(ORACLE_PATH.read_text(encoding="utf-8"))
 HARD_REPLAY = ("q5.speed_ratio_replayed", "q5.max_head_speed_replayed", "q5.head_speed_feasible_replayed")
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
 
 
 @pytest.fixture(scope="module")

@@ -33,11 +33,6 @@ OFFICIAL = mb.load_official(os.path.join(TASK_DIR, "data"))   # what the engine 
 GRID = OFFICIAL.grid()
 
 
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK)
-
-
 @pytest.fixture()
 def oracle():
     return copy.deepcopy(parse_file(ORACLE).data)

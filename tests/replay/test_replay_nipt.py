@@ -38,11 +38,6 @@ CLAIMS = tuple(f"bmi_timing.groups[{i}].{w}" for i in range(4)
                for w in ("sample_count", "bmi_min", "bmi_max", "observed_reached_share"))
 
 
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK)
-
-
 @pytest.fixture()
 def oracle():
     return copy.deepcopy(parse_file(ORACLE).data)

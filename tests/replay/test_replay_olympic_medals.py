@@ -3,31 +3,20 @@ official medal table."""
 import copy
 import csv
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmverify.reading.artifact import parse_bytes
+from tests.helpers.replaykit import ANCHORS, parsed
 from mmverify.pipeline.evaluate import reward_of, score_artifact
 from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import olympic_medals, run_replay
 from mmverify.tasks import load_task
 
 TASK = "mcm-2025-c-olympic-medals"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
 GATE = "q1.actual_2024_is_official_table"
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
-
-
-def parsed(obj):
-    return parse_bytes(json.dumps(obj).encode())
 
 
 def verdict(task, obj):

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.reading.artifact import parse_bytes
+from tests.helpers.replaykit import ANCHORS, parsed
 from mmverify.cli import main as cli
 from mmverify.pipeline.evaluate import score_artifact
 from mmverify.gates.forms import evaluate_gates
@@ -23,18 +23,8 @@ from mmverify.replay import production_decision
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2024-b-production-decision"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
 ROWS = "experiment_result.q2.best_decisions"
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
-
-
-def parsed(obj):
-    return parse_bytes(json.dumps(obj).encode())
 
 
 def report(task, obj):

@@ -38,11 +38,6 @@ SCORED = ("experiment_result.si_recommended_thickness_um", "experiment_result.si
           "joint_thickness_summary[1].joint_two_beam_thickness_um")
 
 
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK)
-
-
 @pytest.fixture()
 def oracle():
     return copy.deepcopy(parse_file(ORACLE).data)

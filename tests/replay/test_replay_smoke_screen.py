@@ -11,32 +11,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmverify.reading.artifact import parse_bytes
+from tests.helpers.replaykit import ANCHORS, parsed, verdicts
 from mmverify.pipeline.evaluate import score_artifact
-from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import smoke_screen
 from mmverify.tasks import load_task
 from tests.helpers.smoke_plans import random_plan
 
 TASK = "cumcm-2025-a-smoke-screen"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
 CLAIMS = {"q1": "q1_duration_s", "q2": "q2_duration_s"}
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
-
-
-def parsed(obj):
-    return parse_bytes(json.dumps(obj).encode())
-
-
-def verdicts(task, obj):
-    report = evaluate_gates(task, parsed(obj).data)
-    return {i.gate_id: i.verdict for i in report.instances}
 
 
 def bomb(uav, missile, heading, speed, drop, fuse, duration):

@@ -2,40 +2,24 @@
 Wimbledon file under the method the artifact names."""
 import copy
 import json
-from pathlib import Path
 
 import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmverify.reading.artifact import parse_bytes
+from tests.helpers.replaykit import ANCHORS, parsed, verdicts
 from mmverify.pipeline.evaluate import reward_of, score_artifact
-from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import run_replay, tennis_momentum
 from mmverify.tasks import load_task
 
 TASK = "mcm-2024-c-tennis-momentum"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
 
 
 @pytest.fixture(scope="module")
 def official():
     return tennis_momentum.load_official(str(ANCHORS / TASK / "data"))
-
-
-def parsed(obj):
-    return parse_bytes(json.dumps(obj).encode())
-
-
-def verdicts(task, obj):
-    return {i.gate_id: i.verdict for i in evaluate_gates(task, parsed(obj).data).instances}
 
 
 def test_oracle_replays_to_its_claims(task):

@@ -2,36 +2,20 @@
 forecast for 1 March 2023 and its interval, from COMAP's file."""
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmverify.reading.artifact import parse_bytes
+from tests.helpers.replaykit import ANCHORS, parsed, verdicts
 from mmverify.pipeline.evaluate import reward_of, score_artifact
-from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import run_replay, wordle
 from mmverify.tasks import load_task
 
 TASK = "mcm-2023-c-wordle"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
 REPLAY_GATES = ("data.row_count_replayed", "q1.raw_forecast_replayed", "q1.raw_lower_replayed",
                 "q1.raw_upper_replayed")
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
-
-
-def parsed(obj):
-    return parse_bytes(json.dumps(obj).encode())
-
-
-def verdicts(task, obj):
-    return {i.gate_id: i.verdict for i in evaluate_gates(task, parsed(obj).data).instances}
 
 
 def test_official_data():

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import ANCHORS
 from mmverify.reading.artifact import parse_bytes
 from mmverify.cli import main
 from mmverify.gates.forms import evaluate_gates
@@ -18,16 +19,10 @@ from mmverify.replay import smoke_screen
 from mmverify.tasks import load_task
 
 TASK = "cumcm-2025-a-smoke-screen"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE = json.loads((ANCHORS / TASK / "oracle.json").read_text(encoding="utf-8"))
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "helpers" / "smoke_reference_plans.json")
                        .read_text(encoding="utf-8"))
 SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
 
 
 def parsed(obj):

@@ -5,27 +5,23 @@ data is a gap, never a crash; row order carries no meaning."""
 from __future__ import annotations
 
 import copy
-import json
 import time
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import ANCHORS, parsed, verdicts
 from mmverify.reading.artifact import parse_bytes
 from mmverify.cli import main as cli
 from mmverify.pipeline.evaluate import score_artifact
-from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import run_replay
 from mmverify.replay import vegetable_pricing as vp
-from mmverify.tasks import load_task
 
 TASK = "cumcm-2023-c-vegetable-pricing"
-ANCHORS = Path(__file__).resolve().parents[2] / "anchors"
 ORACLE_PATH = ANCHORS / TASK / "oracle.json"
 ORACLE = parse_bytes(ORACLE_PATH.read_bytes()).data
 Q3_GATES = ("q3.plan_item_count_range", "q3.plan_item_count_claimed", "q3.plan_no_duplicate_items",
@@ -36,30 +32,12 @@ Q2_GATES = ("q2.plan_covers_week", "q2.plan_no_duplicate_cells", "q2.plan_known_
 
 
 @pytest.fixture(scope="module")
-def task():
-    return load_task(TASK, str(ANCHORS))
-
-
-@pytest.fixture(scope="module")
 def official():
     return vp.load_official(str(ANCHORS / TASK / "data"))
 
 
 def oracle():
     return copy.deepcopy(ORACLE)
-
-
-def parsed(obj):
-    """Through the JSON text, as an artifact arrives (Decimals kept exact)."""
-    def enc(x):
-        if isinstance(x, Decimal):
-            return float(x)
-        raise TypeError(type(x))
-    return parse_bytes(json.dumps(obj, default=enc, ensure_ascii=False).encode())
-
-
-def verdicts(task, obj):
-    return {i.gate_id: i.verdict for i in evaluate_gates(task, parsed(obj).data).instances}
 
 
 def failed(task, obj):
