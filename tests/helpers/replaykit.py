@@ -34,3 +34,9 @@ def _float(x: Any) -> float:
 def verdicts(task: Any, obj: Any) -> dict[str, str]:
     """Gate id -> verdict of the artifact ``obj`` (the last instance's, for a gate with several)."""
     return {i.gate_id: i.verdict for i in evaluate_gates(task, parsed(obj).data).instances}
+
+
+def report_verdicts(task: Any, data: Any) -> tuple[dict[str, str], Any]:
+    """Gate id -> verdict of parsed artifact ``data``, and the gate report."""
+    report = evaluate_gates(task, data)
+    return {i.gate_id: i.verdict for i in report.instances}, report

@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import report_verdicts as verdicts
 from mmverify.reading.artifact import parse_file
 from mmverify.cli import main as cli
 from mmverify.pipeline.evaluate import score_path
-from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import multibeam as mb
 from mmverify.tasks import default_anchors_dir, load_task
@@ -31,16 +31,6 @@ Q3_GATES = ("q3.total_length_replayed", "q3.line_count_replayed", "q3.full_cover
             "q3.overlap_at_least_10pct_replayed", "q3.overlap_at_most_20pct_replayed")
 OFFICIAL = mb.load_official(os.path.join(TASK_DIR, "data"))   # what the engine passes the replay
 GRID = OFFICIAL.grid()
-
-
-@pytest.fixture()
-def oracle():
-    return copy.deepcopy(parse_file(ORACLE).data)
-
-
-def verdicts(task, data):
-    report = evaluate_gates(task, data)
-    return {i.gate_id: i.verdict for i in report.instances}, report
 
 
 def positions(xs):

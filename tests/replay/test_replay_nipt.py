@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import report_verdicts as verdicts
 from mmverify.reading import paths
 from mmverify.reading.artifact import parse_file
 from mmverify.cli import main as cli
 from mmverify.pipeline.evaluate import score_artifact, score_path
-from mmverify.gates.forms import evaluate_gates
 from mmverify.plugin.reward import coerce_artifact
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import nipt
@@ -36,16 +36,6 @@ REPLAY_GATES = tuple(
     + ["q2.grouping_partition_replayed", "data.male_rows_replayed"])
 CLAIMS = tuple(f"bmi_timing.groups[{i}].{w}" for i in range(4)
                for w in ("sample_count", "bmi_min", "bmi_max", "observed_reached_share"))
-
-
-@pytest.fixture()
-def oracle():
-    return copy.deepcopy(parse_file(ORACLE).data)
-
-
-def verdicts(task, data):
-    report = evaluate_gates(task, data)
-    return {i.gate_id: i.verdict for i in report.instances}, report
 
 
 def oeval(data):

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.replaykit import report_verdicts as verdicts
 from mmverify.reading.artifact import parse_file
 from mmverify.cli import main as cli
 from mmverify.pipeline.evaluate import score_artifact, score_path
 from mmverify.plugin.reward import coerce_artifact
-from mmverify.gates.forms import evaluate_gates
 from mmverify.replay import declared_names, run_replay
 from mmverify.replay import sic_thickness as sic
 from mmverify.tasks import default_anchors_dir, load_task
@@ -36,16 +36,6 @@ REPLAY_GATES = tuple(
 SCORED = ("experiment_result.si_recommended_thickness_um", "experiment_result.sic_recommended_thickness_um",
           "joint_thickness_summary[0].joint_two_beam_thickness_um",
           "joint_thickness_summary[1].joint_two_beam_thickness_um")
-
-
-@pytest.fixture()
-def oracle():
-    return copy.deepcopy(parse_file(ORACLE).data)
-
-
-def verdicts(task, data):
-    report = evaluate_gates(task, data)
-    return {i.gate_id: i.verdict for i in report.instances}, report
 
 
 # ------------------------------------------------------------------ the oracle
