@@ -66,10 +66,20 @@ def test_unique_items_check_is_not_quadratic():
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # an alarm may land in a gc callback
-def test_batch_time_cap_stops_a_slow_artifact(tmp_path):
+def test_batch_time_cap_stops_a_slow_artifact(tmp_path, monkeypatch):
     """Whatever the engine's slowest path, the batch cap turns it into a
     timeout row in about the cap's time: here 20,000 list items, each read by
-    several gates (an identity among them), about 120,000 values in all."""
+    several gates (an identity among them), about 120,000 values in all.
+
+    The cap's alarm may land in a finalizer run by the garbage collector,
+    where Python cannot raise it (an "unraisable" exception, swallowed; the
+    alarm repeats until the cap's context ends). The test runner's own hook
+    for those formats a traceback, long enough for the repeated alarm to land
+    inside it; a hook that only records them keeps the test about the cap."""
+    import sys
+
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: unraisable.append(u.exc_type))
     task = load_task(PROD)
     data = json.loads(open(task.directory + "/oracle.json", "rb").read())
     data["experiment_result"]["q1_sampling"] = data["experiment_result"]["q1_sampling"][:1] * 20_000
@@ -80,6 +90,7 @@ def test_batch_time_cap_stops_a_slow_artifact(tmp_path):
     assert time.monotonic() - t0 < 30
     assert o.row["error"]["code"] == "timeout" and o.row["oeval"] == 0
     assert o.row["task"]["id"] == PROD
+    assert {t.__name__ for t in unraisable} <= {"ScoreTimeout"}
 
 
 def test_oracle_data_helper_is_a_fresh_copy():
