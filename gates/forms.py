@@ -450,61 +450,30 @@ def _order_list(gate: Gate, data: Any, reader: _Reader) -> list[GateInstance]:
 
 
 def _identity(gate: Gate, base: tuple, reads: list[Read], decided: tuple[str, str | None],
-              tol: Fraction) -> GateInstance:
+              tol: Fraction, values: Sequence[Any] | None = None) -> GateInstance:
+    """The record of an identity instance; ``values`` (one per variable) where
+    the gate reads an aggregate, whose list's elements stand in ``reads``."""
     ident = gate.identity
     assert ident is not None
     verdict, reason = decided
     made: dict[str, Any] = {}
+    aggregate = None
+    texts = {n: r.text for n, r in zip(ident.var_names, reads)}
+    heading = ident.expr
+    if values is not None:
+        name, kind = gate.aggregate
+        k = ident.var_names.index(name)
+        n = len(reads) - len(values) + 1
+        aggregate = (name, kind, k, n)
+        texts = {v: r.text for v, r in zip(ident.var_names, reads[:k] + [reads[k]] + reads[k + n:])}
+        texts[name] = show(fraction(values[k]))
+        heading += (f" with {name} the {'largest' if kind == 'max' else 'smallest'} of {n} value(s) of "
+                    f"{gate.inputs[k].text}")
 
     def exact() -> dict[str, Any]:
         if not made:        # (shared with the detail text)
             operands = tuple([fraction(r.number) for r in reads])
-            lhs_p, rhs_p = ident.evaluate(operands)
-            _agreed(decided, identity_verdict(gate, lhs_p, rhs_p, tol), gate)
-            made.update(operands=operands, bindings=tuple(zip(ident.var_names, operands)),
-                        lhs_value=pair_fraction(*lhs_p) if lhs_p is not None else None,
-                        rhs_value=pair_fraction(*rhs_p) if rhs_p is not None else None)
-        return made
-
-    def detail() -> str:
-        shown = identity.with_values(ident.expr, {n: r.text for n, r in zip(ident.var_names, reads)})
-        if reason == "undefined":
-            return f"{ident.expr}: {shown} divides by zero"
-        lhs_v, rhs_v = exact()["lhs_value"], made["rhs_value"]
-        text = f"{ident.expr}: {shown}, i.e. {show(lhs_v)} {identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
-        if verdict != "pass":
-            text += f", violating {ident.relation}"
-        return text + _tol_note(gate)
-
-    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
-                     relation=ident.relation, identity=ident)
-
-
-def _identity_aggregate(gate: Gate, data: Any, reader: _Reader) -> GateInstance | GateVerdict:
-    """The one instance of an identity over a list's largest (smallest) element."""
-    ident, (name, kind) = gate.identity, gate.aggregate
-    assert ident is not None
-    k = ident.var_names.index(name)
-    container = _list_of(data, gate.inputs[k])
-    if isinstance(container, _ListGap):
-        return _gap_list(gate, container, reader.light)
-    elements = reader.elements(gate.inputs[k])
-    reads = [reader.scalar(p) for p in gate.inputs[:k]] + elements + [reader.scalar(p) for p in gate.inputs[k + 1:]]
-    screened = _screen(gate, None, reads, light=reader.light)
-    if screened is not None:
-        return screened
-    tol = gate.tolerance or ZERO
-    values = aggregate_values(gate, [r.number for r in reads])
-    decided = verdict_identity(gate, values, tol)
-    if reader.light:
-        return _light(gate, None, reads, *decided)
-    verdict, reason = decided
-    made: dict[str, Any] = {}
-
-    def exact() -> dict[str, Any]:
-        if not made:
-            operands = tuple([fraction(r.number) for r in reads])
-            bound = tuple([fraction(v) for v in values])
+            bound = operands if values is None else tuple([fraction(v) for v in values])
             lhs_p, rhs_p = ident.evaluate(bound)
             _agreed(decided, identity_verdict(gate, lhs_p, rhs_p, tol), gate)
             made.update(operands=operands, bindings=tuple(zip(ident.var_names, bound)),
@@ -513,19 +482,38 @@ def _identity_aggregate(gate: Gate, data: Any, reader: _Reader) -> GateInstance 
         return made
 
     def detail() -> str:
-        texts = {n: r.text for n, r in zip(ident.var_names, reads[:k] + [None] + reads[k + len(elements):]) if r}
-        texts[name] = show(fraction(values[k]))
         shown = identity.with_values(ident.expr, texts)
+        if reason == "undefined":
+            return f"{heading}: {shown} divides by zero"
         lhs_v, rhs_v = exact()["lhs_value"], made["rhs_value"]
-        text = (f"{ident.expr} with {name} the {'largest' if kind == 'max' else 'smallest'} of "
-                f"{len(elements)} value(s) of {gate.inputs[k].text}: {shown}, i.e. {show(lhs_v)} "
-                f"{identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}")
+        text = f"{heading}: {shown}, i.e. {show(lhs_v)} {identity.actual_relation(lhs_v, rhs_v)} {show(rhs_v)}"
         if verdict != "pass":
             text += f", violating {ident.relation}"
         return text + _tol_note(gate)
 
-    return _instance(gate, None, reads, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
-                     relation=ident.relation, identity=ident, aggregate=(name, kind, k, len(elements)))
+    return _instance(*base, verdict=verdict, reason=reason, detail_source=detail, exact_source=exact,
+                     relation=ident.relation, identity=ident, aggregate=aggregate)
+
+
+def _identity_aggregate(gate: Gate, data: Any, reader: _Reader) -> GateInstance | GateVerdict:
+    """The one instance of an identity over a list's largest (smallest) element."""
+    ident, (name, _) = gate.identity, gate.aggregate
+    assert ident is not None
+    k = ident.var_names.index(name)
+    container = _list_of(data, gate.inputs[k])
+    if isinstance(container, _ListGap):
+        return _gap_list(gate, container, reader.light)
+    reads = ([reader.scalar(p) for p in gate.inputs[:k]] + reader.elements(gate.inputs[k])
+             + [reader.scalar(p) for p in gate.inputs[k + 1:]])
+    screened = _screen(gate, None, reads, light=reader.light)
+    if screened is not None:
+        return screened
+    tol = gate.tolerance or ZERO
+    values = aggregate_values(gate, [r.number for r in reads])
+    decided = verdict_identity(gate, values, tol)
+    if reader.light:
+        return _light(gate, None, reads, *decided)
+    return _identity(gate, (gate, None, reads), reads, decided, tol, values)
 
 
 def _domain(gate: Gate, base: tuple, r: Read, tol: Fraction) -> GateInstance:
