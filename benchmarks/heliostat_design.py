@@ -16,6 +16,9 @@ reaches at least the output its mirrors had among all candidates.
 
     python benchmarks/heliostat_design.py            # the configuration grid
     python benchmarks/heliostat_design.py --best     # the best configuration only
+    python benchmarks/heliostat_design.py --write-oracle-q3
+        # the best layout becomes the oracle's Q3 witness (oracle.json, design_summary[2])
+        # with the replayed values as its claims, and its optics are stored (data/q3_replayed.json)
 
 Prints one line per configuration and the best layout's values against the
 panel paper's (A175: Q2 0.572538333 kW/m2, 0.591643667; Q3 0.506192417 kW/m2,
@@ -24,7 +27,9 @@ panel paper's (A175: Q2 0.572538333 kW/m2, 0.591643667; Q3 0.506192417 kW/m2,
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import sys
 import time
 from decimal import Decimal
@@ -32,7 +37,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from mmverify.replay.heliostat import load_official, replay
+from mmverify.replay.heliostat import (Q3_FILE, compute_design, design_witness, load_official, q3_file_text,
+                                      replay, witness_digest)
 from mmverify.replay.heliostat_optics import Field, per_mirror
 
 RATED_MW = 60.0
@@ -100,12 +106,78 @@ def artifact(xy: np.ndarray, ty: float, side: float, mount: float) -> dict:
     return {"reproduced": {"design_summary": [{}, design_q2, {}]}}
 
 
+TASK_DIR = "anchors/cumcm-2023-a-heliostat-field"
+
+
+def _text(v: Fraction) -> str:
+    """A replayed value as the decimal it is (the replay rounds to at most 6 places)."""
+    d = Decimal(v.numerator) / Decimal(v.denominator)
+    return format(d, "f").rstrip("0").rstrip(".") if "." in format(d, "f") else format(d, "f")
+
+
+def write_oracle_q3(official, sun) -> int:
+    """The best layout as the oracle's Q3 design: its witness rows (x, y to the mm,
+    the common 5.8 m x 5.8 m at 4 m, tower (0, -80)), its count, area and replayed
+    claims; and the stored optics of that witness, keyed by its digest."""
+    ty, side, zone, mount = BEST
+    xy, _ = design(ty, side, zone, mount, sun)
+    q3 = artifact(xy, ty, side, mount)["reproduced"]["design_summary"][1]
+    rows, tower = design_witness({"reproduced": {"design_summary": [{}, {}, q3]}}, 2)
+    values = compute_design("q3", rows, tower, sun)        # computed afresh, never read from a stored file
+    digest = witness_digest(rows, tower)
+    area = sum((Fraction(w) * Fraction(h) for _, _, w, h, _ in rows), Fraction(0))
+    oracle_path = os.path.join(TASK_DIR, "oracle.json")
+    with open(oracle_path, encoding="utf-8") as fh:
+        oracle = json.load(fh)
+    placeholder = "@heliostats@"
+    old = oracle["reproduced"]["design_summary"][2]
+    oracle["reproduced"]["design_summary"][2] = {
+        "question": "q3",
+        "model_note": (f"uniform {side:g} m x {side:g} m mirrors at {mount:g} m (a valid Q3 design: sizes may vary, "
+                       f"here they do not); radially staggered field about the tower (0, {ty:g}), the best mirrors "
+                       "by replayed annual output kept until the rated power is passed "
+                       "(benchmarks/heliostat_design.py --write-oracle-q3); claims = the replay of this layout"),
+        "annual_optical_efficiency": placeholder + "eta",
+        "annual_thermal_power_mw": placeholder + "power",
+        "unit_area_power_kw_m2": placeholder + "unit",
+        "mirror_count": len(rows),
+        "tower_xy": [0, int(ty)],
+        "mirror_width_m": side,
+        "mirror_height_m": side,
+        "installation_height_m": mount,
+        "mirror_area_m2": placeholder + "area",
+        "heliostats": placeholder,
+    }
+    assert old.get("question") == "q3"
+    text = json.dumps(oracle, indent=2, ensure_ascii=False)
+    subs = {"eta": _text(values["q3.annual_optical_efficiency"]),
+            "power": _text(values["q3.annual_thermal_power_mw"]),
+            "unit": _text(values["q3.unit_area_power_kw_m2"]),
+            "area": _text(area)}
+    for key, val in subs.items():
+        text = text.replace(f'"{placeholder}{key}"', val)
+    indent = " " * 10
+    body = ",\n".join(f"{indent}[{x}, {y}]" for x, y, *_ in q3["heliostats"])
+    text = text.replace(f'"{placeholder}"', "[\n" + body + "\n" + " " * 8 + "]")
+    with open(oracle_path, "w", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+    with open(os.path.join(TASK_DIR, "data", Q3_FILE), "w", encoding="utf-8") as fh:
+        fh.write(q3_file_text(digest, values))
+    print(f"oracle Q3: {len(rows)} mirrors, digest {digest}: "
+          + ", ".join(f"{k} {v}" for k, v in subs.items()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--best", action="store_true", help="the best configuration of the grid only")
+    ap.add_argument("--write-oracle-q3", action="store_true",
+                    help="write the best layout as the oracle's Q3 witness and store its replayed optics")
     args = ap.parse_args(argv)
-    official = load_official("anchors/cumcm-2023-a-heliostat-field/data")
+    official = load_official(os.path.join(TASK_DIR, "data"))
     sun = official.sun()
+    if args.write_oracle_q3:
+        return write_oracle_q3(official, sun)
     best = None
     for ty, side, zone, mount in ([BEST] if args.best else GRID):
         t0 = time.perf_counter()

@@ -150,11 +150,33 @@ def _optics_problem(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decim
     return None
 
 
-def _designed(q: str, index: int, data: Mapping[str, Any], sun: Any, values: dict, gaps: dict) -> None:
+def witness_digest(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> str:
+    """sha256 of a layout's canonical text: the tower, then one line per row
+    (x, y, width, height, mount after the design's common sizes are filled
+    in), every number as its exact fraction, rows in the witness's order. Two
+    witnesses have the same digest exactly when they state the same numbers
+    (``6``, ``6.0`` and ``6.000`` are one number)."""
+    import hashlib
+
+    def line(nums) -> str:
+        return ",".join(str(Fraction(v)) for v in nums)
+
+    text = "\n".join([line(tower)] + [line(r) for r in rows]) + "\n"
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def compute_design(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], sun: Any) -> dict[str, Fraction]:
+    """A layout's optics (``OPTICS`` names under ``q``), computed (about 3.5-5 s for 3,000 mirrors)."""
     import numpy as np
 
     from .heliostat_optics import Field, annual
 
+    arr = np.array([[float(v) for v in r] for r in rows])
+    field = Field(arr[:, :2], arr[:, 2], arr[:, 3], arr[:, 4], np.array([float(tower[0]), float(tower[1])]))
+    return _optics_values(q, annual(field, sun))
+
+
+def _designed(q: str, index: int, data: Mapping[str, Any], official: "Official", values: dict, gaps: dict) -> None:
     names = [n for n in DERIVED if n.startswith(q + ".")]
     design = _design(data, index)
     where = f"reproduced.design_summary[{index}].heliostats"
@@ -170,9 +192,7 @@ def _designed(q: str, index: int, data: Mapping[str, Any], sun: Any, values: dic
     if why:
         gaps.update({f"{q}.{n}": f"witness malformed: {where}: {why}" for n in OPTICS})
         return
-    arr = np.array([[float(v) for v in r] for r in rows])
-    field = Field(arr[:, :2], arr[:, 2], arr[:, 3], arr[:, 4], np.array([float(tower[0]), float(tower[1])]))
-    values.update(_optics_values(q, annual(field, sun)))
+    values.update(official.design(q, rows, tower))
 
 
 # ------------------------------------------------------------------ surface
@@ -181,14 +201,19 @@ class Official:
     """The attachment's positions and the sun's 60 instants; Q1's values are
     read from ``Q1_FILE`` where it is stored (a test recomputes them from the
     positions and requires the same decimals), else computed once, on first
-    use, and kept (they do not depend on an artifact)."""
+    use, and kept (they do not depend on an artifact). ``stored_q3`` is
+    ``(digest, values)`` from ``Q3_FILE``: the optics of one Q3 layout (the
+    oracle's witness), used only for a Q3 witness whose ``witness_digest`` is
+    exactly that digest; any other layout is computed."""
 
     def __init__(self, positions: list[tuple[float, float]] | None,
-                 stored_q1: Mapping[str, Fraction] | None = None):
+                 stored_q1: Mapping[str, Fraction] | None = None,
+                 stored_q3: tuple[str, Mapping[str, Fraction]] | None = None):
         import threading
 
         self.positions = positions
         self._q1: list[dict[str, Fraction]] = [dict(stored_q1)] if stored_q1 else []
+        self.stored_q3 = (stored_q3[0], dict(stored_q3[1])) if stored_q3 else None
         self._lock = threading.Lock()
         self._sun: list[Any] = []
 
@@ -209,6 +234,14 @@ class Official:
             if not self._q1:
                 self._q1.append(values)
             return dict(self._q1[0])
+
+
+    def design(self, q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> dict[str, Fraction]:
+        """The optics of a layout: the stored values when ``q`` is ``q3`` and the
+        witness's digest is the stored one, else computed."""
+        if q == "q3" and self.stored_q3 is not None and witness_digest(rows, tower) == self.stored_q3[0]:
+            return dict(self.stored_q3[1])
+        return compute_design(q, rows, tower, self.sun())
 
 
 def compute_q1(positions: list[tuple[float, float]], sun: Any) -> dict[str, Fraction]:
@@ -242,14 +275,54 @@ def q1_file_text(values: Mapping[str, Fraction]) -> str:
     """The text of ``Q1_FILE`` for ``values`` (exact decimals, sorted names)."""
     import json
 
-    def text(v: Fraction) -> str:
-        places = max(EFF_PLACES, *PLACES.values())
-        return format(Decimal(v.numerator) / Decimal(v.denominator), f".{places}f").rstrip("0").rstrip(".")
-
     body = {"about": "CUMCM 2023 A, question 1: the replay's values at the attachment's 1,745 positions "
                      "(6 m mirrors at 4 m, the tower at the centre); recomputed and compared by the tests",
-            "values": {n: text(values[n]) for n in sorted(values)}}
+            "values": {n: _decimal_text(values[n]) for n in sorted(values)}}
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+
+
+Q3_FILE = "q3_replayed.json"
+
+
+def read_q3(path: str) -> tuple[str, dict[str, Fraction]]:
+    """``q3_replayed.json``: ``{"witness_sha256": digest, "values": {name: decimal text}}``
+    for every Q3 optics name."""
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)
+    digest, vals = raw["witness_sha256"], raw["values"]
+    if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        raise ValueError(f"{path}: witness_sha256 is not a sha256 hex digest")
+    if set(vals) != {f"q3.{n}" for n in OPTICS}:
+        raise ValueError(f"{path}: names differ from the replay's Q3 optics names")
+    return digest, {n: Fraction(Decimal(v)) for n, v in vals.items()}
+
+
+def q3_file_text(digest: str, values: Mapping[str, Fraction]) -> str:
+    """The text of ``Q3_FILE`` for the layout of ``digest`` and its ``values``."""
+    import json
+
+    body = {"about": "CUMCM 2023 A, question 3: the replay's optics of the oracle's witness layout "
+                     "(reproduced.design_summary[2]), used only for a witness with exactly this digest "
+                     "(witness_digest); recomputed and compared by the tests",
+            "witness_sha256": digest,
+            "values": {n: _decimal_text(values[n]) for n in sorted(values)}}
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+
+
+def _decimal_text(v: Fraction) -> str:
+    places = max(EFF_PLACES, *PLACES.values())
+    return format(Decimal(v.numerator) / Decimal(v.denominator), f".{places}f").rstrip("0").rstrip(".")
+
+
+def design_witness(data: Mapping[str, Any], index: int) -> tuple[list[tuple[Decimal, ...]], tuple[Decimal, Decimal]] | None:
+    """The parsed layout of ``design_summary[index]`` (rows and tower), or None."""
+    design = _design(data, index)
+    if design is None:
+        return None
+    rows, tower, why = _layout(design)
+    return None if why else (rows, tower)
 
 
 def read_positions(path: str) -> list[tuple[float, float]]:
@@ -269,7 +342,9 @@ def load_official(data_dir: str) -> Official:
     if not os.path.isfile(path):
         return Official(None)
     stored = os.path.join(data_dir, Q1_FILE)
-    return Official(read_positions(path), read_q1(stored) if os.path.isfile(stored) else None)
+    stored_q3 = os.path.join(data_dir, Q3_FILE)
+    return Official(read_positions(path), read_q1(stored) if os.path.isfile(stored) else None,
+                    read_q3(stored_q3) if os.path.isfile(stored_q3) else None)
 
 
 if __name__ == "__main__":   # python -m mmverify.replay.heliostat DATA_DIR: (re)write Q1_FILE
@@ -288,7 +363,6 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
         gaps.update({n: "official positions absent" for n in DERIVED if n.startswith("q1.")})
     else:
         values.update(official.q1())
-    sun = official.sun()
-    _designed("q2", 1, data, sun, values, gaps)
-    _designed("q3", 2, data, sun, values, gaps)
+    _designed("q2", 1, data, official, values, gaps)
+    _designed("q3", 2, data, official, values, gaps)
     return Derived(values, gaps)

@@ -141,7 +141,8 @@ def test_oracle_replays_within_tolerance(task, oracle):
     verified = report.verified()
     for key in Q1_GATES.values():
         assert f"reproduced.design_summary[0].{key}" in verified
-    assert all(report.replay.gaps[n].startswith("witness absent") for n in hs.DERIVED if not n.startswith("q1."))
+    assert all(report.replay.gaps[n].startswith("witness absent") for n in hs.DERIVED if n.startswith("q2."))
+    assert all(n in report.replay.values for n in hs.DERIVED if n.startswith("q3."))
 
 
 def test_oracle_scores_one():
@@ -400,3 +401,234 @@ def test_time_cap_holds_on_3000_mirrors():
     assert d.values["q2.min_spacing_margin_m"] >= 0 and d.values["q2.min_tower_distance_m"] >= 100
     assert "q2.annual_optical_efficiency" in d.values
     assert elapsed < 10.0
+
+
+# ------------------------------------------------------------------ Q3: the artifact's own layout is the judge
+
+Q3_RULES = {"q3.layout_min_side": ("min_side_m", 2, None), "q3.layout_max_side": ("max_side_m", None, 8),
+            "q3.layout_width_not_below_height": ("min_width_minus_height_m", 0, None),
+            "q3.layout_min_mount": ("min_mount_m", 2, None), "q3.layout_max_mount": ("max_mount_m", None, 6),
+            "q3.layout_ground_clearance": ("min_ground_clearance_m", 0, None),
+            "q3.layout_spacing": ("min_spacing_margin_m", 0, None),
+            "q3.layout_tower_exclusion": ("min_tower_distance_m", 100, None),
+            "q3.layout_inside_field": ("max_field_radius_m", None, 350),
+            "q3.layout_rated_power": ("annual_thermal_power_mw", 60, None)}
+Q3_CLAIMS = {"q3.optical_efficiency_replayed": "annual_optical_efficiency",
+             "q3.unit_area_power_replayed": "unit_area_power_kw_m2"}
+Q3_PATH = "reproduced.design_summary[2].{}"
+
+
+def verdicts(task, data) -> dict[str, str]:
+    return {i.gate_id: i.verdict for i in evaluate_gates(task, data).instances}
+
+
+def test_q3_gates_are_declared(task):
+    gates = {g.id: g for g in compile_gates(task)}
+    for gid, (name, lo, hi) in Q3_RULES.items():
+        g = gates[gid]
+        assert g.hard and g.form == "range" and [p.text for p in g.inputs] == [f"$replay.q3.{name}"]
+        assert (g.lower.value if g.lower else None) == lo and (g.upper.value if g.upper else None) == hi
+    for gid, key in Q3_CLAIMS.items():
+        g = gates[gid]
+        assert g.severity == "claim" and [p.text for p in g.verifies] == [Q3_PATH.format(key)]
+        assert not g.decides                     # no STATEMENT name: the one-sided metric is graded by the panel
+
+
+def test_oracle_q3_layout_obeys_every_rule_and_replays_to_its_claims(task, oracle):
+    """The oracle's Q3 witness (read through the stored values: its digest is the stored one)."""
+    rows, tower = hs.design_witness(oracle, 2)
+    assert OFFICIAL.stored_q3 is not None and hs.witness_digest(rows, tower) == OFFICIAL.stored_q3[0]
+    report = evaluate_gates(task, oracle)
+    got = {i.gate_id: i.verdict for i in report.instances}
+    assert all(got[g] == "pass" for g in list(Q3_RULES) + list(Q3_CLAIMS)), got
+    v = report.replay.values
+    for name, lo, hi in Q3_RULES.values():
+        assert (lo is None or v[f"q3.{name}"] >= lo) and (hi is None or v[f"q3.{name}"] <= hi)
+    design = oracle["reproduced"]["design_summary"][2]
+    assert v["q3.mirror_count"] == design["mirror_count"] == len(design["heliostats"]) == 3197
+    assert v["q3.mirror_area_m2"] == Fraction(design["mirror_area_m2"])
+    # the claims are the replayed values, as the replay rounds them
+    for key in ("annual_optical_efficiency", "annual_thermal_power_mw", "unit_area_power_kw_m2"):
+        assert Fraction(design[key]) == v[f"q3.{key}"]
+    assert all(Q3_PATH.format(k) in report.verified() for k in Q3_CLAIMS.values())
+    # at most three decimals in every witness coordinate
+    assert all(-c.as_tuple().exponent <= 3 for row in design["heliostats"] for c in row)
+
+
+def test_stored_q3_values_are_the_computation(oracle):
+    """data/q3_replayed.json: computed afresh (once, live) from the oracle's
+    witness the values are the same decimals, and the file is what the writer
+    makes of them."""
+    rows, tower = hs.design_witness(oracle, 2)
+    fresh = hs.compute_design("q3", rows, tower, SUN)
+    digest, stored = OFFICIAL.stored_q3
+    assert fresh == stored
+    with open(os.path.join(TASK_DIR, "data", hs.Q3_FILE), encoding="utf-8") as fh:
+        assert fh.read() == hs.q3_file_text(hs.witness_digest(rows, tower), fresh)
+
+
+def test_a_stored_q3_file_is_checked(tmp_path):
+    import json
+
+    bad = tmp_path / hs.Q3_FILE
+    bad.write_text(json.dumps({"witness_sha256": "0" * 64, "values": {"q3.annual_optical_efficiency": "0.5"}}))
+    with pytest.raises(ValueError, match="names differ"):
+        hs.read_q3(str(bad))
+    bad.write_text(json.dumps({"witness_sha256": "not a digest", "values": {}}))
+    with pytest.raises(ValueError, match="sha256"):
+        hs.read_q3(str(bad))
+
+
+def test_witness_digest_is_of_the_numbers():
+    rows = [(Decimal("150.000"), Decimal("0"), Decimal("6"), Decimal("6.0"), Decimal("4"))]
+    same = [(Decimal("150"), Decimal("0.000"), Decimal("6.00"), Decimal("6"), Decimal("4.0"))]
+    tower = (Decimal(0), Decimal("-80"))
+    assert hs.witness_digest(rows, tower) == hs.witness_digest(same, tower)
+    moved = [(Decimal("150.001"),) + rows[0][1:]]
+    assert hs.witness_digest(moved, tower) != hs.witness_digest(rows, tower)
+    assert hs.witness_digest(rows, (Decimal(0), Decimal("-79.999"))) != hs.witness_digest(rows, tower)
+
+
+@pytest.fixture()
+def live_calls(monkeypatch):
+    """Counts the layouts whose optics are computed (not looked up)."""
+    calls = []
+    real = hs.compute_design
+
+    def spy(q, rows, tower, sun):
+        calls.append(q)
+        return real(q, rows, tower, sun)
+
+    monkeypatch.setattr(hs, "compute_design", spy)
+    return calls
+
+
+def test_the_stored_values_serve_only_the_exact_witness(task, oracle, live_calls):
+    """The oracle's witness is looked up; the same witness with one mirror
+    moved by a metre (now beyond the 350 m field) is replayed live and fails
+    exactly the field's hard gate."""
+    hs.replay(oracle, OFFICIAL)
+    assert live_calls == []
+    rows = oracle["reproduced"]["design_summary"][2]["heliostats"]
+    k = max(range(len(rows)), key=lambda i: rows[i][0] ** 2 + rows[i][1] ** 2)     # the outermost mirror
+    x, y = (float(c) for c in rows[k])
+    scale = 350.5 / math.hypot(x, y)
+    rows[k] = [Decimal(f"{x * scale:.3f}"), Decimal(f"{y * scale:.3f}")]
+    report = evaluate_gates(task, oracle)
+    assert live_calls == ["q3"]
+    failed = {i.gate_id for i in report.hard_failures}
+    assert failed == {"q3.layout_inside_field"}, failed
+    assert report.replay.values["q3.max_field_radius_m"] == pytest.approx(350.5, abs=1e-3)
+
+
+@pytest.mark.parametrize("gate,key", sorted(Q3_CLAIMS.items()))
+@pytest.mark.parametrize("factor", ["1.05", "0.95", "1.20"])
+def test_q3_claim_beyond_tolerance_is_refuted(task, oracle, gate, key, factor):
+    design = oracle["reproduced"]["design_summary"][2]
+    design[key] = Decimal(str(float(Fraction(design[key]) * Fraction(factor))))
+    report = evaluate_gates(task, oracle)
+    got = {i.gate_id: i.verdict for i in report.instances}
+    assert got[gate] == "fail"
+    assert not report.hard_failures
+    assert Q3_PATH.format(key) in report.refuted() and Q3_PATH.format(key) not in report.verified()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(sorted(Q3_CLAIMS.values())), sign=st.sampled_from([1, -1]),
+       excess=st.decimals(min_value=Decimal("0.000001"), max_value=Decimal("0.3"), places=6))
+def test_any_q3_claim_moved_beyond_tolerance_fails(key, sign, excess):
+    """A Q3 claim further than the tolerance (0.003) from its replay is refuted, however far."""
+    task = load_task(TASK)
+    data = copy.deepcopy(parse_file(ORACLE).data)
+    design = data["reproduced"]["design_summary"][2]
+    design[key] = design[key] + sign * (Decimal("0.003") + excess)
+    gid = next(g for g, k in Q3_CLAIMS.items() if k == key)
+    assert verdicts(task, data)[gid] == "fail"
+
+
+def test_q3_claims_within_the_sampling_spread_pass(task, oracle):
+    """A claim computed with finer sampling (16 x 16 points, 64 cone directions:
+    0.575093, 0.560152 kW/m2) is admitted."""
+    design = oracle["reproduced"]["design_summary"][2]
+    design["annual_optical_efficiency"] = Decimal("0.575093")
+    design["unit_area_power_kw_m2"] = Decimal("0.560152")
+    got = verdicts(task, oracle)
+    assert all(got[g] == "pass" for g in Q3_CLAIMS)
+
+
+def test_q3_claims_without_a_layout_score_zero(tmp_path, oracle):
+    from mmverify.adversary.attack import to_json
+
+    del oracle["reproduced"]["design_summary"][2]["heliostats"]
+    path = tmp_path / "no_layout.json"
+    path.write_text(to_json(oracle), encoding="utf-8")
+    report = score_path(str(path), TASK)
+    assert report.status == "scored"
+    by_id = {m.metric_id: m for m in report.panel.metrics}
+    for mid in ("q3.unit_area_power_kw_m2", "q3.annual_optical_efficiency"):
+        assert all(pm.status == "unwitnessed" and pm.r == 0 for pm in by_id[mid].per_paper), mid
+    for mid in by_id:
+        if not mid.startswith("q3."):
+            assert all(pm.r == 1 for pm in by_id[mid].per_paper), mid
+    # Q1 (3) and Q2 (3) of the 9 units of weight keep their credit
+    assert report.oeval == Fraction(6, 9)
+
+
+def q3_data(rows, tower=(0, 0), w="6", h="6", z="4", claims=None) -> dict:
+    design = dict(q2_design(rows, tower, w, h, z), question="q3", **(claims or {}))
+    return {"reproduced": {"design_summary": [{"question": "q1"}, {"question": "q2"}, design]}}
+
+
+@pytest.mark.parametrize("case,broken", [
+    ("close pair", "q3.layout_spacing"),
+    ("beyond the field", "q3.layout_inside_field"),
+    ("near the tower", "q3.layout_tower_exclusion"),
+    ("side above 8 m", "q3.layout_max_side"),
+    ("side below 2 m", "q3.layout_min_side"),
+    ("width below height", "q3.layout_width_not_below_height"),
+    ("mount above 6 m", "q3.layout_max_mount"),
+    ("mount below 2 m", "q3.layout_min_mount"),
+    ("touches the ground", "q3.layout_ground_clearance"),
+])
+def test_a_rule_breaking_layout_fails_its_hard_gate(task, case, broken):
+    """Small layouts (far below 60 MW, so the power gate fails too), each
+    breaking one rule of the statement in one mirror: that rule's gate fails,
+    every other rule's gate passes."""
+    rows = [r + [Decimal(6), Decimal(6), Decimal(4)] for r in ring_layout(12, tower=(0.0, -100.0))]
+    if case == "close pair":
+        rows.append([rows[0][0] + Decimal("10.9"), rows[0][1], Decimal(6), Decimal(6), Decimal(4)])
+    elif case == "beyond the field":
+        rows.append([Decimal(0), Decimal("350.1"), Decimal(6), Decimal(6), Decimal(4)])
+    elif case == "near the tower":
+        rows.append([Decimal(0), Decimal("-0.1"), Decimal(6), Decimal(6), Decimal(4)])
+    else:
+        w, h, z = {"side above 8 m": ("8.5", "6", "5"), "side below 2 m": ("4", "1.9", "4"),
+                   "width below height": ("5", "6", "4"), "mount above 6 m": ("6", "6", "6.1"),
+                   "mount below 2 m": ("3", "3", "1.9"), "touches the ground": ("8", "8", "3.9")}[case]
+        rows[0] = rows[0][:2] + [Decimal(w), Decimal(h), Decimal(z)]
+    data = q3_data(rows, tower=(0, -100))
+    data["reproduced"]["design_summary"][2].pop("mirror_width_m")     # rows carry their sizes
+    got = verdicts(task, data)
+    failed = {g for g in Q3_RULES if got[g] == "fail"}
+    assert failed == {broken, "q3.layout_rated_power"}, (case, got)
+
+
+def test_a_layout_below_60_mw_is_infeasible(tmp_path):
+    """A legal layout whose claims are its own replay, but far below the rated power."""
+    from mmverify.adversary.attack import to_json
+
+    rows = ring_layout(24, tower=(0.0, -100.0))
+    v = hs.replay(q3_data(rows, tower=(0, -100)), OFFICIAL).values
+    claims = {k: Decimal(str(float(v[f"q3.{k}"]))) for k in
+              ("annual_optical_efficiency", "annual_thermal_power_mw", "unit_area_power_kw_m2")}
+    data = copy.deepcopy(parse_file(ORACLE).data)
+    design = q3_data(rows, tower=(0, -100), claims=claims)["reproduced"]["design_summary"][2]
+    design.update(mirror_count=24, mirror_area_m2=Decimal(24 * 36))
+    data["reproduced"]["design_summary"][2] = design
+    path = tmp_path / "small.json"
+    path.write_text(to_json(data), encoding="utf-8")
+    report = score_path(str(path), TASK)
+    assert report.status == "infeasible" and report.oeval == 0
+    failed = {i.gate_id for i in report.gates.hard_failures}
+    assert "q3.layout_rated_power" in failed
+    assert not failed & (set(Q3_RULES) - {"q3.layout_rated_power"})

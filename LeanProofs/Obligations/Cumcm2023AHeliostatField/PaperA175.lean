@@ -3,17 +3,14 @@
   task: cumcm-2023-a-heliostat-field
   artifact: panel paper A175
   values from: anchors/cumcm-2023-a-heliostat-field/task.json, panel paper A175: values and context
-  obligations: 0 (0 stated as proved, 0 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 26
+  obligations: 8 (6 stated as proved, 2 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 20
     - eta.unit_interval[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].annual_optical_efficiency
     - eta.unit_interval[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].annual_optical_efficiency
-    - eta.unit_interval[2] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[2].annual_optical_efficiency
     - q2.rated_power (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].annual_thermal_power_mw
-    - q3.rated_power (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[2].annual_thermal_power_mw
     - q1.tower_at_centre (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].tower_xy[0], reproduced.design_summary[0].tower_xy[1]
     - tower.inside_field[0] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].tower_xy[0], reproduced.design_summary[0].tower_xy[1]
     - tower.inside_field[1] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].tower_xy[0], reproduced.design_summary[1].tower_xy[1]
-    - tower.inside_field[2] (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[2].tower_xy[0], reproduced.design_summary[2].tower_xy[1]
     - q2.mirror_width_bounds (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].mirror_width_m
     - q2.mirror_height_bounds (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].mirror_height_m
     - q2.width_not_below_height (order): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].mirror_height_m, reproduced.design_summary[1].mirror_width_m
@@ -21,13 +18,10 @@
     - q2.mirror_clears_ground (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].installation_height_m, reproduced.design_summary[1].mirror_height_m
     - mirror_count.integer[0] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].mirror_count
     - mirror_count.integer[1] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].mirror_count
-    - mirror_count.integer[2] (integer): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[2].mirror_count
     - q2.area_identity (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].mirror_area_m2, reproduced.design_summary[1].mirror_count, reproduced.design_summary[1].mirror_width_m, reproduced.design_summary[1].mirror_height_m
     - q2.unit_power_identity (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].unit_area_power_kw_m2, reproduced.design_summary[1].mirror_area_m2, reproduced.design_summary[1].annual_thermal_power_mw
-    - q3.unit_power_identity (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[2].unit_area_power_kw_m2, reproduced.design_summary[2].mirror_area_m2, reproduced.design_summary[2].annual_thermal_power_mw
     - q1.unit_power_below_dni_bound (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].unit_area_power_kw_m2, reproduced.design_summary[0].annual_optical_efficiency
     - q2.unit_power_below_dni_bound (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].unit_area_power_kw_m2, reproduced.design_summary[1].annual_optical_efficiency
-    - q3.unit_power_below_dni_bound (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[2].unit_area_power_kw_m2, reproduced.design_summary[2].annual_optical_efficiency
     - q1.optical_efficiency_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].annual_optical_efficiency, ?replay.q1.annual_optical_efficiency
     - q1.thermal_power_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].annual_thermal_power_mw, ?replay.q1.annual_thermal_power_mw
     - q1.unit_area_power_replayed (identity): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].unit_area_power_kw_m2, ?replay.q1.unit_area_power_kw_m2
@@ -37,5 +31,61 @@
 -/
 
 namespace Cumcm2023AHeliostatField_PaperA175
+
+/-- gate eta.unit_interval[2] (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[2].annual_optical_efficiency [1]
+    scale: 10^9; value and bounds scaled by 10^d -/
+theorem cumcm_2023_a_heliostat_field_eta_unit_interval_2 : 0 ≤ 496428083 ∧ 496428083 ≤ 1000000000 := by decide
+#print axioms cumcm_2023_a_heliostat_field_eta_unit_interval_2
+
+/-- gate q3.rated_power (range, level A, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[2].annual_thermal_power_mw [MW]
+    scale: 10^6; value and bounds scaled by 10^d -/
+theorem cumcm_2023_a_heliostat_field_q3_rated_power : 60000000 ≤ 60336111 := by decide
+#print axioms cumcm_2023_a_heliostat_field_q3_rated_power
+
+/-- gate tower.inside_field[2] (identity, level A, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[2].tower_xy[0] [m], reproduced.design_summary[2].tower_xy[1] [m]
+    expression: x**2 + y**2 <= 122500
+    scale: 10^0; variables scaled by 10^0; the expression as written -/
+theorem cumcm_2023_a_heliostat_field_tower_inside_field_2 : 0 * 0 + 250 * 250 ≤ 122500 := by decide
+#print axioms cumcm_2023_a_heliostat_field_tower_inside_field_2
+
+/-- gate mirror_count.integer[2] (integer, level A, hard): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[2].mirror_count [count]
+    scale: 10^1; |x|*10^d is divisible by 10^d (d >= 1): x is an integer -/
+theorem cumcm_2023_a_heliostat_field_mirror_count_integer_2 : 33110 % 10 = 0 := by decide
+#print axioms cumcm_2023_a_heliostat_field_mirror_count_integer_2
+
+/-- gate q3.unit_power_identity (identity, level B, soft): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[2].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[2].mirror_area_m2 [m2], reproduced.design_summary[2].annual_thermal_power_mw [MW]
+    expression: u * area == 1000 * p
+    declared tolerance (an audited assumption): 0.11
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000000000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q3_unit_power_identity : (506192417 : Nat) * (119196000000000 : Nat) ≤ (1000 : Nat) * (60336111000 : Nat) * (1000000000 : Nat) + (11 : Nat) * (10000000 : Nat) * (1000000000 : Nat) ∧ (1000 : Nat) * (60336111000 : Nat) * (1000000000 : Nat) ≤ (506192417 : Nat) * (119196000000000 : Nat) + (11 : Nat) * (10000000 : Nat) * (1000000000 : Nat) := by decide
+#print axioms cumcm_2023_a_heliostat_field_q3_unit_power_identity
+
+/-- gate q3.unit_power_below_dni_bound (identity, level C, soft): gate verdict pass; the kernel proves the gate's claim
+    sources: reproduced.design_summary[2].unit_area_power_kw_m2 [kW/m2], reproduced.design_summary[2].annual_optical_efficiency [1]
+    expression: u <= 1.0776 * eta
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1250000000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound : 506192417 * 1250 ≤ 1347 * 496428083 := by decide
+#print axioms cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound
+
+/-- gate q3.optical_efficiency_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: reproduced.design_summary[2].annual_optical_efficiency [1], ?replay.q3.annual_optical_efficiency [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.003
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q3_optical_efficiency_replayed : ¬ (496428083 ≤ 465911000 + 3 * 1000000 ∧ 465911000 ≤ 496428083 + 3 * 1000000) := by decide
+#print axioms cumcm_2023_a_heliostat_field_q3_optical_efficiency_replayed
+
+/-- gate q3.unit_area_power_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
+    sources: reproduced.design_summary[2].unit_area_power_kw_m2 [kW/m2], ?replay.q3.unit_area_power_kw_m2 [no unit]
+    expression: claimed == replayed
+    declared tolerance (an audited assumption): 0.003
+    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
+theorem cumcm_2023_a_heliostat_field_q3_unit_area_power_replayed : ¬ (506192417 ≤ 452560000 + 3 * 1000000 ∧ 452560000 ≤ 506192417 + 3 * 1000000) := by decide
+#print axioms cumcm_2023_a_heliostat_field_q3_unit_area_power_replayed
 
 end Cumcm2023AHeliostatField_PaperA175
