@@ -37,8 +37,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from mmverify.replay.heliostat import (Q3_FILE, compute_design, design_witness, load_official, q3_file_text,
-                                      replay, witness_digest)
+from mmverify.replay.heliostat import (Q3_FILE, TASK_ID, compute_design, design_witness, distinct_q3_layouts,
+                                       load_official, q3_file_text, replay, witness_digest)
 from mmverify.replay.heliostat_optics import Field, per_mirror
 
 RATED_MW = 60.0
@@ -161,11 +161,35 @@ def write_oracle_q3(official, sun) -> int:
     text = text.replace(f'"{placeholder}"', "[\n" + body + "\n" + " " * 8 + "]")
     with open(oracle_path, "w", encoding="utf-8") as fh:
         fh.write(text + "\n")
-    with open(os.path.join(TASK_DIR, "data", Q3_FILE), "w", encoding="utf-8") as fh:
-        fh.write(q3_file_text(digest, values))
+    write_q3_store({digest: values})
     print(f"oracle Q3: {len(rows)} mirrors, digest {digest}: "
           + ", ".join(f"{k} {v}" for k, v in subs.items()))
     return 0
+
+
+def anchored_artifacts() -> list[tuple[str, dict]]:
+    """The oracle's parsed data and each panel paper's artifact (the oracle
+    under the paper's values and context), as the gates and the audit see them."""
+    from mmverify.gates.paper_artifact import paper_artifact
+    from mmverify.reading.artifact import parse_file
+    from mmverify.tasks import load_task
+
+    task = load_task(TASK_ID, os.path.dirname(os.path.abspath(TASK_DIR)))
+    oracle = parse_file(task.oracle_path).data
+    return [("oracle", oracle)] + [(f"panel paper {p.paper_id}", paper_artifact(task, oracle, p)[0])
+                                   for p in task.panel]
+
+
+def write_q3_store(known: dict | None = None) -> None:
+    """``data/q3_replayed.json``: the optics of every distinct Q3 layout the
+    anchors hold (``known``: digest -> values already computed)."""
+    official = load_official(os.path.join(TASK_DIR, "data"))
+    layouts = []
+    for label, digest, rows, tower in distinct_q3_layouts(anchored_artifacts()):
+        values = (known or {}).get(digest) or compute_design("q3", rows, tower, official.sun())
+        layouts.append((label, digest, values))
+    with open(os.path.join(TASK_DIR, "data", Q3_FILE), "w", encoding="utf-8") as fh:
+        fh.write(q3_file_text(layouts))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ import math
 import os
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .base import Derived
 
@@ -201,19 +201,19 @@ class Official:
     """The attachment's positions and the sun's 60 instants; Q1's values are
     read from ``Q1_FILE`` where it is stored (a test recomputes them from the
     positions and requires the same decimals), else computed once, on first
-    use, and kept (they do not depend on an artifact). ``stored_q3`` is
-    ``(digest, values)`` from ``Q3_FILE``: the optics of one Q3 layout (the
-    oracle's witness), used only for a Q3 witness whose ``witness_digest`` is
-    exactly that digest; any other layout is computed."""
+    use, and kept (they do not depend on an artifact). ``stored_q3`` maps a
+    layout's digest to its optics (``Q3_FILE``: the Q3 layouts the anchors
+    hold), used only for a Q3 witness whose ``witness_digest`` is exactly one
+    of them; any other layout is computed."""
 
     def __init__(self, positions: list[tuple[float, float]] | None,
                  stored_q1: Mapping[str, Fraction] | None = None,
-                 stored_q3: tuple[str, Mapping[str, Fraction]] | None = None):
+                 stored_q3: Mapping[str, Mapping[str, Fraction]] | None = None):
         import threading
 
         self.positions = positions
         self._q1: list[dict[str, Fraction]] = [dict(stored_q1)] if stored_q1 else []
-        self.stored_q3 = (stored_q3[0], dict(stored_q3[1])) if stored_q3 else None
+        self.stored_q3 = {d: dict(v) for d, v in (stored_q3 or {}).items()}
         self._lock = threading.Lock()
         self._sun: list[Any] = []
 
@@ -239,8 +239,9 @@ class Official:
     def design(self, q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> dict[str, Fraction]:
         """The optics of a layout: the stored values when ``q`` is ``q3`` and the
         witness's digest is the stored one, else computed."""
-        if q == "q3" and self.stored_q3 is not None and witness_digest(rows, tower) == self.stored_q3[0]:
-            return dict(self.stored_q3[1])
+        stored = self.stored_q3.get(witness_digest(rows, tower)) if q == "q3" and self.stored_q3 else None
+        if stored is not None:
+            return dict(stored)
         return compute_design(q, rows, tower, self.sun())
 
 
@@ -284,31 +285,50 @@ def q1_file_text(values: Mapping[str, Fraction]) -> str:
 Q3_FILE = "q3_replayed.json"
 
 
-def read_q3(path: str) -> tuple[str, dict[str, Fraction]]:
-    """``q3_replayed.json``: ``{"witness_sha256": digest, "values": {name: decimal text}}``
-    for every Q3 optics name."""
+def read_q3(path: str) -> dict[str, dict[str, Fraction]]:
+    """``q3_replayed.json``: ``{"layouts": [{"artifact": label, "witness_sha256":
+    digest, "values": {name: decimal text}}, ...]}``, every Q3 optics name in
+    each; returns digest -> values."""
     import json
 
     with open(path, encoding="utf-8") as fh:
         raw = json.load(fh)
-    digest, vals = raw["witness_sha256"], raw["values"]
-    if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
-        raise ValueError(f"{path}: witness_sha256 is not a sha256 hex digest")
-    if set(vals) != {f"q3.{n}" for n in OPTICS}:
-        raise ValueError(f"{path}: names differ from the replay's Q3 optics names")
-    return digest, {n: Fraction(Decimal(v)) for n, v in vals.items()}
+    out: dict[str, dict[str, Fraction]] = {}
+    for entry in raw["layouts"]:
+        digest, vals = entry["witness_sha256"], entry["values"]
+        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+            raise ValueError(f"{path}: witness_sha256 is not a sha256 hex digest")
+        if set(vals) != {f"q3.{n}" for n in OPTICS}:
+            raise ValueError(f"{path}: names differ from the replay's Q3 optics names")
+        out[digest] = {n: Fraction(Decimal(v)) for n, v in vals.items()}
+    return out
 
 
-def q3_file_text(digest: str, values: Mapping[str, Fraction]) -> str:
-    """The text of ``Q3_FILE`` for the layout of ``digest`` and its ``values``."""
+def q3_file_text(layouts: Sequence[tuple[str, str, Mapping[str, Fraction]]]) -> str:
+    """The text of ``Q3_FILE`` for ``(artifact label, digest, values)`` of each stored layout."""
     import json
 
-    body = {"about": "CUMCM 2023 A, question 3: the replay's optics of the oracle's witness layout "
-                     "(reproduced.design_summary[2]), used only for a witness with exactly this digest "
-                     "(witness_digest); recomputed and compared by the tests",
-            "witness_sha256": digest,
-            "values": {n: _decimal_text(values[n]) for n in sorted(values)}}
+    body = {"about": "CUMCM 2023 A, question 3: the replay's optics of the Q3 layouts the anchors hold "
+                     "(reproduced.design_summary[2] of the oracle, and of each panel paper's artifact), used "
+                     "only for a witness with exactly that digest (witness_digest); recomputed and compared "
+                     "by the tests",
+            "layouts": [{"artifact": label, "witness_sha256": digest,
+                         "values": {n: _decimal_text(values[n]) for n in sorted(values)}}
+                        for label, digest, values in layouts]}
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+
+
+def distinct_q3_layouts(artifacts: Sequence[tuple[str, Any]]) -> list[tuple[str, str, list, tuple]]:
+    """``(label, digest, rows, tower)`` of each distinct Q3 layout among
+    ``(label, parsed artifact data)`` (first label kept): what ``Q3_FILE``
+    stores for the oracle and each panel paper's artifact."""
+    out, seen = [], set()
+    for label, data in artifacts:
+        layout = design_witness(data, 2)
+        if layout is not None and witness_digest(*layout) not in seen:
+            seen.add(witness_digest(*layout))
+            out.append((label, witness_digest(*layout), *layout))
+    return out
 
 
 def _decimal_text(v: Fraction) -> str:
@@ -347,15 +367,6 @@ def load_official(data_dir: str) -> Official:
                     read_q3(stored_q3) if os.path.isfile(stored_q3) else None)
 
 
-if __name__ == "__main__":   # python -m mmverify.replay.heliostat DATA_DIR: (re)write Q1_FILE
-    import sys
-
-    folder = sys.argv[1]
-    fresh = Official(read_positions(os.path.join(folder, "heliostat_positions.csv")))
-    with open(os.path.join(folder, Q1_FILE), "w", encoding="utf-8") as out:
-        out.write(q1_file_text(fresh.q1()))
-
-
 def replay(data: Mapping[str, Any], official: Official) -> Derived:
     values: dict[str, Fraction] = {}
     gaps: dict[str, str] = {}
@@ -366,3 +377,12 @@ def replay(data: Mapping[str, Any], official: Official) -> Derived:
     _designed("q2", 1, data, official, values, gaps)
     _designed("q3", 2, data, official, values, gaps)
     return Derived(values, gaps)
+
+
+if __name__ == "__main__":   # python -m mmverify.replay.heliostat DATA_DIR: (re)write Q1_FILE
+    import sys
+
+    folder = sys.argv[1]
+    fresh = Official(read_positions(os.path.join(folder, "heliostat_positions.csv")))
+    with open(os.path.join(folder, Q1_FILE), "w", encoding="utf-8") as out:
+        out.write(q1_file_text(fresh.q1()))

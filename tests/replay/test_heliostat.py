@@ -437,7 +437,7 @@ def test_q3_gates_are_declared(task):
 def test_oracle_q3_layout_obeys_every_rule_and_replays_to_its_claims(task, oracle):
     """The oracle's Q3 witness (read through the stored values: its digest is the stored one)."""
     rows, tower = hs.design_witness(oracle, 2)
-    assert OFFICIAL.stored_q3 is not None and hs.witness_digest(rows, tower) == OFFICIAL.stored_q3[0]
+    assert hs.witness_digest(rows, tower) in OFFICIAL.stored_q3
     report = evaluate_gates(task, oracle)
     got = {i.gate_id: i.verdict for i in report.instances}
     assert all(got[g] == "pass" for g in list(Q3_RULES) + list(Q3_CLAIMS)), got
@@ -455,26 +455,34 @@ def test_oracle_q3_layout_obeys_every_rule_and_replays_to_its_claims(task, oracl
     assert all(-c.as_tuple().exponent <= 3 for row in design["heliostats"] for c in row)
 
 
-def test_stored_q3_values_are_the_computation(oracle):
-    """data/q3_replayed.json: computed afresh (once, live) from the oracle's
-    witness the values are the same decimals, and the file is what the writer
-    makes of them."""
-    rows, tower = hs.design_witness(oracle, 2)
-    fresh = hs.compute_design("q3", rows, tower, SUN)
-    digest, stored = OFFICIAL.stored_q3
-    assert fresh == stored
+def test_stored_q3_values_are_the_computation():
+    """data/q3_replayed.json: every distinct Q3 layout the anchors hold (the
+    oracle's witness, and the panel paper's artifact: the oracle's rows under
+    the paper's own tower), computed afresh (live), gives the stored decimals,
+    and the file is what the writer makes of them."""
+    from mmverify.gates.paper_artifact import paper_artifact
+
+    task = load_task(TASK)
+    oracle = parse_file(ORACLE).data
+    artifacts = [("oracle", oracle)] + [(f"panel paper {p.paper_id}", paper_artifact(task, oracle, p)[0])
+                                        for p in task.panel]
+    layouts = hs.distinct_q3_layouts(artifacts)
+    assert [label for label, *_ in layouts] == ["oracle", "panel paper A175"]
+    fresh = [(label, digest, hs.compute_design("q3", rows, tower, SUN)) for label, digest, rows, tower in layouts]
+    assert {digest: values for _, digest, values in fresh} == OFFICIAL.stored_q3
     with open(os.path.join(TASK_DIR, "data", hs.Q3_FILE), encoding="utf-8") as fh:
-        assert fh.read() == hs.q3_file_text(hs.witness_digest(rows, tower), fresh)
+        assert fh.read() == hs.q3_file_text(fresh)
 
 
 def test_a_stored_q3_file_is_checked(tmp_path):
     import json
 
     bad = tmp_path / hs.Q3_FILE
-    bad.write_text(json.dumps({"witness_sha256": "0" * 64, "values": {"q3.annual_optical_efficiency": "0.5"}}))
+    entry = {"artifact": "oracle", "witness_sha256": "0" * 64, "values": {"q3.annual_optical_efficiency": "0.5"}}
+    bad.write_text(json.dumps({"layouts": [entry]}))
     with pytest.raises(ValueError, match="names differ"):
         hs.read_q3(str(bad))
-    bad.write_text(json.dumps({"witness_sha256": "not a digest", "values": {}}))
+    bad.write_text(json.dumps({"layouts": [dict(entry, witness_sha256="not a digest")]}))
     with pytest.raises(ValueError, match="sha256"):
         hs.read_q3(str(bad))
 
