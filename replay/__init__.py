@@ -106,11 +106,16 @@ def official_data(mod, task) -> Any:
     return value
 
 
-def run_replay(task, data: Any, *, time_cap_s: float | None = DEFAULT_TIME_CAP_S) -> ReplayReport | None:
-    """Run the task's replay on parsed artifact data; None when the task has none."""
+def run_replay(task, data: Any, *, time_cap_s: float | None = None) -> ReplayReport | None:
+    """Run the task's replay on parsed artifact data; None when the task has none.
+    The time cap is ``time_cap_s``, else the module's own ``TIME_CAP_S`` (a
+    replay whose honest inputs take seconds declares one, so that a loaded
+    machine does not turn them into timeouts), else ``DEFAULT_TIME_CAP_S``."""
     mod = replay_module(task)
     if mod is None:
         return None
+    if time_cap_s is None:
+        time_cap_s = getattr(mod, "TIME_CAP_S", DEFAULT_TIME_CAP_S)
     names = tuple(mod.DERIVED)
     official = official_data(mod, task)   # anchor data: a defect here is the task's, so it may raise
     if not isinstance(data, dict):
