@@ -37,8 +37,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from mmverify.replay.heliostat import (Q3_FILE, TASK_ID, compute_design, design_witness, distinct_q3_layouts,
-                                       load_official, q3_file_text, replay, witness_digest)
+from mmverify.replay.heliostat import (Q3_FILE, TASK_ID, design_witness, distinct_q3_layouts,
+                                       load_official, q3_file_text, replay, stored_values, witness_digest)
 from mmverify.replay.heliostat_optics import Field, per_mirror
 
 RATED_MW = 60.0
@@ -123,7 +123,7 @@ def write_oracle_q3(official, sun) -> int:
     xy, _ = design(ty, side, zone, mount, sun)
     q3 = artifact(xy, ty, side, mount)["reproduced"]["design_summary"][1]
     rows, tower = design_witness({"reproduced": {"design_summary": [{}, {}, q3]}}, 2)
-    values = compute_design("q3", rows, tower, sun)        # computed afresh, never read from a stored file
+    values = stored_values("q3", rows, tower, sun)        # computed afresh, never read from a stored file
     digest = witness_digest(rows, tower)
     area = sum((Fraction(w) * Fraction(h) for _, _, w, h, _ in rows), Fraction(0))
     oracle_path = os.path.join(TASK_DIR, "oracle.json")
@@ -186,7 +186,7 @@ def write_q3_store(known: dict | None = None) -> None:
     official = load_official(os.path.join(TASK_DIR, "data"))
     layouts = []
     for label, digest, rows, tower in distinct_q3_layouts(anchored_artifacts()):
-        values = (known or {}).get(digest) or compute_design("q3", rows, tower, official.sun())
+        values = (known or {}).get(digest) or stored_values("q3", rows, tower, official.sun())
         layouts.append((label, digest, values))
     with open(os.path.join(TASK_DIR, "data", Q3_FILE), "w", encoding="utf-8") as fh:
         fh.write(q3_file_text(layouts))

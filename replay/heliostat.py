@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -109,19 +110,34 @@ def _layout(design: Mapping[str, Any]) -> tuple[list[tuple[Decimal, ...]] | None
     return rows, txy, None
 
 
-def _rules(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], values: dict, gaps: dict) -> None:
-    import numpy as np
+GEOMETRY = ("min_tower_distance_m", "max_field_radius_m", "min_spacing_margin_m")   # the rules numpy measures
 
-    from .heliostat_optics import _pairs
 
+def _rules(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], values: dict, gaps: dict,
+           stored: Mapping[str, Fraction] | None = None) -> None:
+    """The statement's rules as numbers; the ``GEOMETRY`` ones from ``stored``
+    when the layout's values are stored (see :meth:`Official.stored`)."""
     values[f"{q}.mirror_count"] = Fraction(len(rows))
-    values[f"{q}.mirror_area_m2"] = sum((Fraction(w) * Fraction(h) for _, _, w, h, _ in rows), Fraction(0))
+    sizes = Counter((w, h) for _, _, w, h, _ in rows)      # exact, and one product per distinct size
+    values[f"{q}.mirror_area_m2"] = sum((n * Fraction(w) * Fraction(h) for (w, h), n in sizes.items()), Fraction(0))
     values[f"{q}.min_side_m"] = Fraction(min(min(w, h) for _, _, w, h, _ in rows))
     values[f"{q}.max_side_m"] = Fraction(max(max(w, h) for _, _, w, h, _ in rows))
     values[f"{q}.min_width_minus_height_m"] = Fraction(min(w - h for _, _, w, h, _ in rows))
     values[f"{q}.min_mount_m"] = Fraction(min(z for *_, z in rows))
     values[f"{q}.max_mount_m"] = Fraction(max(z for *_, z in rows))
     values[f"{q}.min_ground_clearance_m"] = Fraction(min(z - h / 2 for _, _, _, h, z in rows))
+    if stored is not None:
+        values.update({f"{q}.{n}": stored[f"{q}.{n}"] for n in GEOMETRY})
+        return
+    _geometry(q, rows, tower, values, gaps)
+
+
+def _geometry(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], values: dict,
+              gaps: dict) -> None:
+    import numpy as np
+
+    from .heliostat_optics import _pairs
+
     arr = np.array([[float(v) for v in r] for r in rows])
     xy, width = arr[:, :2], arr[:, 2]
     tx, ty = float(tower[0]), float(tower[1])
@@ -158,16 +174,27 @@ def _optics_problem(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decim
 def witness_digest(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> str:
     """sha256 of a layout's canonical text: the tower, then one line per row
     (x, y, width, height, mount after the design's common sizes are filled
-    in), every number as its exact fraction, rows in the witness's order. Two
-    witnesses have the same digest exactly when they state the same numbers
-    (``6``, ``6.0`` and ``6.000`` are one number)."""
+    in), every number in one exact canonical form, rows in the witness's
+    order. Two witnesses have the same digest exactly when they state the same
+    numbers (``6``, ``6.0``, ``6.000`` and ``0.6E+1`` are one number)."""
     import hashlib
 
-    def line(nums) -> str:
-        return ",".join(str(Fraction(v)) for v in nums)
-
-    text = "\n".join([line(tower)] + [line(r) for r in rows]) + "\n"
+    text = "\n".join([",".join(map(_canonical, tower))] + [",".join(map(_canonical, r)) for r in rows]) + "\n"
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _canonical(v: Decimal) -> str:
+    """An exact, unique text of a finite Decimal: its significant digits
+    without trailing zeros and its exponent (``150.00`` and ``1.5E+2`` are
+    both ``15e1``); no context, so nothing is rounded."""
+    sign, digits, exp = v.as_tuple()
+    n = len(digits)
+    while n > 1 and digits[n - 1] == 0:
+        n -= 1
+        exp += 1
+    if not any(digits[:n]):
+        return "0"
+    return ("-" if sign else "") + "".join(map(str, digits[:n])) + f"e{exp}"
 
 
 def compute_design(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], sun: Any) -> dict[str, Fraction]:
@@ -192,12 +219,14 @@ def _designed(q: str, index: int, data: Mapping[str, Any], official: "Official",
     if why:
         gaps.update({n: f"{why}: {where}" for n in names})
         return
-    _rules(q, rows, tower, values, gaps)
+    stored = official.stored(q, rows, tower)
+    _rules(q, rows, tower, values, gaps, stored)
     why = _optics_problem(rows, tower)
     if why:
         gaps.update({f"{q}.{n}": f"witness malformed: {where}: {why}" for n in OPTICS})
         return
-    values.update(official.design(q, rows, tower))
+    values.update({f"{q}.{n}": stored[f"{q}.{n}"] for n in OPTICS} if stored is not None
+                  else compute_design(q, rows, tower, official.sun()))
 
 
 # ------------------------------------------------------------------ surface
@@ -241,13 +270,23 @@ class Official:
             return dict(self._q1[0])
 
 
-    def design(self, q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> dict[str, Fraction]:
-        """The optics of a layout: the stored values when ``q`` is ``q3`` and the
-        witness's digest is the stored one, else computed."""
-        stored = self.stored_q3.get(witness_digest(rows, tower)) if q == "q3" and self.stored_q3 else None
-        if stored is not None:
-            return dict(stored)
-        return compute_design(q, rows, tower, self.sun())
+    def stored(self, q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]
+               ) -> dict[str, Fraction] | None:
+        """A Q3 layout's stored optics and ``GEOMETRY`` rules when its digest is
+        stored, else None (then computed: :func:`stored_values`)."""
+        return self.stored_q3.get(witness_digest(rows, tower)) if q == "q3" and self.stored_q3 else None
+
+
+def stored_values(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal], sun: Any
+                  ) -> dict[str, Fraction]:
+    """What ``Q3_FILE`` stores of a layout, computed: its optics and its
+    ``GEOMETRY`` rules (a layout of one mirror has no spacing: not stored)."""
+    values: dict[str, Fraction] = {}
+    gaps: dict[str, str] = {}
+    _geometry(q, rows, tower, values, gaps)
+    if gaps:
+        raise ValueError(f"a stored layout must have every rule: {gaps}")
+    return dict(values, **compute_design(q, rows, tower, sun))
 
 
 def compute_q1(positions: list[tuple[float, float]], sun: Any) -> dict[str, Fraction]:
@@ -292,8 +331,8 @@ Q3_FILE = "q3_replayed.json"
 
 def read_q3(path: str) -> dict[str, dict[str, Fraction]]:
     """``q3_replayed.json``: ``{"layouts": [{"artifact": label, "witness_sha256":
-    digest, "values": {name: decimal text}}, ...]}``, every Q3 optics name in
-    each; returns digest -> values."""
+    digest, "values": {name: decimal text}}, ...]}``, every Q3 optics and
+    ``GEOMETRY`` name in each; returns digest -> values."""
     import json
 
     with open(path, encoding="utf-8") as fh:
@@ -303,8 +342,8 @@ def read_q3(path: str) -> dict[str, dict[str, Fraction]]:
         digest, vals = entry["witness_sha256"], entry["values"]
         if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
             raise ValueError(f"{path}: witness_sha256 is not a sha256 hex digest")
-        if set(vals) != {f"q3.{n}" for n in OPTICS}:
-            raise ValueError(f"{path}: names differ from the replay's Q3 optics names")
+        if set(vals) != {f"q3.{n}" for n in OPTICS + GEOMETRY}:
+            raise ValueError(f"{path}: names differ from the replay's Q3 optics and geometry names")
         out[digest] = {n: Fraction(Decimal(v)) for n, v in vals.items()}
     return out
 
@@ -313,7 +352,7 @@ def q3_file_text(layouts: Sequence[tuple[str, str, Mapping[str, Fraction]]]) -> 
     """The text of ``Q3_FILE`` for ``(artifact label, digest, values)`` of each stored layout."""
     import json
 
-    body = {"about": "CUMCM 2023 A, question 3: the replay's optics of the Q3 layouts the anchors hold "
+    body = {"about": "CUMCM 2023 A, question 3: the replay's optics and geometric rules of the Q3 layouts the anchors hold "
                      "(reproduced.design_summary[2] of the oracle, and of each panel paper's artifact), used "
                      "only for a witness with exactly that digest (witness_digest); recomputed and compared "
                      "by the tests",

@@ -468,7 +468,7 @@ def test_stored_q3_values_are_the_computation():
                                         for p in task.panel]
     layouts = hs.distinct_q3_layouts(artifacts)
     assert [label for label, *_ in layouts] == ["oracle", "panel paper A175"]
-    fresh = [(label, digest, hs.compute_design("q3", rows, tower, SUN)) for label, digest, rows, tower in layouts]
+    fresh = [(label, digest, hs.stored_values("q3", rows, tower, SUN)) for label, digest, rows, tower in layouts]
     assert {digest: values for _, digest, values in fresh} == OFFICIAL.stored_q3
     with open(os.path.join(TASK_DIR, "data", hs.Q3_FILE), encoding="utf-8") as fh:
         assert fh.read() == hs.q3_file_text(fresh)
@@ -640,3 +640,17 @@ def test_a_layout_below_60_mw_is_infeasible(tmp_path):
     failed = {i.gate_id for i in report.gates.hard_failures}
     assert "q3.layout_rated_power" in failed
     assert not failed & (set(Q3_RULES) - {"q3.layout_rated_power"})
+
+
+def test_scoring_the_oracle_needs_no_numpy():
+    """The oracle's layouts are stored with every value numpy would measure
+    (optics and the geometric rules), so a cold score of the oracle does not
+    import it (the command's start is a tenth of a second, not three)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from mmverify.pipeline.evaluate import score_path; "
+            f"r = score_path({ORACLE!r}); assert r.oeval == 1, r.oeval; "
+            "assert 'numpy' not in sys.modules, 'numpy imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
