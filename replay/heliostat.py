@@ -21,6 +21,14 @@ TASK_ID = "cumcm-2023-a-heliostat-field"
 # loaded machine (a time-out leaves its claims unwitnessed)
 TIME_CAP_S = 60.0
 
+# The statement's layout rules as bounds on the derived numbers (the task's
+# hard gates ``q3.layout_*`` read the same bounds; a contract test holds them
+# equal). The optics of a layout that breaks one are not computed: such a
+# layout is infeasible whatever its optics, and computing them costs seconds.
+RULES = {"min_side_m": (2, None), "max_side_m": (None, 8), "min_width_minus_height_m": (0, None),
+         "min_mount_m": (2, None), "max_mount_m": (None, 6), "min_ground_clearance_m": (0, None),
+         "min_spacing_margin_m": (0, None), "min_tower_distance_m": (100, None), "max_field_radius_m": (None, 350)}
+
 FIELD_RADIUS_M = 350
 MAX_MIRRORS = 9100         # hexagonal packing at the least spacing (2 m + 5 m) fills 384,845 m2 with < 9,070
 COORD_BOUND = Decimal(10000)
@@ -158,6 +166,17 @@ def _geometry(q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Dec
     values[f"{q}.min_spacing_margin_m"] = _rounded(float(margin.min()), PLACES["min_spacing_margin_m"])
 
 
+def _broken_rule(q: str, values: Mapping[str, Fraction]) -> str | None:
+    """The first statement rule (``RULES``) the layout's numbers break, as the
+    reason its optics are not computed; None when it keeps them all."""
+    for name, (lo, hi) in RULES.items():
+        v = values.get(f"{q}.{name}")
+        if v is not None and ((lo is not None and v < lo) or (hi is not None and v > hi)):
+            return f"the layout breaks the statement's rule on {name} ({v} outside " \
+                   f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]): its optics are not computed"
+    return None
+
+
 def _optics_problem(rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]) -> str | None:
     """Why the optics cannot be computed for these rows (a geometry no mirror
     of any field could have), else None; the statement's rules are gated apart."""
@@ -224,6 +243,10 @@ def _designed(q: str, index: int, data: Mapping[str, Any], official: "Official",
     why = _optics_problem(rows, tower)
     if why:
         gaps.update({f"{q}.{n}": f"witness malformed: {where}: {why}" for n in OPTICS})
+        return
+    why = _broken_rule(q, values)
+    if why:
+        gaps.update({f"{q}.{n}": f"{where}: {why}" for n in OPTICS})
         return
     values.update({f"{q}.{n}": stored[f"{q}.{n}"] for n in OPTICS} if stored is not None
                   else compute_design(q, rows, tower, official.sun()))

@@ -3,8 +3,10 @@
   task: cumcm-2023-a-heliostat-field
   artifact: panel paper A175
   values from: anchors/cumcm-2023-a-heliostat-field/task.json, panel paper A175: values and context
-  obligations: 8 (6 stated as proved, 2 as refuted: the negation of a violated gate)
-  gate instances without an obligation: 20
+  obligations: 6 (6 stated as proved, 0 as refuted: the negation of a violated gate)
+  gate instances without an obligation: 22
+    - q3.optical_efficiency_replayed (identity): gap, missing; reads reproduced.design_summary[2].annual_optical_efficiency, ?replay.q3.annual_optical_efficiency
+    - q3.unit_area_power_replayed (identity): gap, missing; reads reproduced.design_summary[2].unit_area_power_kw_m2, ?replay.q3.unit_area_power_kw_m2
     - eta.unit_interval[0] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[0].annual_optical_efficiency
     - eta.unit_interval[1] (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].annual_optical_efficiency
     - q2.rated_power (range): pass, the oracle's file states this same statement, same_as_oracle; reads reproduced.design_summary[1].annual_thermal_power_mw
@@ -71,21 +73,5 @@ theorem cumcm_2023_a_heliostat_field_q3_unit_power_identity : (506192417 : Nat) 
     scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1250000000000 to clear denominators -/
 theorem cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound : 506192417 * 1250 ≤ 1347 * 496428083 := by decide
 #print axioms cumcm_2023_a_heliostat_field_q3_unit_power_below_dni_bound
-
-/-- gate q3.optical_efficiency_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: reproduced.design_summary[2].annual_optical_efficiency [1], ?replay.q3.annual_optical_efficiency [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.003
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2023_a_heliostat_field_q3_optical_efficiency_replayed : ¬ (496428083 ≤ 465911000 + 3 * 1000000 ∧ 465911000 ≤ 496428083 + 3 * 1000000) := by decide
-#print axioms cumcm_2023_a_heliostat_field_q3_optical_efficiency_replayed
-
-/-- gate q3.unit_area_power_replayed (identity, level C, claim): gate verdict fail; the kernel proves the NEGATION of the gate's claim (a confirmed violation)
-    sources: reproduced.design_summary[2].unit_area_power_kw_m2 [kW/m2], ?replay.q3.unit_area_power_kw_m2 [no unit]
-    expression: claimed == replayed
-    declared tolerance (an audited assumption): 0.003
-    scale: 10^9; variables scaled by 10^9; the expression as written; both sides multiplied by 1000000000 to clear denominators -/
-theorem cumcm_2023_a_heliostat_field_q3_unit_area_power_replayed : ¬ (506192417 ≤ 452560000 + 3 * 1000000 ∧ 452560000 ≤ 506192417 + 3 * 1000000) := by decide
-#print axioms cumcm_2023_a_heliostat_field_q3_unit_area_power_replayed
 
 end Cumcm2023AHeliostatField_PaperA175
