@@ -259,9 +259,9 @@ class Official:
     read from ``Q1_FILE`` where it is stored (a test recomputes them from the
     positions and requires the same decimals), else computed once, on first
     use, and kept (they do not depend on an artifact). ``stored_q3`` maps a
-    layout's digest to its optics (``Q3_FILE``: the Q3 layouts the anchors
-    hold), used only for a Q3 witness whose ``witness_digest`` is exactly one
-    of them; any other layout is computed."""
+    layout's digest to its optics and ``GEOMETRY`` rules (``Q3_FILE``: the Q3
+    layouts the anchors hold), used only for a Q3 witness whose
+    ``witness_digest`` is exactly one of them; any other layout is computed."""
 
     def __init__(self, positions: list[tuple[float, float]] | None,
                  stored_q1: Mapping[str, Fraction] | None = None,
@@ -291,7 +291,6 @@ class Official:
             if not self._q1:
                 self._q1.append(values)
             return dict(self._q1[0])
-
 
     def stored(self, q: str, rows: list[tuple[Decimal, ...]], tower: tuple[Decimal, Decimal]
                ) -> dict[str, Fraction] | None:
