@@ -90,8 +90,13 @@ def test_several_artifacts_end_with_a_summary_line(tmp_path):
 
 
 @pytest.mark.distributed
-def test_an_unreachable_ray_cluster_is_exit_2_with_a_message(tmp_path):
+def test_an_unreachable_ray_cluster_is_exit_2_with_a_message(tmp_path, monkeypatch):
     require("ray")
+    # the Ray client's first wait for a server (5 s, growing over its retries;
+    # read when it connects) shortened, so that giving up takes seconds, not 30
+    import ray.util.client.worker as ray_client_worker
+
+    monkeypatch.setattr(ray_client_worker, "INITIAL_TIMEOUT_SEC", 1)
     r = invoke("score", dragon_oracle(tmp_path), "--output", str(tmp_path / "o.jsonl"),
                "--executor", "ray://127.0.0.1:9")
     assert r.exit_code == EXIT_USAGE
