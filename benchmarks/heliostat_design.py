@@ -167,25 +167,16 @@ def write_oracle_q3(official, sun) -> int:
     return 0
 
 
-def anchored_artifacts() -> list[tuple[str, dict]]:
-    """The oracle's parsed data and each panel paper's artifact (the oracle
-    under the paper's values and context), as the gates and the audit see them."""
-    from mmverify.gates.paper_artifact import paper_artifact
-    from mmverify.reading.artifact import parse_file
-    from mmverify.tasks import load_task
-
-    task = load_task(TASK_ID, os.path.dirname(os.path.abspath(TASK_DIR)))
-    oracle = parse_file(task.oracle_path).data
-    return [("oracle", oracle)] + [(f"panel paper {p.paper_id}", paper_artifact(task, oracle, p)[0])
-                                   for p in task.panel]
-
-
 def write_q3_store(known: dict | None = None) -> None:
     """``data/q3_replayed.json``: the optics of every distinct Q3 layout the
     anchors hold (``known``: digest -> values already computed)."""
     official = load_official(os.path.join(TASK_DIR, "data"))
     layouts = []
-    for label, digest, rows, tower in distinct_q3_layouts(anchored_artifacts()):
+    from mmverify.gates.paper_artifact import anchored_artifacts
+    from mmverify.tasks import load_task
+
+    task = load_task(TASK_ID, os.path.dirname(os.path.abspath(TASK_DIR)))
+    for label, digest, rows, tower in distinct_q3_layouts(anchored_artifacts(task)):
         values = (known or {}).get(digest) or stored_values("q3", rows, tower, official.sun())
         layouts.append((label, digest, values))
     with open(os.path.join(TASK_DIR, "data", Q3_FILE), "w", encoding="utf-8") as fh:

@@ -17,6 +17,17 @@ from mmverify.reading.numbers import decimal_text, is_decimal_text
 from .compile import sub_schemas
 
 
+def anchored_artifacts(task) -> list[tuple[str, Any]]:
+    """``(label, data)`` of the oracle artifact and of each panel paper's
+    artifact (:func:`paper_artifact`), as the audit and the Lean files name
+    them (``oracle``, ``panel paper <id>``)."""
+    from mmverify.reading.artifact import parse_file
+
+    oracle = parse_file(task.oracle_path).data
+    return [("oracle", oracle)] + [(f"panel paper {p.paper_id}", paper_artifact(task, oracle, p)[0])
+                                   for p in task.panel]
+
+
 def paper_artifact(task, oracle: Any, paper, originals: Iterable[str] = ()) -> tuple[Any, set[str], list[str]]:
     """(data, supplied concrete paths, context keys not placed): the oracle
     artifact with ``paper``'s values (or, for metric ids in ``originals``, the

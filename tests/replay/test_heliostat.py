@@ -460,13 +460,9 @@ def test_stored_q3_values_are_the_computation():
     oracle's witness, and the panel paper's artifact: the oracle's rows under
     the paper's own tower), computed afresh (live), gives the stored decimals,
     and the file is what the writer makes of them."""
-    from mmverify.gates.paper_artifact import paper_artifact
+    from mmverify.gates.paper_artifact import anchored_artifacts
 
-    task = load_task(TASK)
-    oracle = parse_file(ORACLE).data
-    artifacts = [("oracle", oracle)] + [(f"panel paper {p.paper_id}", paper_artifact(task, oracle, p)[0])
-                                        for p in task.panel]
-    layouts = hs.distinct_q3_layouts(artifacts)
+    layouts = hs.distinct_q3_layouts(anchored_artifacts(load_task(TASK)))
     assert [label for label, *_ in layouts] == ["oracle", "panel paper A175"]
     fresh = [(label, digest, hs.stored_values("q3", rows, tower, SUN)) for label, digest, rows, tower in layouts]
     assert {digest: values for _, digest, values in fresh} == OFFICIAL.stored_q3
