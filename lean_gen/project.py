@@ -113,21 +113,16 @@ def without_repeats(oset: ObligationSet, oracle_set: ObligationSet) -> Obligatio
 
     from .ir import Unstated
 
-    stated = {(o.gate_id, o.index, o.statement_text) for o in oracle_set.obligations}
-    vouched = {(v.gate_id, v.index, v.statement) for v in oracle_set.vouched}
-    keep, repeats = [], []
-    for o in oset.obligations:
-        if (o.gate_id, o.index, o.statement_text) in stated:
-            repeats.append(Unstated(o.gate_id, o.index, o.form, o.gate_verdict, SAME_AS_ORACLE, o.sources))
-        else:
-            keep.append(o)
-    keep_v = []
-    for v in oset.vouched:
-        if (v.gate_id, v.index, v.statement) in vouched:
-            repeats.append(Unstated(v.gate_id, v.index, v.form, v.verdict, SAME_AS_ORACLE, v.sources))
-        else:
-            keep_v.append(v)
-    return replace(oset, obligations=tuple(keep), vouched=tuple(keep_v), unstated=oset.unstated + tuple(repeats))
+    def split(records, oracle_records, verdict):
+        said = {(r.gate_id, r.index, r.statement) for r in oracle_records}
+        again = [(r.gate_id, r.index, r.statement) in said for r in records]
+        return (tuple(r for r, a in zip(records, again) if not a),
+                tuple(Unstated(r.gate_id, r.index, r.form, verdict(r), SAME_AS_ORACLE, r.sources)
+                      for r, a in zip(records, again) if a))
+
+    obligations, repeated = split(oset.obligations, oracle_set.obligations, lambda o: o.gate_verdict)
+    vouched, repeated_v = split(oset.vouched, oracle_set.vouched, lambda v: v.verdict)
+    return replace(oset, obligations=obligations, vouched=vouched, unstated=oset.unstated + repeated + repeated_v)
 
 
 def paper_tag(paper_id: str) -> str:
