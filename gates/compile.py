@@ -232,11 +232,11 @@ def build_identity(spec: Mapping[str, Any], ctx: _Ctx, common: dict[str, Any]) -
     if not aggregates:
         _same_list(list(var_paths), ctx, "vars")
         return Gate(inputs=var_paths, identity=ident, **common)
-    return Gate(inputs=var_paths, identity=ident, aggregate=_aggregate(aggregates, names, var_paths, ctx, spec),
+    return Gate(inputs=var_paths, identity=ident, aggregate=_aggregate(*aggregates[0], names, var_paths, ctx, spec),
                 **common)
 
 
-def _aggregate(aggregates: list[tuple[str, str]], names: tuple[str, ...], var_paths: tuple[FieldPath, ...],
+def _aggregate(name: str, kind: str, names: tuple[str, ...], var_paths: tuple[FieldPath, ...],
                ctx: _Ctx, spec: Mapping[str, Any]) -> tuple[str, str]:
     """``(name, "max" | "min")`` of an identity's one aggregated variable: a
     ``[*]`` list read whole, standing alone on one side of the relation (so
@@ -244,7 +244,6 @@ def _aggregate(aggregates: list[tuple[str, str]], names: tuple[str, ...], var_pa
     element, never folded); every other variable is a scalar."""
     from .identity import whole_side_names
 
-    name, kind = aggregates[0]
     for n, p in zip(names, var_paths):
         if (n == name) != p.is_list:
             raise ctx.fail(f"vars/{n}", f"the aggregate {name} reads a [*] list and every other variable a scalar"
