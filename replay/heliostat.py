@@ -391,9 +391,10 @@ def distinct_q3_layouts(artifacts: Sequence[tuple[str, Any]]) -> list[tuple[str,
     out, seen = [], set()
     for label, data in artifacts:
         layout = design_witness(data, 2)
-        if layout is not None and witness_digest(*layout) not in seen:
-            seen.add(witness_digest(*layout))
-            out.append((label, witness_digest(*layout), *layout))
+        digest = witness_digest(*layout) if layout is not None else None
+        if digest is not None and digest not in seen:
+            seen.add(digest)
+            out.append((label, digest, *layout))
     return out
 
 
